@@ -1,0 +1,3 @@
+"""Nature Restoration Fund nutrient impact assessment."""
+
+__version__ = "0.1.0"

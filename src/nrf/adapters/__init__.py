@@ -1,0 +1,1 @@
+"""Adapters: the ports of the domain implemented with real technologies."""

@@ -1,0 +1,1 @@
+"""Pure domain core: values, formulas and ports; no I/O and no infrastructure imports."""

@@ -1,0 +1,53 @@
+"""Errors with stable machine-readable codes and a human sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from attrs import frozen
+
+
+class NrfError(Exception):
+    """Base error: a stable ``code`` plus a message a person can act on."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@frozen
+class Problem:
+    """One problem found in an input; ``feature`` is 1-based, None for the whole file."""
+
+    code: str
+    message: str
+    feature: int | None = None
+    field: str | None = None
+
+    def describe(self) -> str:
+        where = f"feature {self.feature}: " if self.feature is not None else ""
+        return f"{self.code}: {where}{self.message}"
+
+
+class InvalidInput(NrfError):
+    """Input that can never be assessed; carries every problem found, not just the first."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = tuple(problems)
+        codes = sorted({p.code for p in self.problems})
+        super().__init__(
+            codes[0] if len(codes) == 1 else "invalid_input",
+            "; ".join(p.describe() for p in self.problems),
+        )
+
+    @property
+    def codes(self) -> list[str]:
+        return sorted({p.code for p in self.problems})
+
+
+class BrokenBundle(NrfError):
+    """Reference data that cannot be used, refused when it is loaded."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("broken_bundle", message)

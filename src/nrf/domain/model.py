@@ -1,0 +1,135 @@
+"""Value types the calculation consumes: developments and reference data."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+
+from attrs import field, frozen
+from shapely.geometry import MultiPolygon, Polygon
+
+Boundary = Polygon | MultiPolygon
+
+
+@frozen
+class Development:
+    """One red-line boundary to assess; ``boundary`` is in EPSG:27700 metres."""
+
+    rlb_id: int  # 1-based position in the input
+    id: str
+    name: str
+    dwelling_category: str
+    source: str
+    dwellings: int
+    boundary: Boundary = field(eq=False, repr=False)
+
+
+@frozen
+class NnCatchment:
+    """A nutrient-neutrality catchment polygon and the EDP it belongs to."""
+
+    geometry: Boundary = field(eq=False, repr=False)
+    n2k_site_name: str
+    edp_id: str
+
+
+@frozen
+class Zone:
+    """A polygon of a reporting layer (WwTW catchment, LPA, subcatchment) and its key."""
+
+    geometry: Boundary = field(eq=False, repr=False)
+    value: str | int
+
+
+@frozen
+class CoefficientPolygon:
+    """Land-use export coefficients (kg/ha/yr); None where the source has no value."""
+
+    geometry: Boundary = field(eq=False, repr=False)
+    lu_curr_n_coeff: float | None
+    lu_curr_p_coeff: float | None
+    n_resi_coeff: float | None
+    p_resi_coeff: float | None
+
+
+@frozen
+class SiteReferenceData:
+    """The reference features near one site (a bbox read, a superset of what intersects)."""
+
+    nn_catchments: tuple[NnCatchment, ...]
+    wwtw_catchments: tuple[Zone, ...]
+    lpa_boundaries: tuple[Zone, ...]
+    subcatchments: tuple[Zone, ...]
+    coefficients: tuple[CoefficientPolygon, ...]
+
+
+@frozen
+class WwtwPermit:
+    """Permit concentrations (mg/l) of a treatment works; None means no load."""
+
+    wwtw_id: int
+    wwtw_name: str
+    wwtw_subcatchment: str | None
+    n_conc_2025_2030: float | None
+    n_conc_2030_on: float | None
+    p_conc_2025_2030: float | None
+    p_conc_2030_on: float | None
+
+
+@frozen
+class OccupancyRate:
+    """People per dwelling and litres of water per person per day."""
+
+    occupancy_rate: float
+    water_usage_l_per_person_day: float
+
+
+@frozen
+class RatesTable:
+    """Occupancy and water-use rates by dwelling category, by NN catchment, and a default."""
+
+    by_category: Mapping[str, OccupancyRate]  # keys normalised with ``category_key``
+    by_catchment: Mapping[str, OccupancyRate]  # keys are N2K site names
+    default: OccupancyRate
+
+
+def category_key(category: str) -> str:
+    """Normalise a dwelling category for lookup ("Student  Accommodation " == "student accommodation")."""
+    return " ".join(category.split()).casefold()
+
+
+@frozen
+class LevyRate:
+    """Charges of one EDP: £ per kg and the shares of the levy for monitoring, maintenance, admin."""
+
+    edp_id: str
+    edp_name: str
+    n_gbp_per_kg: Decimal
+    p_gbp_per_kg: Decimal
+    monitoring_share: Decimal
+    maintenance_share: Decimal
+    admin_share: Decimal
+
+
+@frozen
+class BundleInfo:
+    """Identity of a reference-data bundle, carried into every result."""
+
+    name: str
+    version: str
+    created: str
+    description: str
+    sha256: str
+
+    @property
+    def synthetic(self) -> bool:
+        return "synthetic" in f"{self.name} {self.description}".casefold()
+
+
+@frozen
+class LookupTables:
+    """The non-spatial tables of a bundle, small enough to hold in memory."""
+
+    permits: Mapping[int, WwtwPermit]
+    rates: RatesTable
+    levy_rates: Mapping[str, LevyRate]

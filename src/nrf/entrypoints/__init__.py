@@ -1,0 +1,1 @@
+"""Entrypoints: the CLI, the worker processes and the composition root."""
