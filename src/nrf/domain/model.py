@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
+from typing import TypeAlias
 
 from attrs import field, frozen
 from shapely.geometry import MultiPolygon, Polygon
 
-Boundary = Polygon | MultiPolygon
+Boundary: TypeAlias = Polygon | MultiPolygon
 
 
 @frozen
@@ -94,13 +95,13 @@ class RatesTable:
 
 
 def category_key(category: str) -> str:
-    """Normalise a dwelling category for lookup ("Student  Accommodation " == "student accommodation")."""
+    """Normalise a dwelling category for lookup: case and runs of spaces do not matter."""
     return " ".join(category.split()).casefold()
 
 
 @frozen
 class LevyRate:
-    """Charges of one EDP: £ per kg and the shares of the levy for monitoring, maintenance, admin."""
+    """Charges of one EDP: £ per kg, and the monitoring/maintenance/admin shares of the levy."""
 
     edp_id: str
     edp_name: str

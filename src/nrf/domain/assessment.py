@@ -1,0 +1,194 @@
+"""Assess developments: every figure of one site from its own reference data only."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import nrf
+from nrf.domain.land_use import land_use_pieces, post_suds, suds_applies
+from nrf.domain.levy import levy_by_edp, sum_quotes
+from nrf.domain.majority import majority_value
+from nrf.domain.model import BundleInfo, Development, LookupTables, SiteReferenceData
+from nrf.domain.ports import BoundaryDataRepository
+from nrf.domain.results import (
+    AssessmentRun,
+    OutOfScopeSite,
+    Provenance,
+    SiteAssessment,
+    SiteIdentity,
+)
+from nrf.domain.rounding import round2
+from nrf.domain.rules import RuleSet
+from nrf.domain.split import split_by_catchment
+from nrf.domain.wastewater import (
+    litres_per_day,
+    rates_for,
+    total_with_buffer,
+    wastewater_loads,
+)
+
+Progress = Callable[[int, int], None]
+
+
+def identity(dev: Development) -> SiteIdentity:
+    return SiteIdentity(
+        rlb_id=dev.rlb_id,
+        id=dev.id,
+        name=dev.name,
+        dwelling_category=dev.dwelling_category,
+        source=dev.source,
+        dwellings=dev.dwellings,
+    )
+
+
+def assess_site(
+    dev: Development, ref: SiteReferenceData, lookups: LookupTables, rules: RuleSet
+) -> SiteAssessment | OutOfScopeSite:
+    """The nutrient calculation for one development (all figures kg/year)."""
+    boundary = dev.boundary
+    dev_area_ha = round2(boundary.area / rules.m2_per_ha)
+
+    wwtw_value = majority_value(boundary, ref.wwtw_catchments)
+    on_fallback = wwtw_value is None
+    wwtw_id = rules.fallback_wwtw_id if wwtw_value is None else int(wwtw_value)
+    lpa = majority_value(boundary, ref.lpa_boundaries)
+    opcat = majority_value(boundary, ref.subcatchments)
+    dev_subcatchment = None if opcat is None else str(opcat)
+    permit = lookups.permits.get(wwtw_id)
+
+    pieces = land_use_pieces(boundary, ref.coefficients, ref.nn_catchments, dev_area_ha, rules)
+    in_nn = bool(pieces)
+    is_package_plant = wwtw_id == rules.fallback_wwtw_id or (
+        permit is not None and permit.wwtw_name.casefold() == rules.fallback_wwtw_name.casefold()
+    )
+    if not in_nn and permit is None:
+        return OutOfScopeSite(
+            identity(dev),
+            "outside_catchments_no_wwtw",
+            f"the site is in no NN catchment and its treatment works ({wwtw_id}) has no permit row",
+        )
+    if not in_nn and is_package_plant and not rules.keep_fallback_wwtw_outside_catchments:
+        return OutOfScopeSite(
+            identity(dev),
+            "outside_catchments_package_treatment_plant",
+            "the site is in no NN catchment and drains to the default package treatment plant",
+        )
+
+    # Land use: plain float sum of the rounded pieces, as published.
+    area_in_nn = sum(p.area_ha for p in pieces) if in_nn else None
+    n_uplift = sum(p.n_uplift for p in pieces if p.n_uplift is not None) if in_nn else None
+    p_uplift = sum(p.p_uplift for p in pieces if p.p_uplift is not None) if in_nn else None
+    n_post = post_suds(n_uplift, dev.dwellings, rules) if n_uplift is not None else None
+    p_post = post_suds(p_uplift, dev.dwellings, rules) if p_uplift is not None else None
+
+    catchment_areas: dict[str, float] = {}
+    for piece in pieces:
+        catchment_areas.setdefault(piece.n2k_site_name, 0.0)
+        catchment_areas[piece.n2k_site_name] += piece.area_ha
+    chosen = rates_for(dev.dwelling_category, catchment_areas, lookups.rates)
+    litres = litres_per_day(dev.dwellings, chosen.rate)
+    loads = wastewater_loads(litres, permit, rules)
+
+    n_total = round2(total_with_buffer(n_post or 0.0, loads.n_perm, rules))
+    p_total = round2(total_with_buffer(p_post or 0.0, loads.p_perm, rules))
+
+    catchments = split_by_catchment(
+        pieces,
+        n_post_suds=n_post or 0.0,
+        p_post_suds=p_post or 0.0,
+        n_uplift=n_uplift or 0.0,
+        p_uplift=p_uplift or 0.0,
+        suds_fraction=(
+            rules.suds_removal_percent / 100 if suds_applies(dev.dwellings, rules) else 0.0
+        ),
+        n_wwtw_perm=loads.n_perm,
+        p_wwtw_perm=loads.p_perm,
+        area_in_nn_ha=round2(area_in_nn or 0.0),
+        n_total=n_total,
+        p_total=p_total,
+        buffer_fraction=rules.buffer_percent / 100,
+    )
+    edp_levies = levy_by_edp(catchments, lookups.levy_rates)
+
+    if on_fallback:
+        wwtw_subcatchment = dev_subcatchment
+    else:
+        wwtw_subcatchment = permit.wwtw_subcatchment if permit else None
+
+    return SiteAssessment(
+        site=identity(dev),
+        dev_area_ha=dev_area_ha,
+        area_in_nn_catchment_ha=round2(area_in_nn) if area_in_nn is not None else None,
+        nn_catchments=tuple(sorted(catchment_areas)),
+        dev_subcatchment=dev_subcatchment,
+        majority_lpa="UNKNOWN" if lpa is None else str(lpa),
+        majority_wwtw_id=wwtw_id,
+        wwtw_name=permit.wwtw_name if permit else None,
+        wwtw_subcatchment=wwtw_subcatchment,
+        n_lu_uplift=n_uplift,
+        p_lu_uplift=p_uplift,
+        n_lu_post_suds=n_post,
+        p_lu_post_suds=p_post,
+        occupancy_rate=chosen.rate.occupancy_rate,
+        water_usage_l_per_person_day=chosen.rate.water_usage_l_per_person_day,
+        rates_source=chosen.source,
+        litres_used=litres,
+        n_conc_2025_2030=permit.n_conc_2025_2030 if permit else None,
+        n_conc_2030_on=permit.n_conc_2030_on if permit else None,
+        p_conc_2025_2030=permit.p_conc_2025_2030 if permit else None,
+        p_conc_2030_on=permit.p_conc_2030_on if permit else None,
+        n_wwtw_temp=round2(loads.n_temp),
+        p_wwtw_temp=round2(loads.p_temp),
+        n_wwtw_perm=round2(loads.n_perm),
+        p_wwtw_perm=round2(loads.p_perm),
+        n_total=n_total,
+        p_total=p_total,
+        catchments=catchments,
+        levy_by_edp=edp_levies,
+        levy=sum_quotes(e.quote for e in edp_levies if e.quote is not None),
+    )
+
+
+def provenance(info: BundleInfo, rules: RuleSet) -> Provenance:
+    return Provenance(
+        rule_set=rules.name,
+        bundle_name=info.name,
+        bundle_version=info.version,
+        bundle_sha256=info.sha256,
+        synthetic_data=info.synthetic,
+        software_version=nrf.__version__,
+    )
+
+
+class AssessDevelopments:
+    """Use case: assess a batch of developments; each site sees only its own data."""
+
+    def __init__(self, repository: BoundaryDataRepository) -> None:
+        self._repository = repository
+
+    def __call__(
+        self,
+        developments: Sequence[Development],
+        rules: RuleSet,
+        progress: Progress | None = None,
+    ) -> AssessmentRun:
+        lookups = self._repository.lookups()
+        sites: list[SiteAssessment] = []
+        out: list[OutOfScopeSite] = []
+        for done, dev in enumerate(developments, start=1):
+            ref = self._repository.reference_for(dev.boundary)
+            outcome = assess_site(dev, ref, lookups, rules)
+            (sites if isinstance(outcome, SiteAssessment) else out).append(outcome)  # type: ignore[arg-type]
+            if progress is not None:
+                progress(done, len(developments))
+        return AssessmentRun(
+            provenance=provenance(self._repository.info(), rules),
+            sites=tuple(sites),
+            out_of_scope=tuple(out),
+            levy_total=sum_quotes(s.levy for s in sites),
+        )
+
+
+def is_finite(x: float) -> bool:
+    return math.isfinite(x)

@@ -1,0 +1,34 @@
+"""Majority assignment: which attribute value covers most of a site."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import shapely
+
+from nrf.domain.model import Boundary, Zone
+
+
+def majority_value(boundary: Boundary, zones: Sequence[Zone]) -> str | int | None:
+    """Return the value whose polygons cover the largest total area of ``boundary``.
+
+    Areas are summed per value (a works catchment drawn as several polygons
+    counts as one), ties go to the smallest value so the answer never depends
+    on the order the polygons were read in, and None means nothing intersects.
+    """
+    if not zones:
+        return None
+    geoms = np.array([z.geometry for z in zones], dtype=object)
+    hits = np.flatnonzero(shapely.intersects(geoms, boundary))
+    if hits.size == 0:
+        return None
+    areas = shapely.area(shapely.intersection(geoms[hits], boundary))
+    per_value: dict[str | int, list[float]] = {}
+    for index, area in zip(hits.tolist(), areas.tolist(), strict=True):
+        per_value.setdefault(zones[index].value, []).append(float(area))
+    totals = {value: math.fsum(parts) for value, parts in per_value.items()}
+    best = max(totals.values())
+    winners = [value for value, total in totals.items() if total == best]
+    return min(winners, key=lambda v: (isinstance(v, str), v))

@@ -1,0 +1,1 @@
+"""Test support: in-memory reference data, local servers and helpers."""

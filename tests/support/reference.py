@@ -1,0 +1,106 @@
+"""Build small reference data sets in memory for domain tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+import shapely
+from shapely.geometry import box
+
+from nrf.domain.model import (
+    Boundary,
+    BundleInfo,
+    CoefficientPolygon,
+    LevyRate,
+    LookupTables,
+    NnCatchment,
+    OccupancyRate,
+    RatesTable,
+    SiteReferenceData,
+    WwtwPermit,
+    Zone,
+    category_key,
+)
+
+
+def square(x0: float, y0: float, size: float) -> Boundary:
+    """A square in EPSG:27700 metres with its lower-left corner at (x0, y0)."""
+    return box(x0, y0, x0 + size, y0 + size)
+
+
+def permit(
+    wwtw_id: int,
+    name: str,
+    n: tuple[float | None, float | None] = (27.0, 10.0),
+    p: tuple[float | None, float | None] = (1.0, 1.0),
+    subcatchment: str | None = None,
+) -> WwtwPermit:
+    return WwtwPermit(wwtw_id, name, subcatchment, n[0], n[1], p[0], p[1])
+
+
+def rates(
+    catchments: dict[str, tuple[float, float]] | None = None,
+    categories: dict[str, tuple[float, float]] | None = None,
+    default: tuple[float, float] = (2.4, 120.0),
+) -> RatesTable:
+    return RatesTable(
+        by_category={category_key(k): OccupancyRate(*v) for k, v in (categories or {}).items()},
+        by_catchment={k: OccupancyRate(*v) for k, v in (catchments or {}).items()},
+        default=OccupancyRate(*default),
+    )
+
+
+def levy_rate(edp_id: str, name: str, n: str, p: str, shares: tuple[str, str, str]) -> LevyRate:
+    return LevyRate(
+        edp_id, name, Decimal(n), Decimal(p), Decimal(shares[0]), Decimal(shares[1]),
+        Decimal(shares[2]),
+    )
+
+
+class InMemoryBoundaryData:
+    """A BoundaryDataRepository over lists in memory; counts the sites it was asked about."""
+
+    def __init__(
+        self,
+        *,
+        nn: Sequence[NnCatchment] = (),
+        wwtw: Sequence[Zone] = (),
+        lpa: Sequence[Zone] = (),
+        sub: Sequence[Zone] = (),
+        coefficients: Sequence[CoefficientPolygon] = (),
+        permits: Sequence[WwtwPermit] = (),
+        rates_table: RatesTable | None = None,
+        levy: Sequence[LevyRate] = (),
+        info: BundleInfo | None = None,
+    ) -> None:
+        self._nn, self._wwtw, self._lpa, self._sub = list(nn), list(wwtw), list(lpa), list(sub)
+        self._coefficients = list(coefficients)
+        self._lookups = LookupTables(
+            permits={p.wwtw_id: p for p in permits},
+            rates=rates_table or rates(),
+            levy_rates={r.edp_id: r for r in levy},
+        )
+        self._info = info or BundleInfo("test-bundle", "1", "2026-11-25", "unit test data", "0" * 64)
+        self.queries: list[Boundary] = []
+
+    def info(self) -> BundleInfo:
+        return self._info
+
+    def lookups(self) -> LookupTables:
+        return self._lookups
+
+    def reference_for(self, boundary: Boundary) -> SiteReferenceData:
+        self.queries.append(boundary)
+        env = shapely.box(*boundary.bounds)
+
+        def near(items: Sequence) -> tuple:  # type: ignore[type-arg]
+            return tuple(i for i in items if shapely.box(*i.geometry.bounds).intersects(env))
+
+        return SiteReferenceData(
+            nn_catchments=near(self._nn),
+            wwtw_catchments=near(self._wwtw),
+            lpa_boundaries=near(self._lpa),
+            subcatchments=near(self._sub),
+            coefficients=near(self._coefficients),
+        )
