@@ -1,0 +1,250 @@
+"""Strict validation of red-line boundaries: every problem of every feature, in one error."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from numbers import Integral, Real
+
+import numpy as np
+import shapely
+from attrs import field, frozen
+from shapely.geometry import MultiPolygon, Polygon
+
+from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.model import Boundary, Development
+
+BNG = "EPSG:27700"
+MIB = 1024 * 1024
+MAX_DWELLINGS = 100_000
+# The extent of British National Grid; a site outside it is in the wrong CRS or not in GB.
+GB_BOUNDS = (0.0, 0.0, 700_000.0, 1_300_000.0)
+# Snake-case column -> the name planning teams' files use for it (used only if snake is absent).
+COLUMNS: Mapping[str, str] = {
+    "id": "id",
+    "name": "Name",
+    "dwelling_category": "Dwel_Cat",
+    "source": "Source",
+    "dwellings": "Dwellings",
+}
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_ABSENT = object()
+
+
+@frozen
+class InputLimits:
+    """Ceilings that keep one hostile or mistaken file from exhausting the service."""
+
+    max_file_bytes: int = 50 * MIB
+    max_features: int = 10_000
+    max_vertices_per_feature: int = 1_000_000
+    max_total_vertices: int = 5_000_000
+    max_site_area_ha: float = 10_000
+    max_decompressed_bytes: int = 200 * MIB
+    max_zip_entries: int = 100
+
+
+@frozen
+class RawFeature:
+    """One feature as read, geometry already in EPSG:27700.
+
+    ``crs`` is the CRS the coordinates were declared in (before reprojection); ``problems``
+    are those the reader already found (e.g. an unreadable ring), which stop geometry checks.
+    """
+
+    index: int
+    properties: Mapping[str, object]
+    geometry: object = field(eq=False)
+    crs: str = BNG
+    problems: tuple[Problem, ...] = ()
+
+
+def validate_features(
+    features: Sequence[RawFeature], limits: InputLimits = InputLimits()
+) -> list[Development]:
+    """Turn raw features into developments, or raise InvalidInput listing every problem."""
+    if not features:
+        raise InvalidInput([Problem("empty_file", "the file has no features")])
+    if len(features) > limits.max_features:
+        message = f"the file has {len(features):,} features; at most {limits.max_features:,}"
+        raise InvalidInput([Problem("too_many_features", message + " are allowed")])
+    absent = [c for c in COLUMNS if all(_lookup(f.properties, c) is _ABSENT for f in features)]
+    problems = [
+        Problem("missing_column", f"the file has no {c} column{_alias(c)}", None, c) for c in absent
+    ]
+    total_vertices = 0
+    developments: list[Development] = []
+    for position, feature in enumerate(features, start=1):
+        found = list(feature.problems)
+        texts = {c: _required_text(feature, c, found) for c in COLUMNS if c not in absent}
+        dwellings = _dwellings(feature, found) if "dwellings" not in absent else 0
+        geometry = feature.geometry
+        if not any(p.field == "geometry" for p in feature.problems):
+            found += geometry_problems(geometry, limits, feature=feature.index, crs=feature.crs)
+        if isinstance(geometry, Polygon | MultiPolygon):
+            total_vertices += int(shapely.get_num_coordinates(geometry))
+        problems += found
+        if not problems:
+            assert isinstance(geometry, Polygon | MultiPolygon)
+            developments.append(
+                Development(
+                    rlb_id=position,
+                    id=texts["id"],
+                    name=texts["name"],
+                    dwelling_category=texts["dwelling_category"],
+                    source=texts["source"],
+                    dwellings=dwellings,
+                    boundary=shapely.force_2d(geometry),
+                )
+            )
+    if total_vertices > limits.max_total_vertices:
+        message = f"the file has {total_vertices:,} vertices in all; at most "
+        message += f"{limits.max_total_vertices:,} are allowed"
+        problems.append(Problem("too_many_vertices", message, None, "geometry"))
+    if problems:
+        raise InvalidInput(problems)
+    return developments
+
+
+def validate_geometry(
+    geometry: object, limits: InputLimits = InputLimits(), *, crs: str = BNG
+) -> Boundary:
+    """Check one boundary (EPSG:27700 coordinates declared as ``crs``); raise InvalidInput."""
+    problems = geometry_problems(geometry, limits, crs=crs)
+    if problems:
+        raise InvalidInput(problems)
+    assert isinstance(geometry, Polygon | MultiPolygon)
+    return shapely.force_2d(geometry)
+
+
+def geometry_problems(
+    geometry: object, limits: InputLimits, *, feature: int | None = None, crs: str = BNG
+) -> list[Problem]:
+    """Every problem of one geometry; checks that make later ones meaningless stop early."""
+
+    def problem(code: str, text: str) -> Problem:
+        where = f"feature {feature}: " if feature is not None else ""
+        return Problem(code, f"{where}{text}", feature, "geometry")
+
+    if geometry is None:
+        return [problem("null_geometry", "geometry is missing; every site needs a boundary")]
+    if not isinstance(geometry, Polygon | MultiPolygon):
+        kind = getattr(geometry, "geom_type", type(geometry).__name__)
+        text = f"geometry is a {kind}; only Polygon and MultiPolygon boundaries can be assessed"
+        return [problem("unsupported_geometry_type", text)]
+    if geometry.is_empty:
+        return [problem("empty_geometry", f"geometry is an empty {geometry.geom_type}")]
+    if not np.isfinite(shapely.get_coordinates(geometry)).all():
+        return [problem("non_finite_coordinates", "geometry has NaN or infinite coordinates")]
+    vertices = int(shapely.get_num_coordinates(geometry))
+    if vertices > limits.max_vertices_per_feature:
+        text = f"geometry has {vertices:,} vertices; at most {limits.max_vertices_per_feature:,}"
+        return [problem("too_many_vertices", text + " are allowed")]
+    minx, miny, maxx, maxy = geometry.bounds
+    if crs == BNG and _within((minx, miny, maxx, maxy), (-180, -90, 180, 90)):
+        text = "coordinates all lie within ±180, ±90 so they look like longitude/latitude "
+        text += "degrees, but the CRS is EPSG:27700 (metres); declare EPSG:4326 or use metres"
+        return [problem("coordinates_look_like_degrees", text)]
+    found = []
+    if not _within((minx, miny, maxx, maxy), GB_BOUNDS):
+        text = f"geometry (bounds {minx:.0f}, {miny:.0f}, {maxx:.0f}, {maxy:.0f}) lies outside "
+        text += "Great Britain (British National Grid x 0 to 700000, y 0 to 1300000)"
+        found.append(problem("outside_great_britain", text))
+    reason = shapely.is_valid_reason(geometry)
+    if reason != "Valid Geometry" and "Self-intersection" not in reason:
+        found.append(problem("invalid_geometry", f"geometry is not a valid polygon ({reason})"))
+    elif geometry.area == 0:
+        found.append(problem("zero_area", "geometry has zero area"))
+    elif reason != "Valid Geometry":
+        text = f"geometry crosses itself ({reason}); redraw it so no edges cross"
+        found.append(problem("self_intersecting_geometry", text))
+    hectares = geometry.area / 10_000
+    if hectares > limits.max_site_area_ha:
+        text = f"site area is {hectares:,.1f} ha; at most {limits.max_site_area_ha:,} ha is allowed"
+        found.append(problem("site_too_large", text))
+    return found
+
+
+def _within(bounds: tuple[float, ...], box: tuple[float, ...]) -> bool:
+    return (
+        box[0] <= bounds[0] and bounds[2] <= box[2] and box[1] <= bounds[1] and bounds[3] <= box[3]
+    )
+
+
+def _alias(column: str) -> str:
+    legacy = COLUMNS[column]
+    return f" (or {legacy})" if legacy != column else ""
+
+
+def _lookup(properties: Mapping[str, object], column: str) -> object:
+    if column in properties:
+        return properties[column]
+    return properties.get(COLUMNS[column], _ABSENT)
+
+
+def _required_text(feature: RawFeature, column: str, found: list[Problem]) -> str:
+    """A text column; name and source may be blank, id and dwelling_category may not."""
+    text = _text(_lookup(feature.properties, column))
+    if text is None and column in ("id", "dwelling_category"):
+        n = feature.index
+        found.append(
+            Problem(
+                "missing_value", f"feature {n}: {column} is empty; every site needs one", n, column
+            )
+        )
+    return text or ""
+
+
+def _text(value: object) -> str | None:
+    """A property as text; ids arrive as numbers in one file and text in another."""
+    if value is None or value is _ABSENT:
+        return None
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value)).lower()
+    if isinstance(value, Integral):
+        return str(int(value))
+    if isinstance(value, Decimal):
+        value = float(value)
+    if isinstance(value, Real):
+        number = float(value)
+        if not math.isfinite(number):
+            return None
+        return str(int(number)) if number.is_integer() else repr(number)
+    text = str(value).strip()
+    return text or None
+
+
+def _dwellings(feature: RawFeature, found: list[Problem]) -> int:
+    """The number of dwellings; a problem is recorded (and 0 returned) when it is unusable."""
+    outcome = _count(_lookup(feature.properties, "dwellings"))
+    if isinstance(outcome, int):
+        return outcome
+    code, why = outcome
+    found.append(Problem(code, f"feature {feature.index}: {why}", feature.index, "dwellings"))
+    return 0
+
+
+def _count(value: object) -> int | tuple[str, str]:
+    """A whole number of dwellings, or (code, why)."""
+    if value is None or value is _ABSENT or (isinstance(value, str) and not value.strip()):
+        return "missing_value", "dwellings is empty; give the number of dwellings (0 or more)"
+    number: Decimal | None = None
+    if isinstance(value, bool | np.bool_):
+        number = None  # True is not a count, even though Python calls it 1
+    elif isinstance(value, Integral):
+        number = Decimal(int(value))
+    elif isinstance(value, Real | Decimal) and math.isfinite(float(value)):
+        number = Decimal(float(value))
+    elif isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+        try:
+            number = Decimal(value.strip())
+        except InvalidOperation:
+            number = None
+    shown = repr(value) if isinstance(value, str) else str(value)
+    if number is not None and number > MAX_DWELLINGS:
+        return "invalid_dwellings", f"dwellings is {shown}; it must be at most {MAX_DWELLINGS:,}"
+    if number is None or number < 0 or number != number.to_integral_value():
+        return "invalid_dwellings", f"dwellings is {shown}; it must be a whole number of 0 or more"
+    return int(number)
