@@ -1,0 +1,150 @@
+"""The `nrf` command line: assess files, generate bundles, run the worker."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from nrf import __version__
+from nrf.domain.errors import InvalidInput, NrfError
+from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INVALID_INPUT, EXIT_BAD_REFERENCE = 0, 1, 2, 3, 4
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _progress_printer(label: str) -> Callable[[int, int], None]:
+    """Progress on stderr: a live counter on a terminal, a line per 10 % otherwise."""
+    tty = sys.stderr.isatty()
+    started = time.monotonic()
+    last_decile = -1
+
+    def show(done: int, total: int) -> None:
+        nonlocal last_decile
+        if total < 20 and not tty:
+            return
+        if tty:
+            end = "\n" if done == total else ""
+            print(f"\r{label} {done}/{total}", end=end, file=sys.stderr, flush=True)
+            return
+        decile = done * 10 // total
+        if decile != last_decile:
+            last_decile = decile
+            elapsed = time.monotonic() - started
+            print(f"{label} {done}/{total} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
+
+    return show
+
+
+def cmd_assess(args: argparse.Namespace) -> int:
+    from nrf.adapters.boundary_files import read_boundary_file
+    from nrf.adapters.result_files import render, write_all
+    from nrf.domain.rules import rule_set_named
+    from nrf.domain.validation import InputLimits, validate_features
+    from nrf.entrypoints.container import build_container
+    from nrf.entrypoints.report_table import render_table
+
+    rules = rule_set_named(args.rules)
+    limits = InputLimits()
+    developments = validate_features(read_boundary_file(Path(args.input), limits), limits)
+    container = build_container(args.reference_data or os.environ.get("NRF_REFERENCE_DATA"))
+    assess = container.assess_developments()
+    started = time.perf_counter()
+    run = assess(developments, rules, progress=_progress_printer("assessing sites"))
+    elapsed = time.perf_counter() - started
+    if args.output:
+        written = write_all(render(Path(args.output), run, developments))
+        for path in written:
+            print(f"wrote {path}", file=sys.stderr)
+        if run.provenance.synthetic_data:
+            print("note: results use SYNTHETIC demonstration reference data", file=sys.stderr)
+    else:
+        print(render_table(run))
+    print(
+        f"assessed {len(developments)} sites in {elapsed:.2f} s "
+        f"({len(run.sites)} in scope, {len(run.out_of_scope)} out of scope)",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def cmd_bundle_generate(args: argparse.Namespace) -> int:
+    from nrf.adapters.synthetic_bundle import generate_bundle, generate_norfolk_demo
+
+    started = time.perf_counter()
+    if args.norfolk_demo:
+        generate_norfolk_demo(Path(args.path))
+    else:
+        generate_bundle(
+            Path(args.path), args.polygons, seed=args.seed,
+            progress=_progress_printer("writing coefficient polygons"),
+        )  # fmt: skip
+    print(f"wrote {args.path} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="nrf", description="Nature Restoration Fund nutrient impact assessment."
+    )
+    parser.add_argument("--version", action="version", version=f"nrf {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    assess = sub.add_parser("assess", help="assess the red-line boundaries in a file")
+    assess.add_argument("input", help="GeoJSON, shapefile (.shp or .zip) or GeoPackage")
+    assess.add_argument(
+        "--reference-data", metavar="BUNDLE",
+        help="reference bundle (.gpkg); default $NRF_REFERENCE_DATA or the bundled synthetic one",
+    )  # fmt: skip
+    assess.add_argument(
+        "--rules", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
+        help=f"rule set (default {DEFAULT_RULE_SET})",
+    )  # fmt: skip
+    assess.add_argument(
+        "--output", metavar="PATH",
+        help="write .csv (legacy 31 columns), .json or .geojson instead of printing a table",
+    )  # fmt: skip
+    assess.set_defaults(func=cmd_assess)
+
+    bundle = sub.add_parser("bundle", help="reference bundles")
+    bundle_sub = bundle.add_subparsers(dest="bundle_command", required=True)
+    generate = bundle_sub.add_parser("generate", help="write a synthetic bundle")
+    generate.add_argument("path")
+    generate.add_argument("--polygons", type=int, default=1_000_000)
+    generate.add_argument("--seed", type=int, default=20261125)
+    generate.add_argument(
+        "--norfolk-demo",
+        action="store_true",
+        help="write the small Norfolk demo bundle that ships with nrf",
+    )
+    generate.set_defaults(func=cmd_bundle_generate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    func: Command = args.func
+    try:
+        return func(args)
+    except InvalidInput as exc:
+        print(
+            f"error: the input cannot be assessed ({len(exc.problems)} problems):", file=sys.stderr
+        )
+        for problem in exc.problems:
+            print(f"  {problem.describe()}", file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    except NrfError as exc:
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_BAD_REFERENCE if exc.code == "broken_bundle" else EXIT_ERROR
+    except KeyboardInterrupt:
+        print("interrupted; nothing was written", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
