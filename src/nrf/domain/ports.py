@@ -21,3 +21,92 @@ class BoundaryDataRepository(Protocol):
     def reference_for(self, boundary: Boundary) -> SiteReferenceData:
         """Every reference polygon whose bounding box meets the boundary's."""
         ...
+
+
+# --- The SQS worker's ports -------------------------------------------------------------
+# Appended for the worker (issue 5); imports are local to this block so the original
+# BoundaryDataRepository section above stays untouched.
+
+from collections.abc import Mapping  # noqa: E402
+
+from nrf.domain.health import HeartbeatSnapshot  # noqa: E402
+from nrf.domain.jobs import (  # noqa: E402
+    JobRecord,
+    Notification,
+    NotificationRecord,
+    QueueMessage,
+)
+
+
+class JobQueue(Protocol):
+    """Where jobs come from; raises QueueFatalError or QueueTransientError."""
+
+    def receive(
+        self, max_messages: int, wait_seconds: int, visibility_timeout: int | None
+    ) -> list[QueueMessage]:
+        """Long-poll for up to ``max_messages``; an empty list when none arrive in time."""
+        ...
+
+    def delete(self, message: QueueMessage) -> None:
+        """Acknowledge a message; a handle that is already gone is not an error."""
+        ...
+
+    def change_visibility(self, message: QueueMessage, seconds: int) -> None:
+        """Hide the message for ``seconds`` more from now (0 makes it visible at once)."""
+        ...
+
+    def send(self, body: str) -> str:
+        """Enqueue a job; returns the message id."""
+        ...
+
+    def ping(self) -> None:
+        """Raise unless the queue is reachable."""
+        ...
+
+
+class ResultStore(Protocol):
+    """Finished jobs: files first, then the record, so a record means complete."""
+
+    def record(self, job_id: str) -> JobRecord | None:
+        """The job's record, or None when the job has not finished."""
+        ...
+
+    def save(self, job_id: str, files: Mapping[str, bytes], record: JobRecord) -> str:
+        """Store the files and then the record; returns where (a URI or a path)."""
+        ...
+
+
+class Notifier(Protocol):
+    """Sends emails; never raises for provider errors, returns what happened instead."""
+
+    def send(self, notification: Notification) -> NotificationRecord: ...
+
+
+class HeartbeatStore(Protocol):
+    """The worker's shared liveness state, written by the worker, read by /health."""
+
+    def set_status(self, status: int) -> None: ...
+
+    def beat(self, now: float) -> None: ...
+
+    def start_job(self, job_id: str, expected_seconds: float, now: float) -> None: ...
+
+    def end_job(self, now: float) -> None: ...
+
+    def set_ready(self, bundle_loaded: bool, queue_reachable: bool) -> None: ...
+
+    def set_draining(self, draining: bool) -> None: ...
+
+    def snapshot(self) -> HeartbeatSnapshot: ...
+
+
+class Clock(Protocol):
+    """Wall-clock time as epoch seconds."""
+
+    def now(self) -> float: ...
+
+
+class Sleeper(Protocol):
+    """Waiting, injected so retries can be tested without real sleeps."""
+
+    def sleep(self, seconds: float) -> None: ...

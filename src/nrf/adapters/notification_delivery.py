@@ -1,0 +1,101 @@
+"""Shared by the email notifiers: recipient checks and bounded, jittered retries."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterable
+
+from attrs import frozen
+
+from nrf.domain.jobs import Notification, NotificationFailed, NotificationRecord
+from nrf.domain.ports import Clock, Sleeper
+
+# Deliberately strict: one @, dot-separated atoms, a dotted domain of letters, digits
+# and inner hyphens. A rare valid address may be refused; a typo is never sent.
+_EMAIL = re.compile(
+    r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+    r"@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}"
+)
+
+
+def is_valid_email(address: str) -> bool:
+    return len(address) <= 254 and _EMAIL.fullmatch(address) is not None
+
+
+def recipient_problem(address: str, allowed_domains: frozenset[str]) -> str | None:
+    """``invalid_email`` or ``recipient_domain_not_allowed``, or None when sendable."""
+    if not is_valid_email(address):
+        return "invalid_email"
+    domain = address.rsplit("@", 1)[1].lower()
+    if allowed_domains and domain not in allowed_domains:
+        return "recipient_domain_not_allowed"
+    return None
+
+
+def normalise_domains(domains: Iterable[str]) -> frozenset[str]:
+    return frozenset(d.strip().lower() for d in domains if d.strip())
+
+
+def full_jitter(cap: float) -> float:
+    return random.uniform(0.0, cap)
+
+
+@frozen
+class RetryPolicy:
+    """At most ``max_attempts`` tries, delays doubling from ``base_delay`` to ``max_delay``.
+
+    No retry starts once ``max_total_seconds`` would be passed, counting the
+    time the attempts themselves took.
+    """
+
+    max_attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    max_total_seconds: float = 30.0
+
+    def delay_cap(self, failed_attempts: int) -> float:
+        return min(self.max_delay, self.base_delay * 2 ** (failed_attempts - 1))
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """Blank out every secret, in case a provider echoes one back."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def deliver(
+    notification: Notification,
+    attempt: Callable[[], str | None],
+    *,
+    policy: RetryPolicy,
+    sleeper: Sleeper,
+    clock: Clock,
+    jitter: Callable[[float], float] = full_jitter,
+) -> NotificationRecord:
+    """Call ``attempt`` until it returns a provider id or fails for good.
+
+    ``attempt`` raises NotificationFailed; whether to retry is its ``retryable``.
+    Never raises: the outcome is the returned record.
+    """
+    started = clock.now()
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            provider_id = attempt()
+        except NotificationFailed as exc:
+            error, retryable = exc.message, exc.retryable
+        else:
+            return NotificationRecord(
+                notification.kind, notification.recipient, True, provider_id, None, attempts
+            )
+        delay = jitter(policy.delay_cap(attempts))
+        out_of_time = clock.now() - started + delay > policy.max_total_seconds
+        if not retryable or attempts >= policy.max_attempts or out_of_time:
+            return NotificationRecord(
+                notification.kind, notification.recipient, False, None, error, attempts
+            )
+        sleeper.sleep(delay)

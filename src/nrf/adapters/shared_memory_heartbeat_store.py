@@ -1,0 +1,203 @@
+"""SharedMemoryHeartbeatStore: the worker's liveness state in a named shared-memory block."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import struct
+import sys
+import time
+from collections.abc import Callable
+from multiprocessing import resource_tracker
+from multiprocessing.shared_memory import SharedMemory
+from typing import Any
+
+import attrs
+
+from nrf.domain.health import HeartbeatSnapshot
+
+JOB_ID_BYTES = 128
+# seq, status, last_heartbeat, job_started_at, expected_seconds, task_started_at,
+# bundle_loaded, queue_reachable, draining, job id length, job id.
+_LAYOUT = struct.Struct(f"=Qqdddd???H{JOB_ID_BYTES}s")
+_SEQ = struct.Struct("=Q")
+_FIELDS = struct.Struct(_LAYOUT.format.replace("Q", "", 1))
+_LOCK_TIMEOUT = 1.0
+_READ_DEADLINE = 0.05
+
+
+def _attach_untracked(name: str) -> SharedMemory:
+    # Before Python 3.13 attaching registers the block with this process's resource
+    # tracker, which unlinks it when an unrelated reader (gunicorn) exits.
+    if sys.version_info >= (3, 13):
+        return SharedMemory(name=name, track=False)
+    register = resource_tracker.register
+    resource_tracker.register = lambda *args, **kwargs: None
+    try:
+        return SharedMemory(name=name)
+    finally:
+        resource_tracker.register = register
+
+
+class SharedMemoryHeartbeatStore:
+    """One writer at a time (a shared lock), lock-free readers (a sequence counter).
+
+    Create it in the parent with :meth:`create`; children receive it by
+    inheritance (fork) or by pickling (spawn, which re-attaches by name and
+    shares the lock). Other processes, such as gunicorn, :meth:`attach` by name
+    and only read. A reader never waits on a writer, so a stopped worker cannot
+    stop ``/health`` from answering.
+    """
+
+    def __init__(self, shm: SharedMemory, lock: Any, owner: bool) -> None:
+        self._shm = shm
+        self._lock = lock
+        self._owner = owner
+
+    @classmethod
+    def create(
+        cls, name: str | None = None, *, now: float | None = None
+    ) -> SharedMemoryHeartbeatStore:
+        shm = SharedMemory(name=name, create=True, size=_LAYOUT.size)
+        store = cls(shm, multiprocessing.Lock(), owner=True)
+        store._write(HeartbeatSnapshot(task_started_at=time.time() if now is None else now))
+        return store
+
+    @classmethod
+    def attach(cls, name: str, lock: Any = None) -> SharedMemoryHeartbeatStore:
+        """Open an existing block; without the creator's lock, use it to read only."""
+        return cls(_attach_untracked(name), lock or multiprocessing.Lock(), owner=False)
+
+    @property
+    def name(self) -> str:
+        return self._shm.name
+
+    @property
+    def _buf(self) -> memoryview:
+        buf = self._shm.buf
+        if buf is None:
+            raise ValueError("the heartbeat store is closed")
+        return buf
+
+    def __reduce__(self) -> tuple[Callable[..., SharedMemoryHeartbeatStore], tuple[Any, ...]]:
+        # The lock pickles only while a child process is being spawned, which is
+        # exactly when a store should travel.
+        return (SharedMemoryHeartbeatStore.attach, (self.name, self._lock))
+
+    def close(self) -> None:
+        """Detach; the creator also removes the block."""
+        self._shm.close()
+        if self._owner:
+            self._shm.unlink()
+
+    def __enter__(self) -> SharedMemoryHeartbeatStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- HeartbeatStore -------------------------------------------------------------
+
+    def set_status(self, status: int) -> None:
+        self._update(lambda s: attrs.evolve(s, status=status))
+
+    def beat(self, now: float) -> None:
+        self._update(lambda s: attrs.evolve(s, last_heartbeat=now))
+
+    def start_job(self, job_id: str, expected_seconds: float, now: float) -> None:
+        if len(job_id.encode("utf-8")) > JOB_ID_BYTES:
+            raise ValueError(f"job id longer than {JOB_ID_BYTES} bytes")
+        self._update(
+            lambda s: attrs.evolve(
+                s,
+                job_id=job_id,
+                job_started_at=now,
+                expected_seconds=expected_seconds,
+                last_heartbeat=now,
+            )
+        )
+
+    def end_job(self, now: float) -> None:
+        self._update(
+            lambda s: attrs.evolve(
+                s, job_id=None, job_started_at=None, expected_seconds=None, last_heartbeat=now
+            )
+        )
+
+    def set_ready(self, bundle_loaded: bool, queue_reachable: bool) -> None:
+        self._update(
+            lambda s: attrs.evolve(s, bundle_loaded=bundle_loaded, queue_reachable=queue_reachable)
+        )
+
+    def set_draining(self, draining: bool) -> None:
+        self._update(lambda s: attrs.evolve(s, draining=draining))
+
+    def snapshot(self) -> HeartbeatSnapshot:
+        """A consistent copy; TimeoutError if a writer stopped half-way through a write."""
+        buf = self._buf
+        deadline = time.monotonic() + _READ_DEADLINE
+        while True:
+            before = _SEQ.unpack_from(buf, 0)[0]
+            raw = bytes(buf[: _LAYOUT.size])
+            after = _SEQ.unpack_from(buf, 0)[0]
+            if before == after and before % 2 == 0:
+                return _decode(raw)
+            if time.monotonic() > deadline:
+                raise TimeoutError("heartbeat state is being written by a stopped process")
+            time.sleep(0)
+
+    # --- writing --------------------------------------------------------------------
+
+    def _update(self, change: Callable[[HeartbeatSnapshot], HeartbeatSnapshot]) -> None:
+        # A writer killed while holding the lock must not freeze the others for good.
+        locked = self._lock.acquire(timeout=_LOCK_TIMEOUT)
+        try:
+            self._write(change(_decode(bytes(self._buf[: _LAYOUT.size]))))
+        finally:
+            if locked:
+                self._lock.release()
+
+    def _write(self, snapshot: HeartbeatSnapshot) -> None:
+        buf = self._buf
+        seq = _SEQ.unpack_from(buf, 0)[0]
+        odd = seq | 1  # already odd if a previous writer died mid-write
+        _SEQ.pack_into(buf, 0, odd)
+        _FIELDS.pack_into(buf, _SEQ.size, *_encode(snapshot))
+        _SEQ.pack_into(buf, 0, odd + 1)
+
+
+def _opt(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def _encode(s: HeartbeatSnapshot) -> tuple[Any, ...]:
+    job = (s.job_id or "").encode("utf-8")
+    return (
+        s.status,
+        s.last_heartbeat,
+        _opt(s.job_started_at),
+        _opt(s.expected_seconds),
+        s.task_started_at,
+        s.bundle_loaded,
+        s.queue_reachable,
+        s.draining,
+        len(job) if s.job_id is not None else 0xFFFF,
+        job,
+    )
+
+
+def _decode(raw: bytes) -> HeartbeatSnapshot:
+    (_, status, beat, started, expected, task, bundle, queue, draining, size, job) = _LAYOUT.unpack(
+        raw
+    )
+    return HeartbeatSnapshot(
+        status=status,
+        last_heartbeat=beat,
+        job_id=None if size == 0xFFFF else job[:size].decode("utf-8"),
+        job_started_at=None if math.isnan(started) else started,
+        expected_seconds=None if math.isnan(expected) else expected,
+        task_started_at=task,
+        bundle_loaded=bundle,
+        queue_reachable=queue,
+        draining=draining,
+    )

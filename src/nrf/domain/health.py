@@ -1,0 +1,98 @@
+"""Worker liveness and readiness: the shared snapshot and the pure policy over it."""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+STATUS_ERROR = -1
+STATUS_STOPPED = 0
+STATUS_RUNNING = 1
+
+DEFAULT_HEARTBEAT_TIMEOUT = 180.0
+DEFAULT_TASK_TIMEOUT_BUFFER = 1.5
+
+
+@frozen
+class HeartbeatSnapshot:
+    """A consistent copy of the worker's shared state; times are epoch seconds."""
+
+    status: int = STATUS_STOPPED
+    last_heartbeat: float = 0.0
+    job_id: str | None = None
+    job_started_at: float | None = None
+    expected_seconds: float | None = None
+    task_started_at: float = 0.0
+    bundle_loaded: bool = False
+    queue_reachable: bool = False
+    draining: bool = False
+
+    @property
+    def job_in_progress(self) -> bool:
+        return self.job_id is not None
+
+
+@frozen
+class HealthVerdict:
+    """Whether ``/health`` should answer 200, and the small facts it may reveal."""
+
+    healthy: bool
+    reason: str
+    heartbeat_age: float
+    job_in_progress: bool
+
+
+@frozen
+class ReadinessVerdict:
+    """Whether ``/ready`` should answer 200; ``reason`` is a stable code."""
+
+    ready: bool
+    reason: str
+
+
+def heartbeat_limit(
+    snapshot: HeartbeatSnapshot,
+    heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
+    task_timeout_buffer: float = DEFAULT_TASK_TIMEOUT_BUFFER,
+) -> float:
+    """The oldest a heartbeat may be: longer while a job runs, never shorter than idle."""
+    if snapshot.job_id is None or snapshot.expected_seconds is None:
+        return heartbeat_timeout
+    return max(heartbeat_timeout, snapshot.expected_seconds * task_timeout_buffer)
+
+
+def evaluate_health(
+    snapshot: HeartbeatSnapshot,
+    now: float,
+    heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
+    task_timeout_buffer: float = DEFAULT_TASK_TIMEOUT_BUFFER,
+) -> HealthVerdict:
+    """Healthy when the worker says it is running and its heartbeat is fresh."""
+    # A clock step backwards must not produce a negative age.
+    age = max(0.0, now - snapshot.last_heartbeat)
+    busy = snapshot.job_in_progress
+
+    def verdict(healthy: bool, reason: str) -> HealthVerdict:
+        return HealthVerdict(
+            healthy=healthy, reason=reason, heartbeat_age=age, job_in_progress=busy
+        )
+
+    if snapshot.status == STATUS_ERROR:
+        return verdict(False, "worker_error")
+    if snapshot.status != STATUS_RUNNING:
+        return verdict(False, "worker_not_running")
+    if age >= heartbeat_limit(snapshot, heartbeat_timeout, task_timeout_buffer):
+        return verdict(False, "job_heartbeat_stale" if busy else "heartbeat_stale")
+    return verdict(True, "ok")
+
+
+def evaluate_readiness(snapshot: HeartbeatSnapshot) -> ReadinessVerdict:
+    """Ready only when running, the bundle is loaded, the queue answered and not draining."""
+    if snapshot.status != STATUS_RUNNING:
+        return ReadinessVerdict(False, "worker_not_running")
+    if snapshot.draining:
+        return ReadinessVerdict(False, "draining")
+    if not snapshot.bundle_loaded:
+        return ReadinessVerdict(False, "bundle_not_loaded")
+    if not snapshot.queue_reachable:
+        return ReadinessVerdict(False, "queue_unreachable")
+    return ReadinessVerdict(True, "ready")

@@ -1,0 +1,148 @@
+"""Job, queue-message and notification values shared by the worker's ports."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from enum import StrEnum
+from types import MappingProxyType
+
+import cattrs
+from attrs import field, frozen
+
+from nrf.domain.errors import InvalidInput, NrfError, Problem
+
+
+class JobStatus(StrEnum):
+    """How a job ended."""
+
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class NotificationKind(StrEnum):
+    """Which email a notification is."""
+
+    STARTED = "started"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    DEAD_LETTERED = "dead_lettered"
+
+
+@frozen
+class QueueMessage:
+    """One received message; ``receipt_handle`` changes on every receive."""
+
+    message_id: str
+    receipt_handle: str
+    body: str
+    receive_count: int = 1
+    sent_at: float | None = None  # epoch seconds
+
+
+@frozen
+class NotificationRecord:
+    """What happened to one notification; kept on the job so no failure is silent."""
+
+    kind: NotificationKind
+    recipient: str
+    sent: bool
+    provider_id: str | None = None
+    error: str | None = None
+    attempts: int = 0
+
+
+@frozen
+class JobRecord:
+    """The stored outcome of a job: its presence means the job is finished."""
+
+    job_id: str
+    status: JobStatus
+    error_codes: tuple[str, ...] = ()
+    message: str = ""
+    finished_at: float = 0.0
+    notifications: tuple[NotificationRecord, ...] = ()
+    trace_id: str | None = None
+
+
+def _read_only(values: Mapping[str, str]) -> Mapping[str, str]:
+    return MappingProxyType(dict(values))
+
+
+@frozen(hash=False)
+class Notification:
+    """An email to send; ``personalisation`` is copied so callers cannot change it later."""
+
+    kind: NotificationKind
+    recipient: str
+    job_id: str
+    personalisation: Mapping[str, str] = field(factory=dict, converter=_read_only)
+    reference: str = ""
+
+
+class QueueFatalError(NrfError):
+    """The queue cannot be used at all (missing queue, bad credentials): the worker stops."""
+
+    def __init__(self, message: str, code: str = "queue_fatal") -> None:
+        super().__init__(code, message)
+
+
+class QueueTransientError(NrfError):
+    """The queue failed this time (throttling, network): back off and try again."""
+
+    def __init__(self, message: str, code: str = "queue_transient") -> None:
+        super().__init__(code, message)
+
+
+class ResultStoreUnavailable(NrfError):
+    """Results could not be read or written; the message must stay on the queue."""
+
+    def __init__(self, message: str, code: str = "result_store_unavailable") -> None:
+        super().__init__(code, message)
+
+
+class NotificationFailed(NrfError):
+    """One attempt to send a notification failed; ``retryable`` says whether to try again."""
+
+    def __init__(self, message: str, *, retryable: bool, code: str = "notification_failed") -> None:
+        super().__init__(code, message)
+        self.retryable = retryable
+
+
+_JOB_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+
+
+def validate_job_id(job_id: str) -> str:
+    """Return ``job_id`` if it is safe as a path or key segment, else raise InvalidInput.
+
+    Only ``[A-Za-z0-9._-]``, at most 128 characters, and no leading dot, so a
+    job id can never name a parent directory or a hidden file.
+    """
+    if not isinstance(job_id, str) or _JOB_ID.fullmatch(job_id) is None:
+        raise InvalidInput(
+            [
+                Problem(
+                    "invalid_job_id",
+                    "a job id must be 1-128 of A-Z a-z 0-9 . _ - and must not start with a dot",
+                    field="job_id",
+                )
+            ]
+        )
+    return job_id
+
+
+_converter = cattrs.Converter()
+
+
+def job_record_to_json(record: JobRecord) -> bytes:
+    """Serialise a record as UTF-8 JSON (enums as their values)."""
+    return json.dumps(_converter.unstructure(record), sort_keys=True, indent=2).encode("utf-8")
+
+
+def job_record_from_json(data: bytes | str) -> JobRecord:
+    """Parse what :func:`job_record_to_json` wrote; raises ValueError if it is not a record."""
+    try:
+        return _converter.structure(json.loads(data), JobRecord)
+    except (json.JSONDecodeError, cattrs.BaseValidationError, TypeError, KeyError) as exc:
+        raise ValueError(f"not a job record: {type(exc).__name__}") from exc
