@@ -53,7 +53,12 @@ def rates(
 
 def levy_rate(edp_id: str, name: str, n: str, p: str, shares: tuple[str, str, str]) -> LevyRate:
     return LevyRate(
-        edp_id, name, Decimal(n), Decimal(p), Decimal(shares[0]), Decimal(shares[1]),
+        edp_id,
+        name,
+        Decimal(n),
+        Decimal(p),
+        Decimal(shares[0]),
+        Decimal(shares[1]),
         Decimal(shares[2]),
     )
 
@@ -81,7 +86,9 @@ class InMemoryBoundaryData:
             rates=rates_table or rates(),
             levy_rates={r.edp_id: r for r in levy},
         )
-        self._info = info or BundleInfo("test-bundle", "1", "2026-11-25", "unit test data", "0" * 64)
+        self._info = info or BundleInfo(
+            "test-bundle", "1", "2026-11-25", "unit test data", "0" * 64
+        )
         self.queries: list[Boundary] = []
 
     def info(self) -> BundleInfo:

@@ -35,8 +35,9 @@ def repo() -> InMemoryBoundaryData:
         coefficients=[
             # resi' (greenspace) N = 0.8 x 12 + 0.6 = 10.2; uplift per ha = 10.2 - 5.57 = 4.63
             # resi' P = 0.8 x 0.5 + 0.04 = 0.44; uplift per ha = 0.44 - 0.24 = 0.2
-            CoefficientPolygon(box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), 5.57, 0.24, 12.0,
-                               0.5),
+            CoefficientPolygon(
+                box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), 5.57, 0.24, 12.0, 0.5
+            ),
         ],
         permits=[
             permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0), subcatchment="Wensum"),
@@ -59,7 +60,10 @@ def test_worked_example_19_dwellings_3_05_ha() -> None:
     assert result.area_in_nn_catchment_ha == 3.05
     assert result.nn_catchments == ("River Wensum SAC",)
     assert (result.majority_wwtw_id, result.wwtw_name, result.wwtw_subcatchment) == (
-        1065, "Sculthorpe", "Wensum")
+        1065,
+        "Sculthorpe",
+        "Wensum",
+    )
     assert (result.majority_lpa, result.dev_subcatchment) == ("Breckland", "Wensum")
     # 4.63 x 3.05 = 14.1215 -> 14.12; 19 dwellings < 50 so no SuDS
     assert result.n_lu_uplift == 14.12

@@ -10,8 +10,20 @@ import nrf.domain
 
 DOMAIN = Path(nrf.domain.__file__).parent
 FORBIDDEN = (
-    "nrf.adapters", "nrf.entrypoints", "boto3", "botocore", "falcon", "gunicorn", "requests",
-    "urllib3", "http", "notifications_python_client", "sqlite3", "pyogrio", "geopandas", "socket",
+    "nrf.adapters",
+    "nrf.entrypoints",
+    "boto3",
+    "botocore",
+    "falcon",
+    "gunicorn",
+    "requests",
+    "urllib3",
+    "http",
+    "notifications_python_client",
+    "sqlite3",
+    "pyogrio",
+    "geopandas",
+    "socket",
 )
 
 
@@ -43,7 +55,10 @@ def test_importing_the_domain_loads_no_infrastructure() -> None:
         "[importlib.import_module('nrf.domain.' + m.name) for m in pkgutil.iter_modules(d.__path__)]\n"
         "print(json.dumps(sorted(sys.modules)))"
     )
-    loaded = json.loads(subprocess.run([sys.executable, "-c", code], check=True,
-                                       capture_output=True, text=True).stdout)
+    loaded = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", code], check=True, capture_output=True, text=True
+        ).stdout
+    )
     leaked = [m for m in loaded if any(m == f or m.startswith(f + ".") for f in FORBIDDEN[:-1])]
     assert leaked == []

@@ -39,9 +39,7 @@ def test_allocation_hands_left_over_pennies_to_largest_remainders() -> None:
     assert allocate_pennies(5.0, []) == []
 
 
-@given(
-    st.lists(st.floats(min_value=-1e5, max_value=1e5, allow_nan=False), min_size=1, max_size=8)
-)
+@given(st.lists(st.floats(min_value=-1e5, max_value=1e5, allow_nan=False), min_size=1, max_size=8))
 def test_allocation_always_sums_to_the_total_in_pennies(shares: list[float]) -> None:
     total = round2(math.fsum(shares))
     parts = allocate_pennies(total, shares)
