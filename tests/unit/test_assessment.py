@@ -19,7 +19,7 @@ def dev(boundary, dwellings: int = 19, category: str = "allocation", rlb_id: int
     return Development(rlb_id, f"site-{rlb_id}", "Test site", category, "test", dwellings, boundary)
 
 
-def repo() -> InMemoryBoundaryData:
+def repo(coefficients: list[CoefficientPolygon] | None = None) -> InMemoryBoundaryData:
     """A 2 km strip: Wensum (EDP 1) on the west, Broads (EDP 2) on the east, nothing south."""
     return InMemoryBoundaryData(
         nn=[
@@ -32,7 +32,8 @@ def repo() -> InMemoryBoundaryData:
         ],
         lpa=[Zone(box(X0, Y0 - 5000, X0 + 5000, Y0 + 5000), "Breckland")],
         sub=[Zone(box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), "Wensum")],
-        coefficients=[
+        coefficients=coefficients
+        or [
             # resi' (greenspace) N = 0.8 x 12 + 0.6 = 10.2; uplift per ha = 10.2 - 5.57 = 4.63
             # resi' P = 0.8 x 0.5 + 0.04 = 0.44; uplift per ha = 0.44 - 0.24 = 0.2
             CoefficientPolygon(
@@ -89,10 +90,7 @@ def test_worked_example_19_dwellings_3_05_ha() -> None:
 def test_worked_example_272_dwellings_negative_uplift_with_suds() -> None:
     # 5.00 ha with N uplift per ha -25.114 (resi 10 -> 8.6 with greenspace, current 33.714)
     site = box(X0 + 100, Y0 + 100, X0 + 600, Y0 + 200)
-    data = repo()
-    data._coefficients = [  # noqa: SLF001 - a second coefficient set for this case
-        CoefficientPolygon(box(X0, Y0, X0 + 1000, Y0 + 1000), 33.714, 0.24, 10.0, 0.5)
-    ]
+    data = repo([CoefficientPolygon(box(X0, Y0, X0 + 1000, Y0 + 1000), 33.714, 0.24, 10.0, 0.5)])
     result = assess_site(dev(site, 272), data.reference_for(site), data.lookups(), NEW)
     assert isinstance(result, SiteAssessment)
     assert result.n_lu_uplift == -125.57

@@ -52,7 +52,8 @@ def test_no_domain_module_imports_infrastructure() -> None:
 def test_importing_the_domain_loads_no_infrastructure() -> None:
     code = (
         "import importlib, json, pkgutil, sys; import nrf.domain as d\n"
-        "[importlib.import_module('nrf.domain.' + m.name) for m in pkgutil.iter_modules(d.__path__)]\n"
+        "for m in pkgutil.iter_modules(d.__path__):\n"
+        "    importlib.import_module('nrf.domain.' + m.name)\n"
         "print(json.dumps(sorted(sys.modules)))"
     )
     loaded = json.loads(
