@@ -1,0 +1,151 @@
+"""The worker's /health and /ready endpoints: a Falcon app run by gunicorn in its own process."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+import falcon
+
+from nrf.domain.health import (
+    DEFAULT_HEARTBEAT_TIMEOUT,
+    DEFAULT_TASK_TIMEOUT_BUFFER,
+    HealthVerdict,
+    ReadinessVerdict,
+    evaluate_health,
+    evaluate_readiness,
+)
+from nrf.domain.ports import HeartbeatStore
+
+STORE_ENV = "NRF_HEARTBEAT_STORE"
+HEARTBEAT_TIMEOUT_ENV = "HEARTBEAT_TIMEOUT"
+TASK_TIMEOUT_BUFFER_ENV = "TASK_TIMEOUT_BUFFER"
+
+
+class HealthProbe(Protocol):
+    """What the endpoints need to know; may raise, which reads as unavailable."""
+
+    def health(self) -> HealthVerdict: ...
+
+    def readiness(self) -> ReadinessVerdict: ...
+
+
+class StoreProbe:
+    """Judges a HeartbeatStore's snapshot with the pure health policy."""
+
+    def __init__(
+        self,
+        store: HeartbeatStore,
+        *,
+        heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
+        task_timeout_buffer: float = DEFAULT_TASK_TIMEOUT_BUFFER,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._store = store
+        self._timeout = heartbeat_timeout
+        self._buffer = task_timeout_buffer
+        self._clock = clock
+
+    def health(self) -> HealthVerdict:
+        snapshot = self._store.snapshot()
+        return evaluate_health(snapshot, self._clock(), self._timeout, self._buffer)
+
+    def readiness(self) -> ReadinessVerdict:
+        return evaluate_readiness(self._store.snapshot())
+
+
+class HealthResource:
+    def __init__(self, probe: HealthProbe) -> None:
+        self._probe = probe
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        try:
+            verdict = self._probe.health()
+        except Exception:  # the body must never carry a stack trace
+            resp.status = falcon.HTTP_503
+            resp.media = {"status": "unavailable", "reason": "state_unreadable"}
+            return
+        resp.status = falcon.HTTP_200 if verdict.healthy else falcon.HTTP_503
+        resp.media = {
+            "status": "ok" if verdict.healthy else "unavailable",
+            "reason": verdict.reason,
+            "heartbeat_age_seconds": round(verdict.heartbeat_age, 3),
+            "job_in_progress": verdict.job_in_progress,
+        }
+
+
+class ReadyResource:
+    def __init__(self, probe: HealthProbe) -> None:
+        self._probe = probe
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        try:
+            verdict = self._probe.readiness()
+        except Exception:
+            verdict = ReadinessVerdict(False, "state_unreadable")
+        resp.status = falcon.HTTP_200 if verdict.ready else falcon.HTTP_503
+        resp.media = {"status": "ready" if verdict.ready else "not_ready", "reason": verdict.reason}
+
+
+def create_app(probe: HealthProbe) -> falcon.App:
+    # Falcon's default error pages are already free of tracebacks; keep them.
+    app = falcon.App()
+    app.add_route("/health", HealthResource(probe))
+    app.add_route("/ready", ReadyResource(probe))
+    return app
+
+
+def get_app() -> falcon.App:
+    """Gunicorn's factory: attach to the store named in the environment."""
+    from nrf.adapters.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
+
+    store = SharedMemoryHeartbeatStore.attach(os.environ[STORE_ENV])
+    probe = StoreProbe(
+        store,
+        heartbeat_timeout=float(os.environ.get(HEARTBEAT_TIMEOUT_ENV, DEFAULT_HEARTBEAT_TIMEOUT)),
+        task_timeout_buffer=float(
+            os.environ.get(TASK_TIMEOUT_BUFFER_ENV, DEFAULT_TASK_TIMEOUT_BUFFER)
+        ),
+    )
+    return create_app(probe)
+
+
+def gunicorn_command(
+    bind: str,
+    store_name: str,
+    *,
+    heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
+    task_timeout_buffer: float = DEFAULT_TASK_TIMEOUT_BUFFER,
+    threads: int = 2,
+    python: str = sys.executable,
+) -> list[str]:
+    """The argv that serves the health app on ``bind`` (``host:port``) from one worker."""
+    return [
+        python,
+        "-m",
+        "gunicorn",
+        "--bind",
+        bind,
+        "--workers",
+        "1",
+        "--threads",
+        str(threads),
+        "--worker-class",
+        "gthread",
+        "--timeout",
+        "30",
+        "--graceful-timeout",
+        "5",
+        "--log-level",
+        "warning",
+        "--env",
+        f"{STORE_ENV}={store_name}",
+        "--env",
+        f"{HEARTBEAT_TIMEOUT_ENV}={heartbeat_timeout}",
+        "--env",
+        f"{TASK_TIMEOUT_BUFFER_ENV}={task_timeout_buffer}",
+        "nrf.entrypoints.health_app:get_app()",
+    ]

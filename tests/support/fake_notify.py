@@ -1,0 +1,152 @@
+"""A local stand-in for the GOV.UK Notify API that the real Python client can talk to."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import jwt
+
+TOKEN_LEEWAY = 30  # seconds either side of now, as Notify allows
+
+
+def notify_error(status: int, error: str, message: str) -> dict[str, Any]:
+    return {"status_code": status, "errors": [{"error": error, "message": message}]}
+
+
+class FakeNotifyServer:
+    """Checks the client's JWT (iss = service id, HS256 with the secret) and records emails.
+
+    ``fail_next(n, status)`` answers the next ``n`` requests with that status;
+    ``hang_next(n)`` stalls the next ``n`` until the client gives up.
+    """
+
+    def __init__(self) -> None:
+        self.service_id = str(uuid.uuid4())
+        self.secret = str(uuid.uuid4())
+        self.api_key = f"nrf_test-{self.service_id}-{self.secret}"
+        self.emails: list[dict[str, Any]] = []
+        self.requests = 0
+        self._failures: list[int] = []
+        self._hangs = 0
+        self._lock = threading.Lock()
+        self._released = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> FakeNotifyServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._released.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def fail_next(self, count: int, status: int) -> None:
+        with self._lock:
+            self._failures.extend([status] * count)
+
+    def hang_next(self, count: int) -> None:
+        with self._lock:
+            self._hangs += count
+
+    def _plan(self) -> tuple[bool, int | None]:
+        with self._lock:
+            self.requests += 1
+            if self._hangs:
+                self._hangs -= 1
+                return True, None
+            return False, self._failures.pop(0) if self._failures else None
+
+    def _check_token(self, header: str) -> str | None:
+        if not header.startswith("Bearer "):
+            return "Unauthorized: authentication token must be provided"
+        token = header.removeprefix("Bearer ")
+        try:
+            claims = jwt.decode(
+                token,
+                key=self.secret,
+                algorithms=["HS256"],
+                options={"require": ["iss", "iat"], "verify_iat": False},
+            )
+        except jwt.PyJWTError:
+            return "Invalid token: signature, api token not found"
+        if claims["iss"] != self.service_id:
+            return "Invalid token: service not found"
+        if abs(time.time() - float(claims["iat"])) > TOKEN_LEEWAY:
+            return "Error: Your system clock must be accurate to within 30 seconds"
+        return None
+
+    def _handle_post(self, path: str, headers: Any, body: bytes) -> tuple[int, dict[str, Any]]:
+        hang, status = self._plan()
+        if hang:
+            self._released.wait(timeout=30)
+            return 500, notify_error(500, "Exception", "released")
+        if path != "/v2/notifications/email":
+            return 404, notify_error(404, "Not found", "The requested URL was not found")
+        problem = self._check_token(headers.get("Authorization", ""))
+        if problem is not None:
+            return 403, notify_error(403, "AuthError", problem)
+        if status is not None:
+            return status, notify_error(status, "FakeFailure", f"told to fail with {status}")
+        try:
+            data = json.loads(body)
+            email, template = data["email_address"], data["template_id"]
+        except (ValueError, KeyError):
+            return 400, notify_error(400, "ValidationError", "email_address is a required property")
+        notification_id = str(uuid.uuid4())
+        self.emails.append({**data, "id": notification_id})
+        return 201, {
+            "id": notification_id,
+            "reference": data.get("reference"),
+            "content": {"subject": "", "body": "", "from_email": "nrf@notify.example"},
+            "uri": f"{self.base_url}/v2/notifications/{notification_id}",
+            "template": {"id": template, "version": 1, "uri": ""},
+            "email_address": email,
+        }
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                status, payload = server._handle_post(
+                    self.path, self.headers, self.rfile.read(length)
+                )
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client timed out and went away
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # keep test output quiet
+
+        return Handler
+
+
+@contextmanager
+def running_fake_notify() -> Iterator[FakeNotifyServer]:
+    server = FakeNotifyServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
