@@ -46,6 +46,9 @@ class InputLimits:
     max_zip_entries: int = 100
 
 
+DEFAULT_LIMITS = InputLimits()
+
+
 @frozen
 class RawFeature:
     """One feature as read, geometry already in EPSG:27700.
@@ -62,7 +65,7 @@ class RawFeature:
 
 
 def validate_features(
-    features: Sequence[RawFeature], limits: InputLimits = InputLimits()
+    features: Sequence[RawFeature], limits: InputLimits = DEFAULT_LIMITS
 ) -> list[Development]:
     """Turn raw features into developments, or raise InvalidInput listing every problem."""
     if not features:
@@ -109,7 +112,7 @@ def validate_features(
 
 
 def validate_geometry(
-    geometry: object, limits: InputLimits = InputLimits(), *, crs: str = BNG
+    geometry: object, limits: InputLimits = DEFAULT_LIMITS, *, crs: str = BNG
 ) -> Boundary:
     """Check one boundary (EPSG:27700 coordinates declared as ``crs``); raise InvalidInput."""
     problems = geometry_problems(geometry, limits, crs=crs)

@@ -1,0 +1,97 @@
+"""Which CRSs a boundary may be declared in, and reprojection to British National Grid."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+from pyproj import CRS, Transformer
+from pyproj.exceptions import CRSError
+
+from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.validation import BNG
+
+WGS84 = "EPSG:4326"
+_HOW = "use EPSG:27700 (British National Grid) or EPSG:4326 (WGS 84)"
+
+
+def accepted_crs(declared: str | None) -> str:
+    """BNG or WGS84 for a CRS given as text (EPSG code, URN, WKT); refuse anything else."""
+    if declared is None or not str(declared).strip():
+        raise InvalidInput([Problem("missing_crs", f"the file does not say its CRS; {_HOW}")])
+    try:
+        crs = CRS.from_user_input(declared)
+    except CRSError:
+        message = f"the CRS {_short(declared)} cannot be resolved; {_HOW}"
+        raise InvalidInput([Problem("unsupported_crs", message)]) from None
+    code = crs.to_epsg()
+    if code == 27700:
+        return BNG
+    if code == 4326 or crs.equals(CRS("OGC:CRS84")):
+        return WGS84
+    message = f"the CRS {crs.name or _short(declared)} is not supported; {_HOW}"
+    raise InvalidInput([Problem("unsupported_crs", message)])
+
+
+def geojson_crs(document: dict[str, object], default: str = WGS84) -> str:
+    """The CRS a GeoJSON object declares in its (pre-RFC 7946) ``crs`` member, else ``default``."""
+    if "crs" not in document:
+        return default
+    member = document["crs"]
+    if member is None:
+        message = f'the GeoJSON says "crs": null (no CRS); {_HOW} or leave the member out'
+        raise InvalidInput([Problem("missing_crs", message)])
+    properties = member.get("properties") if isinstance(member, dict) else None
+    if isinstance(member, dict) and isinstance(properties, dict):
+        if member.get("type") == "name" and isinstance(properties.get("name"), str):
+            return accepted_crs(properties["name"])
+        code = properties.get("code")
+        if member.get("type") == "EPSG" and isinstance(code, int) and not isinstance(code, bool):
+            return accepted_crs(f"EPSG:{code}")
+    message = f"the GeoJSON crs member {_short(member)} is not a CRS name; {_HOW}"
+    raise InvalidInput([Problem("unsupported_crs", message)])
+
+
+def to_bng(
+    geometry: shapely.Geometry | None, crs: str, feature: int
+) -> tuple[shapely.Geometry | None, tuple[Problem, ...]]:
+    """The geometry in EPSG:27700, or the problem that stopped the reprojection."""
+    if geometry is None or crs == BNG:
+        return geometry, ()
+    xy = shapely.get_coordinates(geometry)
+    if not np.isfinite(xy).all():
+        return geometry, ()  # left for the validator, which reports it in its own words
+    if len(xy) and (np.abs(xy[:, 0]).max() > 180 or np.abs(xy[:, 1]).max() > 90):
+        message = f"feature {feature}: coordinates are outside longitude -180 to 180, latitude "
+        message += "-90 to 90 although the CRS is WGS 84 (a GeoJSON without a crs member is WGS "
+        message += "84); if they are British National Grid metres, declare EPSG:27700"
+        return None, (Problem("coordinates_look_like_metres", message, feature, "geometry"),)
+    projected = shapely.transform(geometry, _wgs84_to_bng)
+    if not np.isfinite(shapely.get_coordinates(projected)).all():
+        message = f"feature {feature}: geometry cannot be placed on British National Grid; "
+        message += "it lies outside Great Britain"
+        return None, (Problem("outside_great_britain", message, feature, "geometry"),)
+    return projected, ()
+
+
+def _wgs84_to_bng(xy: NDArray[np.float64]) -> NDArray[np.float64]:
+    x, y = _transformer().transform(xy[:, 0], xy[:, 1])
+    return np.column_stack([x, y])
+
+
+_local = threading.local()
+
+
+def _transformer() -> Transformer:
+    # pyproj transformers must not be shared between threads; one per thread is cheap enough.
+    if not hasattr(_local, "transformer"):
+        _local.transformer = Transformer.from_crs(WGS84, BNG, always_xy=True)
+    transformer: Transformer = _local.transformer
+    return transformer
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,176 @@
+"""GeoJSON boundaries, parsed in Python so a declared CRS is checked and never silently replaced.
+
+GDAL would fall back to WGS 84 for an unresolvable ``crs`` name and would guess column types
+(a ``true`` among numbers becomes 1); parsing the JSON ourselves keeps both exactly as given.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+
+import shapely
+from shapely.geometry import MultiPolygon, Polygon
+
+from nrf.adapters.boundary_crs import WGS84, geojson_crs, to_bng
+from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
+
+_GEOMETRY_TYPES = {
+    "Point",
+    "MultiPoint",
+    "LineString",
+    "MultiLineString",
+    "Polygon",
+    "MultiPolygon",
+    "GeometryCollection",
+}
+
+
+class _BadGeometry(Exception):
+    """A GeoJSON geometry that cannot be built; ``code`` says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def read_geojson_bytes(data: bytes, limits: InputLimits) -> list[RawFeature]:
+    """Features of a GeoJSON document given as bytes (UTF-8, or UTF-16/32 with a BOM)."""
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError) as error:
+        message = f"the file is not valid JSON ({_first_line(error)})"
+        raise InvalidInput([Problem("unreadable_file", message)]) from None
+    return features_from_geojson(document, limits)
+
+
+def features_from_geojson(
+    obj: object, limits: InputLimits = DEFAULT_LIMITS, *, default_crs: str = WGS84
+) -> list[RawFeature]:
+    """Features of a parsed GeoJSON geometry, Feature or FeatureCollection, in EPSG:27700.
+
+    Without a ``crs`` member the coordinates are ``default_crs`` (WGS 84, as RFC 7946 says).
+    A Feature's own ``id`` member stands in for an ``id`` property that is absent.
+    """
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    if not isinstance(obj, dict) or not isinstance(kind, str):
+        raise InvalidInput([Problem("unreadable_file", "the JSON is not a GeoJSON object")])
+    crs = geojson_crs(obj, default_crs)
+    if kind == "FeatureCollection":
+        items = obj.get("features")
+        if not isinstance(items, list):
+            message = "the FeatureCollection has no features list"
+            raise InvalidInput([Problem("unreadable_file", message)])
+    elif kind == "Feature":
+        items = [obj]
+    elif kind in _GEOMETRY_TYPES:
+        items = [{"type": "Feature", "properties": {}, "geometry": obj}]
+    else:
+        message = f"the JSON has type {kind!r}, not a GeoJSON geometry, Feature or collection"
+        raise InvalidInput([Problem("unreadable_file", message)])
+    if not items:
+        raise InvalidInput([Problem("empty_file", "the GeoJSON has no features")])
+    if len(items) > limits.max_features:
+        message = (
+            f"the file has {len(items):,} features; at most {limits.max_features:,} are allowed"
+        )
+        raise InvalidInput([Problem("too_many_features", message)])
+    return _features(items, crs)
+
+
+def _features(items: Sequence[object], crs: str) -> list[RawFeature]:
+    features, problems = [], []
+    for index, item in enumerate(items, start=1):
+        if not isinstance(item, dict) or item.get("type") != "Feature":
+            message = f"feature {index} is not a GeoJSON Feature object"
+            problems.append(Problem("unreadable_file", message, index))
+            continue
+        properties = item.get("properties") if item.get("properties") is not None else {}
+        if not isinstance(properties, dict):
+            message = f"feature {index}: properties is not a JSON object"
+            problems.append(Problem("unreadable_file", message, index))
+            continue
+        if "id" not in properties and item.get("id") is not None:
+            properties = {**properties, "id": item["id"]}
+        try:
+            geometry = _geometry(item.get("geometry"))
+        except _BadGeometry as bad:
+            message = f"feature {index}: {bad.message}"
+            problem = Problem(bad.code, message, index, "geometry")
+            features.append(RawFeature(index, properties, None, crs, (problem,)))
+            continue
+        projected, found = to_bng(geometry, crs, index)
+        features.append(RawFeature(index, properties, projected, crs, found))
+    if problems:
+        raise InvalidInput(problems)
+    return features
+
+
+def _geometry(obj: object) -> Polygon | MultiPolygon | None:
+    if obj is None:
+        return None
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    if not isinstance(obj, dict) or not isinstance(kind, str):
+        raise _BadGeometry("invalid_geometry", "geometry is not a GeoJSON geometry object")
+    if kind not in ("Polygon", "MultiPolygon"):
+        message = f"geometry is a {kind}; only Polygon and MultiPolygon boundaries can be assessed"
+        raise _BadGeometry("unsupported_geometry_type", message)
+    coordinates = obj.get("coordinates")
+    try:
+        if kind == "Polygon":
+            return _polygon(coordinates)
+        return MultiPolygon([_polygon(part) for part in _list(coordinates, "polygons")])
+    except (ValueError, TypeError, shapely.errors.GEOSException) as error:
+        raise _BadGeometry("invalid_geometry", f"geometry cannot be built ({error})") from None
+
+
+def _polygon(coordinates: object) -> Polygon:
+    rings = [_ring(ring, number) for number, ring in enumerate(_list(coordinates, "rings"), 1)]
+    return Polygon(rings[0], rings[1:]) if rings else Polygon()
+
+
+def _ring(obj: object, number: int) -> list[tuple[float, float]]:
+    points = [_position(p) for p in _list(obj, "positions")]
+    if not all(math.isfinite(c) for point in points for c in point):
+        raise _BadGeometry("non_finite_coordinates", "geometry has NaN or infinite coordinates")
+    if len(points) < 4:
+        message = f"ring {number} has {len(points)} positions; a closed ring needs at least 4"
+        raise _BadGeometry("invalid_geometry", message)
+    if points[0] != points[-1]:
+        message = f"ring {number} is not closed (its last position must repeat its first)"
+        raise _BadGeometry("invalid_geometry", message)
+    return points
+
+
+def _position(obj: object) -> tuple[float, float]:
+    values = _list(obj, "numbers")
+    if len(values) < 2 or not all(_is_number(v) for v in values[:2]):
+        message = f"{_first_line(obj)} is not a position (two numbers, x then y)"
+        raise _BadGeometry("invalid_geometry", message)
+    return _float(values[0]), _float(values[1])
+
+
+def _list(obj: object, what: str) -> list[object]:
+    if not isinstance(obj, list):
+        message = f"coordinates are not nested as GeoJSON requires (expected a list of {what})"
+        raise _BadGeometry("invalid_geometry", message)
+    return obj
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _float(value: object) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except OverflowError:  # an integer literal too large for a float
+        return math.inf
+
+
+def _first_line(value: object) -> str:
+    text = str(value).splitlines()[0] if str(value) else ""
+    return text if len(text) <= 60 else text[:57] + "..."

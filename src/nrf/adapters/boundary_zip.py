@@ -1,0 +1,117 @@
+"""Zipped boundaries: refuse unsafe paths and zip bombs, extract only the one boundary file."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.validation import InputLimits
+
+BOUNDARY_SUFFIXES = (".shp", ".geojson", ".json", ".gpkg")
+_REQUIRED_SIDECARS = (".shx", ".dbf")
+_OPTIONAL_SIDECARS = (".prj", ".cpg")
+_CHUNK = 1024 * 1024
+_SYMLINK = 0o120000
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError)
+
+
+def _refuse(code: str, message: str) -> InvalidInput:
+    return InvalidInput([Problem(code, message)])
+
+
+@contextmanager
+def extracted_boundary(source: str | Path | BinaryIO, limits: InputLimits) -> Iterator[Path]:
+    """The zip's one boundary file (with its shapefile sidecars) in a temp dir, removed after."""
+    try:
+        archive = zipfile.ZipFile(source)
+    except (*_READ_ERRORS, OSError, ValueError):
+        raise _refuse("unreadable_file", "the file is not a readable zip archive") from None
+    with archive, tempfile.TemporaryDirectory(prefix="nrf-boundary-") as temp:
+        members = _members_to_extract(archive.infolist(), limits)
+        budget = limits.max_decompressed_bytes
+        paths = []
+        for member in members:
+            # Extracted under a fixed name: nothing from the archive decides where bytes go.
+            target = Path(temp) / ("boundary" + PurePosixPath(member.filename).suffix.lower())
+            budget = _copy(archive, member, target, budget)
+            paths.append(target)
+        yield paths[0]
+
+
+def _members_to_extract(infos: list[zipfile.ZipInfo], limits: InputLimits) -> list[zipfile.ZipInfo]:
+    if len(infos) > limits.max_zip_entries:
+        message = f"the zip has {len(infos):,} entries; at most {limits.max_zip_entries:,}"
+        raise _refuse("zip_too_large", message + " are allowed")
+    unsafe = [info.filename for info in infos if _unsafe(info)]
+    if unsafe:
+        names = ", ".join(repr(name) for name in unsafe[:5])
+        message = f"the zip has entries with unsafe paths or symlinks ({names}); nothing was read"
+        raise _refuse("zip_unsafe_path", message)
+    declared = sum(info.file_size for info in infos)
+    if declared > limits.max_decompressed_bytes:
+        message = f"the zip would expand to {declared:,} bytes; at most "
+        raise _refuse("zip_too_large", f"{message}{limits.max_decompressed_bytes:,} are allowed")
+    files = [info for info in infos if not info.is_dir() and not _junk(info.filename)]
+    candidates = [info for info in files if _suffix(info) in BOUNDARY_SUFFIXES]
+    if not candidates:
+        message = "the zip holds no .shp, .geojson, .json or .gpkg file"
+        raise _refuse("zip_no_boundary_file", message)
+    if len(candidates) > 1:
+        names = ", ".join(repr(info.filename) for info in candidates[:5])
+        message = f"the zip holds more than one boundary file ({names}); send one per zip"
+        raise _refuse("zip_ambiguous", message)
+    chosen = candidates[0]
+    if _suffix(chosen) != ".shp":
+        return [chosen]
+    parts = {_suffix(info): info for info in files if _stem(info) == _stem(chosen)}
+    missing = [suffix for suffix in _REQUIRED_SIDECARS if suffix not in parts]
+    if missing:
+        message = f"the shapefile {chosen.filename!r} has no {' or '.join(missing)} file beside it"
+        raise _refuse("zip_missing_shapefile_parts", message)
+    sidecars = _REQUIRED_SIDECARS + _OPTIONAL_SIDECARS
+    return [chosen] + [parts[suffix] for suffix in sidecars if suffix in parts]
+
+
+def _copy(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path, budget: int) -> int:
+    """Copy one member, counting real bytes: declared sizes in a hostile zip can lie."""
+    try:
+        with archive.open(member) as source, target.open("wb") as sink:
+            while chunk := source.read(_CHUNK):
+                budget -= len(chunk)
+                if budget < 0:
+                    message = "the zip expands to more bytes than its entries declare, beyond "
+                    raise _refuse("zip_too_large", message + "the allowed size")
+                sink.write(chunk)
+    except _READ_ERRORS:
+        message = f"the zip entry {member.filename!r} cannot be read (corrupt or encrypted)"
+        raise _refuse("unreadable_file", message) from None
+    return budget
+
+
+def _unsafe(info: zipfile.ZipInfo) -> bool:
+    name = info.filename
+    absolute = name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name) is not None
+    climbs = ".." in re.split(r"[/\\]", name)
+    symlink = (info.external_attr >> 16) & 0o170000 == _SYMLINK
+    return absolute or climbs or symlink
+
+
+def _junk(name: str) -> bool:
+    base = PurePosixPath(name.replace("\\", "/")).name
+    return name.startswith("__MACOSX/") or base.startswith("._") or base == ".DS_Store"
+
+
+def _stem(info: zipfile.ZipInfo) -> str:
+    """The entry's path without its suffix, case-folded: sidecars must sit beside the .shp."""
+    return info.filename[: len(info.filename) - len(_suffix(info))].casefold()
+
+
+def _suffix(info: zipfile.ZipInfo) -> str:
+    return PurePosixPath(info.filename).suffix.lower()
