@@ -1,0 +1,274 @@
+"""Parse a queue message body into a JobRequest: our canonical schema or Defra's quote message."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import frozen
+
+from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.jobs import validate_job_id
+
+MAX_BODY_BYTES = 256 * 1024
+MAX_DWELLINGS = 100_000
+MAX_JSON_DEPTH = 64
+_DEFRA_REFERENCE = re.compile(r"NRF-\d{6}")
+_S3_URI = re.compile(r"s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])/(.+)")
+_EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
+BNG = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}
+
+
+@frozen
+class JobRequest:
+    """One assessment job: one development, its boundary inline or in S3."""
+
+    job_id: str
+    development_name: str
+    dwellings: int
+    dwelling_category: str
+    source: str
+    boundary: Mapping[str, Any] | None  # GeoJSON geometry, Feature or FeatureCollection
+    boundary_uri: str | None  # s3://bucket/key
+    rules: str | None
+    email: str | None
+    trace_id: str | None
+    schema: str  # "nrf-job/1" or "defra-quote"
+
+
+class InvalidJobMessage(InvalidInput):
+    """A message that can never succeed; carries whatever identity could be recovered."""
+
+    def __init__(
+        self,
+        problems: list[Problem],
+        job_id: str | None = None,
+        email: str | None = None,
+        trace_id: str | None = None,
+    ) -> None:
+        super().__init__(problems)
+        self.job_id = job_id
+        self.email = email
+        self.trace_id = trace_id
+
+
+def _depth_ok(value: object, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return False
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return True
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not allowed in JSON")
+
+
+def _loads(text: str, what: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        problem = Problem("message_not_json", f"{what} is not valid JSON: {exc}")
+        raise InvalidJobMessage([problem]) from None
+
+
+def parse_job_message(body: str | bytes, max_bytes: int = MAX_BODY_BYTES) -> JobRequest:
+    """Parse and validate a message body; raises InvalidJobMessage with every problem found."""
+    raw = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
+    if len(raw) > max_bytes:
+        raise InvalidJobMessage(
+            [
+                Problem(
+                    "message_too_large", f"the body is {len(raw)} bytes; the limit is {max_bytes}"
+                )
+            ]
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidJobMessage(
+            [Problem("message_not_json", "the body is not UTF-8 text")]
+        ) from None
+    data = _loads(text, "the body")
+    if isinstance(data, dict) and data.get("Type") == "Notification" and "Message" in data:
+        inner = data["Message"]
+        if not isinstance(inner, str):
+            raise InvalidJobMessage(
+                [Problem("message_not_json", "the SNS Message is not a string")]
+            )
+        data = _loads(inner, "the SNS Message")
+    if not _depth_ok(data, MAX_JSON_DEPTH):
+        raise InvalidJobMessage(
+            [Problem("message_too_deep", f"the JSON nests deeper than {MAX_JSON_DEPTH} levels")]
+        )
+    if not isinstance(data, dict):
+        raise InvalidJobMessage(
+            [Problem("unknown_message_schema", "the body is not a JSON object")]
+        )
+    if "job_id" in data:
+        return _canonical(data)
+    if "reference" in data or "boundaryGeojson" in data:
+        return _defra(data)
+    raise InvalidJobMessage(
+        [
+            Problem(
+                "unknown_message_schema", "neither a nrf job (job_id) nor a Defra quote (reference)"
+            )
+        ]
+    )
+
+
+def _text(data: Mapping[str, Any], key: str, problems: list[Problem], required: bool) -> str | None:
+    value = data.get(key)
+    if value is None:
+        if required:
+            problems.append(Problem("missing_field", f"{key} is required", field=key))
+        return None
+    if not isinstance(value, str) or len(value) > 500:
+        problems.append(
+            Problem("invalid_field", f"{key} must be text of at most 500 characters", field=key)
+        )
+        return None
+    return value
+
+
+def _dwellings(value: object, key: str, problems: list[Problem]) -> int:
+    if value is None:
+        problems.append(Problem("missing_field", f"{key} is required", field=key))
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        problems.append(Problem("invalid_dwellings", f"{key} must be a whole number", field=key))
+        return 0
+    if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
+        problems.append(Problem("invalid_dwellings", f"{key} must be a whole number", field=key))
+        return 0
+    number = int(value)
+    if not 0 <= number <= MAX_DWELLINGS:
+        problems.append(
+            Problem("invalid_dwellings", f"{key} must be 0 to {MAX_DWELLINGS}", field=key)
+        )
+    return number
+
+
+def _email(value: str | None, problems: list[Problem]) -> str | None:
+    if value is not None and (len(value) > 254 or not _EMAIL.fullmatch(value)):
+        problems.append(Problem("invalid_email", "email is not a valid address", field="email"))
+        return None
+    return value
+
+
+def _canonical(data: Mapping[str, Any]) -> JobRequest:
+    problems: list[Problem] = []
+    job_id = _text(data, "job_id", problems, required=True)
+    if job_id is not None:
+        try:
+            validate_job_id(job_id)
+        except InvalidInput as exc:
+            problems.extend(exc.problems)
+            job_id = None
+    kind = data.get("assessment_type", "nutrient")
+    if kind != "nutrient":
+        problems.append(
+            Problem(
+                "unsupported_assessment_type",
+                f"assessment_type {kind!r} is not supported; use 'nutrient'",
+                field="assessment_type",
+            )
+        )
+    development = data.get("development")
+    if not isinstance(development, dict):
+        problems.append(
+            Problem("missing_field", "development (an object) is required", field="development")
+        )
+        development = {}
+    name = _text(development, "name", problems, required=False) or ""
+    category = _text(development, "dwelling_category", problems, required=True) or ""
+    dwellings = _dwellings(development.get("dwellings"), "development.dwellings", problems)
+    boundary, uri = data.get("boundary"), data.get("boundary_uri")
+    if (boundary is None) == (uri is None):
+        problems.append(
+            Problem(
+                "missing_field", "give exactly one of boundary or boundary_uri", field="boundary"
+            )
+        )
+    if boundary is not None and not isinstance(boundary, dict):
+        problems.append(
+            Problem("invalid_field", "boundary must be a GeoJSON object", field="boundary")
+        )
+    if uri is not None and (not isinstance(uri, str) or not _S3_URI.fullmatch(uri)):
+        problems.append(
+            Problem(
+                "invalid_boundary_uri", "boundary_uri must be s3://bucket/key", field="boundary_uri"
+            )
+        )
+    rules = _text(data, "rules", problems, required=False)
+    email = _email(_text(data, "email", problems, required=False), problems)
+    trace = _text(data, "trace_id", problems, required=False)
+    if problems:
+        raise InvalidJobMessage(problems, job_id, email, trace)
+    assert job_id is not None
+    return JobRequest(job_id, name, dwellings, category, "queue", boundary, uri, rules, email,
+                      trace, "nrf-job/1")  # fmt: skip
+
+
+def _defra(data: Mapping[str, Any]) -> JobRequest:
+    problems: list[Problem] = []
+    reference = _text(data, "reference", problems, required=True)
+    if reference is not None and not _DEFRA_REFERENCE.fullmatch(reference):
+        problems.append(
+            Problem("invalid_field", "reference must be NRF- and six digits", field="reference")
+        )
+        reference = None
+    wrapper = data.get("boundaryGeojson")
+    geometry = wrapper.get("boundaryGeometryOriginal") if isinstance(wrapper, dict) else None
+    if not isinstance(geometry, dict):
+        problems.append(Problem("missing_field", "boundaryGeojson.boundaryGeometryOriginal is "
+                                "required", field="boundaryGeojson"))  # fmt: skip
+        geometry = None
+    elif "crs" not in geometry:
+        # Defra's quote service documents this geometry as British National Grid.
+        geometry = {**geometry, "crs": BNG}
+    types = data.get("developmentTypes")
+    category = "housing"
+    if types is not None:
+        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+            problems.append(
+                Problem(
+                    "invalid_field",
+                    "developmentTypes must be a list of text",
+                    field="developmentTypes",
+                )
+            )
+        elif types:
+            category = types[0]
+    dwellings = _dwellings(data.get("housingUnits"), "housingUnits", problems)
+    email = _email(_text(data, "email", problems, required=False), problems)
+    trace = _text(data, "traceId", problems, required=False)
+    if problems:
+        raise InvalidJobMessage(problems, reference, email, trace)
+    assert reference is not None
+    return JobRequest(reference, reference, dwellings, category, "web_submission", geometry, None,
+                      None, email, trace, "defra-quote")  # fmt: skip
+
+
+def allowed_uri(uri: str, bucket: str, prefix: str) -> tuple[str, str] | None:
+    """(bucket, key) when ``uri`` is inside the configured bucket and prefix, else None."""
+    match = _S3_URI.fullmatch(uri)
+    if match is None or match.group(1) != bucket:
+        return None
+    key = match.group(2)
+    parts = key.split("/")
+    if any(p in ("", ".", "..") for p in parts) or "\\" in key:
+        return None
+    clean_prefix = prefix.strip("/")
+    if clean_prefix and not key.startswith(clean_prefix + "/"):
+        return None
+    return bucket, key
