@@ -63,9 +63,12 @@ class GeoPackageWriter:
     read-only artefact, and triggers would need GDAL's ST_* SQL functions to edit it later.
     """
 
-    def __init__(self, path: str | Path, *, epsg: int = 27700) -> None:
+    def __init__(
+        self, path: str | Path, *, epsg: int = 27700, timestamp: str | None = None
+    ) -> None:
         self.path = Path(path)
         self.epsg = epsg
+        self._stamp = timestamp or _now()  # fixed by callers that want reproducible files
         self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         self._tmp.unlink(missing_ok=True)
         self._db = sqlite3.connect(self._tmp, isolation_level=None)
@@ -112,11 +115,13 @@ class GeoPackageWriter:
             f"{_q(geometry_column)} {geometry_type}{cols})"
         )
         rtree = f"rtree_{name}_{geometry_column}"
-        self._db.execute(f"CREATE VIRTUAL TABLE {_q(rtree)} USING rtree(id, minx, maxx, miny, maxy)")
+        self._db.execute(
+            f"CREATE VIRTUAL TABLE {_q(rtree)} USING rtree(id, minx, maxx, miny, maxy)"
+        )
         self._db.execute(
             "INSERT INTO gpkg_contents (table_name, data_type, identifier, last_change, srs_id)"
             " VALUES (?, 'features', ?, ?, ?)",
-            (name, name, _now(), self.epsg),
+            (name, name, self._stamp, self.epsg),
         )
         self._db.execute(
             "INSERT INTO gpkg_geometry_columns VALUES (?, ?, ?, ?, 0, 0)",
@@ -181,7 +186,7 @@ class GeoPackageWriter:
         self._db.execute(
             "INSERT INTO gpkg_contents (table_name, data_type, identifier, last_change)"
             " VALUES (?, 'attributes', ?, ?)",
-            (name, name, _now()),
+            (name, name, self._stamp),
         )
         names = ", ".join(_q(c) for c, _ in columns)
         self._db.executemany(
@@ -196,8 +201,13 @@ class GeoPackageWriter:
                 self._db.execute(
                     "UPDATE gpkg_contents SET min_x=?, min_y=?, max_x=?, max_y=? "
                     "WHERE table_name=?",
-                    (float(state.lo[0]), float(state.lo[1]), float(state.hi[2]),
-                     float(state.hi[3]), name),
+                    (
+                        float(state.lo[0]),
+                        float(state.lo[1]),
+                        float(state.hi[2]),
+                        float(state.hi[3]),
+                        name,
+                    ),
                 )
         self._db.execute("COMMIT")
         self._db.close()
