@@ -84,7 +84,7 @@ class GeoPackageWriter:
 
     def _insert_srs(self) -> None:
         crs = pyproj.CRS.from_epsg(self.epsg)
-        rows = [
+        rows: list[tuple[str, int, str, int, str, str | None]] = [
             ("Undefined cartesian SRS", -1, "NONE", -1, "undefined", "undefined cartesian"),
             ("Undefined geographic SRS", 0, "NONE", 0, "undefined", "undefined geographic"),
             (

@@ -1,4 +1,4 @@
-"""The synthetic Norfolk design: catchments, zones and tables placed around the real sample sites."""
+"""The synthetic Norfolk design: catchments, zones and tables around the real sample sites."""
 
 from __future__ import annotations
 
@@ -102,10 +102,7 @@ def _clean(geom: Boundary) -> MultiPolygon:
     fixed = shapely.make_valid(shapely.set_precision(geom, 0.01))
     parts = [g for g in getattr(fixed, "geoms", [fixed]) if isinstance(g, Polygon) and g.area > 0]
     parts += [
-        p
-        for g in getattr(fixed, "geoms", [])
-        if isinstance(g, MultiPolygon)
-        for p in g.geoms
+        p for g in getattr(fixed, "geoms", []) if isinstance(g, MultiPolygon) for p in g.geoms
     ]
     return MultiPolygon(parts)
 

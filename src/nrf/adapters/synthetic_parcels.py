@@ -45,7 +45,10 @@ class ParcelGrid:
 
 
 def side_lengths(rng: np.random.Generator, n: int, mean: float) -> FloatArray:
-    """``n`` sides in [MIN_SIDE, MAX_SIDE] with the given mean: MIN + span * u**k, E = MIN + span/(k+1)."""
+    """``n`` sides in [MIN_SIDE, MAX_SIDE] averaging ``mean``.
+
+    MIN + span * u**k with u uniform has mean MIN + span / (k + 1), which fixes k.
+    """
     if not MIN_SIDE < mean < MAX_SIDE:
         raise ValueError(f"mean parcel side {mean:.0f} m outside ({MIN_SIDE}, {MAX_SIDE})")
     span = MAX_SIDE - MIN_SIDE
@@ -145,7 +148,7 @@ def _chunk(lines: _Lines, a: int, b: int) -> NDArray[np.object_]:
         ],
         axis=2,
     )  # (R, nc, 8, 2)
-    present = np.ones(slots.shape[:3], dtype=bool)
+    present = np.ones((b - a, nc, 8), dtype=bool)
     present[:, :, 1] = h_final[:-1]
     present[:, :, 3] = v_final[:, 1:]
     present[:, :, 5] = h_final[1:]
