@@ -126,6 +126,14 @@ def geometry_problems(
     geometry: object, limits: InputLimits, *, feature: int | None = None, crs: str = BNG
 ) -> list[Problem]:
     """Every problem of one geometry; checks that make later ones meaningless stop early."""
+    # Absurd coordinates make GEOS warn about overflow; the checks below report them instead.
+    with np.errstate(all="ignore"):
+        return _geometry_problems(geometry, limits, feature, crs)
+
+
+def _geometry_problems(
+    geometry: object, limits: InputLimits, feature: int | None, crs: str
+) -> list[Problem]:
 
     def problem(code: str, text: str) -> Problem:
         where = f"feature {feature}: " if feature is not None else ""
@@ -158,15 +166,17 @@ def geometry_problems(
     reason = shapely.is_valid_reason(geometry)
     if reason != "Valid Geometry" and "Self-intersection" not in reason:
         found.append(problem("invalid_geometry", f"geometry is not a valid polygon ({reason})"))
-    elif geometry.area == 0:
+        return found
+    # A crossing ring's own area is meaningless (a bow-tie's halves cancel); measure the repair.
+    area = geometry.area if reason == "Valid Geometry" else shapely.make_valid(geometry).area
+    if area == 0:
         found.append(problem("zero_area", "geometry has zero area"))
     elif reason != "Valid Geometry":
         text = f"geometry crosses itself ({reason}); redraw it so no edges cross"
         found.append(problem("self_intersecting_geometry", text))
-    hectares = geometry.area / 10_000
-    if hectares > limits.max_site_area_ha:
-        text = f"site area is {hectares:,.1f} ha; at most {limits.max_site_area_ha:,} ha is allowed"
-        found.append(problem("site_too_large", text))
+    if area / 10_000 > limits.max_site_area_ha:
+        text = f"site area is {area / 10_000:,.1f} ha; at most {limits.max_site_area_ha:,} ha "
+        found.append(problem("site_too_large", text + "is allowed"))
     return found
 
 
