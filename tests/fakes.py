@@ -159,7 +159,7 @@ class FakeResultStore:
         if self.failures:
             self.failures -= 1
             raise ResultStoreUnavailable("fake store is down")
-        self.files[job_id] = dict(files)
+        self.files.setdefault(job_id, {}).update(files)  # a later save may add only the record
         self.records[job_id] = record
         self.saves.append(job_id)
         return f"memory://{job_id}/"

@@ -30,12 +30,14 @@ class BoundaryDataRepository(Protocol):
 from collections.abc import Mapping  # noqa: E402
 
 from nrf.domain.health import HeartbeatSnapshot  # noqa: E402
+from nrf.domain.job_message import JobRequest  # noqa: E402
 from nrf.domain.jobs import (  # noqa: E402
     JobRecord,
     Notification,
     NotificationRecord,
     QueueMessage,
 )
+from nrf.domain.validation import RawFeature  # noqa: E402
 
 
 class JobQueue(Protocol):
@@ -110,3 +112,11 @@ class Sleeper(Protocol):
     """Waiting, injected so retries can be tested without real sleeps."""
 
     def sleep(self, seconds: float) -> None: ...
+
+
+class JobBoundarySource(Protocol):
+    """Turns a job's boundary (inline GeoJSON or an s3:// object) into raw features."""
+
+    def features(self, request: JobRequest) -> list[RawFeature]:
+        """Raise InvalidInput for anything that can never be read; other errors are transient."""
+        ...

@@ -1,0 +1,163 @@
+"""ProcessJob with recording fakes: stored once, told once, bad input failed once."""
+
+import json
+
+from shapely.geometry import box
+
+from fakes import FakeClock, FakeNotifier, FakeResultStore
+from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.job_message import JobRequest
+from nrf.domain.jobs import JobStatus, NotificationKind, QueueMessage
+from nrf.domain.model import CoefficientPolygon, NnCatchment, Zone
+from nrf.domain.process_job import NotifySettings, ProcessJob, retry_delay
+from nrf.domain.validation import RawFeature
+from support.reference import InMemoryBoundaryData, levy_rate, permit
+
+X0, Y0 = 600_000.0, 300_000.0
+SITE = box(X0 + 100, Y0 + 100, X0 + 405, Y0 + 200)  # 3.05 ha
+
+
+class FakeBoundarySource:
+    """Hands back the site as one raw feature; ``problems`` makes it refuse the boundary."""
+
+    def __init__(self, problems: list[Problem] | None = None) -> None:
+        self.problems = problems or []
+        self.requests: list[JobRequest] = []
+
+    def features(self, request: JobRequest) -> list[RawFeature]:
+        self.requests.append(request)
+        if self.problems:
+            raise InvalidInput(self.problems)
+        return [RawFeature(1, {}, SITE)]
+
+
+def repo() -> InMemoryBoundaryData:
+    return InMemoryBoundaryData(
+        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
+        wwtw=[Zone(box(X0, Y0, X0 + 1000, Y0 + 1000), 1065)],
+        coefficients=[CoefficientPolygon(box(X0, Y0, X0 + 1000, Y0 + 1000), 5.57, 0.24, 12, 0.5)],
+        permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0))],
+        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+    )
+
+
+def render(run, developments) -> dict[str, bytes]:
+    return {"result.json": json.dumps({"sites": len(run.sites)}).encode()}
+
+
+def body(**overrides) -> str:
+    message = {
+        "job_id": "job-1",
+        "development": {"name": "Test", "dwellings": 19, "dwelling_category": "housing"},
+        "boundary": {"type": "Polygon", "coordinates": []},
+        "email": "planner@example.gov.uk",
+        "trace_id": "t-1",
+    }
+    message.update(overrides)
+    return json.dumps(message)
+
+
+def make(source=None, store=None, notifier=None):
+    store = store or FakeResultStore()
+    notifier = notifier or FakeNotifier()
+    process = ProcessJob(
+        AssessDevelopments(repo()), source or FakeBoundarySource(), store, notifier,
+        FakeClock(), render, NotifySettings(results_base_url="https://results.example/jobs/"),
+    )  # fmt: skip
+    return process, store, notifier
+
+
+def msg(text: str, count: int = 1) -> QueueMessage:
+    return QueueMessage("m-1", f"r-{count}", text, count, None)
+
+
+def test_a_job_is_stored_then_the_requester_is_told_with_totals_and_levy() -> None:
+    process, store, notifier = make()
+    outcome = process(msg(body()))
+    assert (outcome.status, outcome.delete) == ("succeeded", True)
+    assert store.records["job-1"].status is JobStatus.SUCCEEDED
+    assert set(store.files["job-1"]) >= {"result.json"}
+    kinds = [n.kind for n in notifier.sent]
+    assert kinds == [NotificationKind.STARTED, NotificationKind.COMPLETED]
+    done = notifier.sent[-1].personalisation
+    # The worked example: N 38.53, P 2.89, levy £231,209.27 (see test_assessment).
+    assert done["nitrogen_total_kg_per_year"] == "38.53"
+    assert done["phosphorus_total_kg_per_year"] == "2.89"
+    assert done["levy_amount"] == "£231,209.27"
+    assert done["results_link"] == "https://results.example/jobs/job-1"
+    assert [n.kind for n in store.records["job-1"].notifications] == [NotificationKind.COMPLETED]
+
+
+def test_a_duplicate_delivery_is_neither_recomputed_nor_emailed_again() -> None:
+    source = FakeBoundarySource()
+    process, store, notifier = make(source)
+    process(msg(body()))
+    again = process(msg(body(), count=2))
+    assert (again.status, again.delete) == ("already_finished", True)
+    assert len(source.requests) == 1
+    assert len([n for n in notifier.sent if n.kind is NotificationKind.COMPLETED]) == 1
+
+
+def test_invalid_boundary_fails_once_with_codes_and_tells_the_requester() -> None:
+    problem = Problem("self_intersecting_geometry", "feature 1 crosses itself", 1)
+    process, store, notifier = make(FakeBoundarySource([problem]))
+    outcome = process(msg(body()))
+    assert (outcome.status, outcome.delete) == ("failed", True)
+    assert outcome.error_codes == ("self_intersecting_geometry",)
+    assert store.records["job-1"].status is JobStatus.FAILED
+    assert store.records["job-1"].error_codes == ("self_intersecting_geometry",)
+    assert notifier.sent[-1].kind is NotificationKind.FAILED
+    assert notifier.sent[-1].personalisation["error_codes"] == "self_intersecting_geometry"
+    # The same bad message again: no second email.
+    before = len(notifier.sent)
+    assert process(msg(body(), count=2)).status == "already_finished"
+    assert len(notifier.sent) == before
+
+
+def test_a_message_that_is_not_json_is_failed_under_its_message_id() -> None:
+    process, store, notifier = make()
+    outcome = process(msg("{not json"))
+    assert (outcome.status, outcome.delete, outcome.error_codes) == (
+        "failed", True, ("message_not_json",))  # fmt: skip
+    assert store.records["message-m-1"].status is JobStatus.FAILED
+    assert notifier.sent == []  # nobody to tell: the address is unknown
+
+
+def test_result_store_down_leaves_the_message_with_a_growing_backoff() -> None:
+    store = FakeResultStore()
+    store.failures = 2
+    process, _, notifier = make(store=store)
+    first = process(msg(body(), count=1))
+    second = process(msg(body(), count=2))
+    assert (first.delete, second.delete) == (False, False)
+    assert 30 <= first.retry_after <= 36 and 60 <= second.retry_after <= 72
+    assert not [n for n in notifier.sent if n.kind is NotificationKind.COMPLETED]
+    third = process(msg(body(), count=3))
+    assert third.status == "succeeded"
+    # Started is sent on the first delivery only.
+    assert [n.kind for n in notifier.sent].count(NotificationKind.STARTED) == 1
+
+
+def test_stored_but_not_told_is_told_on_redelivery() -> None:
+    process, store, notifier = make()
+    process(msg(body()))
+    record = store.records["job-1"]
+    store.records["job-1"] = type(record)(record.job_id, record.status, (), "", 0.0, (), None)
+    notifier.sent.clear()
+    assert process(msg(body(), count=2)).status == "already_finished"
+    assert [n.kind for n in notifier.sent] == [NotificationKind.COMPLETED]
+
+
+def test_a_failed_email_is_recorded_and_does_not_fail_the_job() -> None:
+    notifier = FakeNotifier(fail_for=frozenset({"planner@example.gov.uk"}))
+    process, store, _ = make(notifier=notifier)
+    assert process(msg(body())).status == "succeeded"
+    (recorded,) = store.records["job-1"].notifications
+    assert (recorded.sent, recorded.error) == (False, "fake_failure")
+
+
+def test_retry_delay_doubles_and_caps() -> None:
+    assert [retry_delay(n) for n in (1, 2, 3, 4)] == [30, 60, 120, 240]
+    assert retry_delay(20) == 900
+    assert retry_delay(1, jitter=0.2) == 36
