@@ -91,7 +91,7 @@ def test_a_job_is_stored_then_the_requester_is_told_with_totals_and_levy() -> No
 
 def test_a_duplicate_delivery_is_neither_recomputed_nor_emailed_again() -> None:
     source = FakeBoundarySource()
-    process, store, notifier = make(source)
+    process, _, notifier = make(source)
     process(msg(body()))
     again = process(msg(body(), count=2))
     assert (again.status, again.delete) == ("already_finished", True)
