@@ -1,0 +1,180 @@
+"""Clean the non-spatial tables of a bundle into lookup values, listing every bad value."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from decimal import Decimal, InvalidOperation
+from types import MappingProxyType
+
+from nrf.domain.model import LevyRate, OccupancyRate, RatesTable, WwtwPermit, category_key
+
+Row = Mapping[str, object]  # wanted column name -> stored value, plus "_key" (rowid / fid)
+CONCENTRATIONS = ("n_conc_2025_2030", "n_conc_2030_on", "p_conc_2025_2030", "p_conc_2030_on")
+SHARES = ("monitoring_share", "maintenance_share", "admin_share")
+
+
+def whole_number(value: object) -> int | None:
+    """An id stored as 11307, 1065.0, "\\t11307" or " 1065.0 "; None when it is not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text)
+        except ValueError:
+            try:
+                number = float(text)
+            except ValueError:
+                return None
+            return int(number) if number.is_integer() else None
+    return None
+
+
+def edp_key(value: object) -> str | None:
+    """EDP ids as text: 2, 2.0 and " 2 " are all "2"; other text is kept, stripped."""
+    if value is None:
+        return None
+    number = whole_number(value)
+    if number is not None:
+        return str(number)
+    text = str(value).strip()
+    return text or None
+
+
+def text_or_none(value: object) -> str | None:
+    text = "" if value is None else str(value).strip()
+    return text or None
+
+
+def number(value: object) -> float | None:
+    """A stored number or numeric text as float; None for NULL or blank; ValueError otherwise."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(value)
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(value)
+    return result
+
+
+def decimal(value: object) -> Decimal:
+    """Money and shares as Decimal from the stored text, never from binary float noise."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(value)
+    try:
+        result = Decimal(repr(value) if isinstance(value, float) else str(value).strip())
+    except InvalidOperation:
+        raise ValueError(value) from None
+    if not result.is_finite():
+        raise ValueError(value)
+    return result
+
+
+def permits(rows: Iterable[Row], problems: list[str]) -> Mapping[int, WwtwPermit]:
+    """Rows without a numeric id are skipped; the first row of a duplicated id wins."""
+    out: dict[int, WwtwPermit] = {}
+    for row in rows:
+        wwtw_id = whole_number(row["wwtw_id"])
+        if wwtw_id is None or wwtw_id in out:
+            continue
+        conc: list[float | None] = []
+        for col in CONCENTRATIONS:
+            try:
+                conc.append(number(row[col]))
+            except ValueError:
+                problems.append(
+                    f"table 'wwtw_permits' row {row['_key']} (wwtw_id {wwtw_id}): "
+                    f"{col} is not a number: {row[col]!r}"
+                )
+                conc.append(None)
+        out[wwtw_id] = WwtwPermit(
+            wwtw_id,
+            text_or_none(row["wwtw_name"]) or "",
+            text_or_none(row["wwtw_subcatchment"]),
+            *conc,
+        )
+    return MappingProxyType(out)
+
+
+def _rate(row: Row, problems: list[str]) -> OccupancyRate | None:
+    try:
+        occupancy = number(row["occupancy_rate"])
+        water = number(row["water_usage_l_per_person_day"])
+    except ValueError:
+        occupancy = water = None
+    if occupancy is None or water is None or occupancy < 0 or water < 0:
+        problems.append(
+            f"table 'occupancy_rates' row {row['_key']}: occupancy_rate and "
+            "water_usage_l_per_person_day must be non-negative numbers"
+        )
+        return None
+    return OccupancyRate(occupancy, water)
+
+
+def rates(rows: Iterable[Row], problems: list[str]) -> RatesTable | None:
+    """Occupancy by category, by NN catchment, and the mandatory ``default`` row."""
+    by_category: dict[str, OccupancyRate] = {}
+    by_catchment: dict[str, OccupancyRate] = {}
+    default: OccupancyRate | None = None
+    for row in rows:
+        catchment = text_or_none(row["nn_catchment"])
+        category = text_or_none(row["dwelling_category"])
+        if (catchment is None) == (category is None):
+            problems.append(
+                f"table 'occupancy_rates' row {row['_key']}: set exactly one of "
+                "nn_catchment and dwelling_category"
+            )
+            continue
+        rate = _rate(row, problems)
+        if rate is None:
+            continue
+        if catchment is not None and catchment.casefold() == "default":
+            default = default or rate
+        elif catchment is not None:
+            by_catchment.setdefault(catchment, rate)
+        elif category is not None:
+            by_category.setdefault(category_key(category), rate)
+    if default is None:
+        problems.append("table 'occupancy_rates' has no 'default' row")
+        return None
+    return RatesTable(MappingProxyType(by_category), MappingProxyType(by_catchment), default)
+
+
+def levy_rates(rows: Iterable[Row], problems: list[str]) -> Mapping[str, LevyRate]:
+    """Levy rates by EDP id; shares must lie in [0, 1] and add up to at most 1."""
+    out: dict[str, LevyRate] = {}
+    for row in rows:
+        where = f"table 'levy_rates' row {row['_key']}"
+        key = edp_key(row["edp_id"])
+        if key is None:
+            problems.append(f"{where}: edp_id is empty")
+            continue
+        if key in out:
+            problems.append(f"{where}: edp_id {key} appears twice")
+            continue
+        values: dict[str, Decimal] = {}
+        for col in ("n_gbp_per_kg", "p_gbp_per_kg", *SHARES):
+            try:
+                values[col] = decimal(row[col])
+            except ValueError:
+                problems.append(f"{where}: {col} is not a number: {row[col]!r}")
+        if len(values) < 2 + len(SHARES):
+            continue
+        bad = [c for c in SHARES if not Decimal(0) <= values[c] <= Decimal(1)]
+        problems += [f"{where}: {c} {values[c]} is outside [0, 1]" for c in bad]
+        total = sum((values[c] for c in SHARES), Decimal(0))
+        if not bad and total > 1:
+            problems.append(f"{where}: shares add up to {total}, more than 1")
+        problems += [
+            f"{where}: {c} {values[c]} is negative"
+            for c in ("n_gbp_per_kg", "p_gbp_per_kg")
+            if values[c] < 0
+        ]
+        out[key] = LevyRate(key, text_or_none(row["edp_name"]) or "", **values)
+    return MappingProxyType(out)
