@@ -7,6 +7,7 @@ import multiprocessing
 import struct
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from multiprocessing import resource_tracker
 from multiprocessing.shared_memory import SharedMemory
@@ -17,11 +18,13 @@ import attrs
 from nrf.domain.health import HeartbeatSnapshot
 
 JOB_ID_BYTES = 128
-# seq, status, last_heartbeat, job_started_at, expected_seconds, task_started_at,
+# status, last_heartbeat, job_started_at, expected_seconds, task_started_at,
 # bundle_loaded, queue_reachable, draining, job id length, job id.
-_LAYOUT = struct.Struct(f"=Qqdddd???H{JOB_ID_BYTES}s")
-_SEQ = struct.Struct("=Q")
-_FIELDS = struct.Struct(_LAYOUT.format.replace("Q", "", 1))
+_FIELDS = struct.Struct(f"=qdddd???H{JOB_ID_BYTES}s")
+_CRC = struct.Struct("=I")
+_SLOT = _FIELDS.size + _CRC.size
+_HEADER = 8  # byte 0: which of the two slots holds the current state
+_SIZE = _HEADER + 2 * _SLOT
 _LOCK_TIMEOUT = 1.0
 _READ_DEADLINE = 0.05
 
@@ -40,7 +43,12 @@ def _attach_untracked(name: str) -> SharedMemory:
 
 
 class SharedMemoryHeartbeatStore:
-    """One writer at a time (a shared lock), lock-free readers (a sequence counter).
+    """One writer at a time (a shared lock), lock-free readers (two checksummed slots).
+
+    A writer fills the idle slot, checksum last, then flips the one-byte index,
+    so a reader always has a complete state to copy; the checksum rejects a copy
+    torn by a concurrent write, and a writer stopped half-way harms only the
+    idle slot.
 
     Create it in the parent with :meth:`create`; children receive it by
     inheritance (fork) or by pickling (spawn, which re-attaches by name and
@@ -58,8 +66,9 @@ class SharedMemoryHeartbeatStore:
     def create(
         cls, name: str | None = None, *, now: float | None = None
     ) -> SharedMemoryHeartbeatStore:
-        shm = SharedMemory(name=name, create=True, size=_LAYOUT.size)
-        store = cls(shm, multiprocessing.Lock(), owner=True)
+        shm = SharedMemory(name=name, create=True, size=_SIZE)
+        # A spawn-context lock also travels to forked children; the reverse is refused.
+        store = cls(shm, multiprocessing.get_context("spawn").Lock(), owner=True)
         store._write(HeartbeatSnapshot(task_started_at=time.time() if now is None else now))
         return store
 
@@ -133,37 +142,44 @@ class SharedMemoryHeartbeatStore:
         self._update(lambda s: attrs.evolve(s, draining=draining))
 
     def snapshot(self) -> HeartbeatSnapshot:
-        """A consistent copy; TimeoutError if a writer stopped half-way through a write."""
-        buf = self._buf
+        """A consistent copy; TimeoutError only if writes never pause for 50 ms."""
         deadline = time.monotonic() + _READ_DEADLINE
         while True:
-            before = _SEQ.unpack_from(buf, 0)[0]
-            raw = bytes(buf[: _LAYOUT.size])
-            after = _SEQ.unpack_from(buf, 0)[0]
-            if before == after and before % 2 == 0:
-                return _decode(raw)
+            state = self._read_current()
+            if state is not None:
+                return state
             if time.monotonic() > deadline:
-                raise TimeoutError("heartbeat state is being written by a stopped process")
+                raise TimeoutError("no consistent heartbeat state could be read")
             time.sleep(0)
 
-    # --- writing --------------------------------------------------------------------
+    # --- layout ---------------------------------------------------------------------
+
+    def _read_current(self) -> HeartbeatSnapshot | None:
+        buf = self._buf
+        offset = _HEADER + (buf[0] & 1) * _SLOT
+        raw = bytes(buf[offset : offset + _SLOT])
+        payload = raw[: _FIELDS.size]
+        if _CRC.unpack_from(raw, _FIELDS.size)[0] != zlib.crc32(payload):
+            return None
+        return _decode(payload)
 
     def _update(self, change: Callable[[HeartbeatSnapshot], HeartbeatSnapshot]) -> None:
         # A writer killed while holding the lock must not freeze the others for good.
         locked = self._lock.acquire(timeout=_LOCK_TIMEOUT)
         try:
-            self._write(change(_decode(bytes(self._buf[: _LAYOUT.size]))))
+            self._write(change(self.snapshot()))
         finally:
             if locked:
                 self._lock.release()
 
     def _write(self, snapshot: HeartbeatSnapshot) -> None:
         buf = self._buf
-        seq = _SEQ.unpack_from(buf, 0)[0]
-        odd = seq | 1  # already odd if a previous writer died mid-write
-        _SEQ.pack_into(buf, 0, odd)
-        _FIELDS.pack_into(buf, _SEQ.size, *_encode(snapshot))
-        _SEQ.pack_into(buf, 0, odd + 1)
+        idle = (buf[0] & 1) ^ 1
+        offset = _HEADER + idle * _SLOT
+        payload = _FIELDS.pack(*_encode(snapshot))
+        buf[offset : offset + _FIELDS.size] = payload
+        _CRC.pack_into(buf, offset + _FIELDS.size, zlib.crc32(payload))
+        buf[0] = idle
 
 
 def _opt(value: float | None) -> float:
@@ -187,9 +203,8 @@ def _encode(s: HeartbeatSnapshot) -> tuple[Any, ...]:
 
 
 def _decode(raw: bytes) -> HeartbeatSnapshot:
-    (_, status, beat, started, expected, task, bundle, queue, draining, size, job) = _LAYOUT.unpack(
-        raw
-    )
+    fields = _FIELDS.unpack(raw)
+    status, beat, started, expected, task, bundle, queue, draining, size, job = fields
     return HeartbeatSnapshot(
         status=status,
         last_heartbeat=beat,

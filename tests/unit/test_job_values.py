@@ -1,0 +1,66 @@
+"""Job values: records survive a JSON round trip, job ids are safe path segments."""
+
+from __future__ import annotations
+
+import pytest
+
+from nrf.domain.errors import InvalidInput
+from nrf.domain.jobs import (
+    JobRecord,
+    JobStatus,
+    Notification,
+    NotificationKind,
+    NotificationRecord,
+    job_record_from_json,
+    job_record_to_json,
+    validate_job_id,
+)
+
+
+def test_a_record_round_trips_through_json_with_enums_as_values() -> None:
+    record = JobRecord(
+        job_id="NRF-000001",
+        status=JobStatus.FAILED,
+        error_codes=("invalid_geometry", "unsupported_crs"),
+        message="2 problems",
+        finished_at=1_700_000_123.5,
+        notifications=(
+            NotificationRecord(
+                NotificationKind.FAILED, "a@example.com", False, None, "http_500", 4
+            ),
+        ),
+        trace_id="t-1",
+    )
+    data = job_record_to_json(record)
+    assert b'"status": "failed"' in data
+    assert b'"kind": "failed"' in data
+    assert job_record_from_json(data) == record
+
+
+@pytest.mark.parametrize("data", [b"not json", b"{}", b'{"job_id": "x", "status": "odd"}'])
+def test_anything_else_is_not_a_record(data: bytes) -> None:
+    with pytest.raises(ValueError):
+        job_record_from_json(data)
+
+
+@pytest.mark.parametrize("job_id", ["NRF-000001", "a", "job_1.v2", "0" * 128])
+def test_safe_job_ids_pass(job_id: str) -> None:
+    assert validate_job_id(job_id) == job_id
+
+
+@pytest.mark.parametrize(
+    "job_id", ["", ".", "..", "../etc", ".hidden", "a/b", "a\\b", "a b", "é", "0" * 129, "a\x00"]
+)
+def test_unsafe_job_ids_are_invalid_input(job_id: str) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        validate_job_id(job_id)
+    assert raised.value.codes == ["invalid_job_id"]
+
+
+def test_personalisation_is_a_read_only_copy() -> None:
+    values = {"job_id": "NRF-000001"}
+    notification = Notification(NotificationKind.COMPLETED, "a@example.com", "NRF-000001", values)
+    values["job_id"] = "changed"
+    assert notification.personalisation["job_id"] == "NRF-000001"
+    with pytest.raises(TypeError):
+        notification.personalisation["job_id"] = "x"  # type: ignore[index]
