@@ -30,6 +30,17 @@ def client_config(read_timeout: float = 30, attempts: int = 2) -> Config:
     )
 
 
+def aws_client(service: str, endpoint_url: str, config: Config | None = None) -> Any:
+    """A boto3 client for a local endpoint, with fake credentials and short timeouts."""
+    return boto3.client(
+        service,
+        endpoint_url=endpoint_url,
+        region_name=REGION,
+        config=config or client_config(),
+        **FAKE_CREDENTIALS,
+    )
+
+
 class MotoServer:
     """Starts on 127.0.0.1 with an OS-chosen port; ``reset()`` forgets every resource."""
 
@@ -52,10 +63,4 @@ class MotoServer:
             response.read()
 
     def client(self, service: str, config: Config | None = None) -> Any:
-        return boto3.client(
-            service,
-            endpoint_url=self.endpoint_url,
-            region_name=REGION,
-            config=config or client_config(),
-            **FAKE_CREDENTIALS,
-        )
+        return aws_client(service, self.endpoint_url, config)

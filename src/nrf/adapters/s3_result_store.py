@@ -48,7 +48,7 @@ class S3ResultStore:
             raise ResultStoreUnavailable(f"{RECORD_NAME} is not a job record") from exc
 
     def save(self, job_id: str, files: Mapping[str, bytes], record: JobRecord) -> str:
-        if record.job_id != job_id:
+        if record.job_id != validate_job_id(job_id):
             raise ValueError("the record belongs to another job")
         check_file_names(files)
         items = [*files.items(), (RECORD_NAME, job_record_to_json(record))]
