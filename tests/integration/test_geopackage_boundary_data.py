@@ -1,0 +1,354 @@
+"""GeoPackageBoundaryData against real GeoPackage files: reads, cleaning, and refusals."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from shapely.geometry import LineString, Polygon, box
+
+from nrf.adapters.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.adapters.geopackage_writer import Layer, Table, write_geopackage
+from nrf.domain.errors import BrokenBundle
+from nrf.domain.model import OccupancyRate
+
+COEFFS = ["lu_curr_n_coeff", "lu_curr_p_coeff", "n_resi_coeff", "p_resi_coeff"]
+
+
+def _coefficient_layer() -> Layer:
+    """20 x 10 squares of 100 m over (0, 0)-(2000, 1000); fid = 20 * row + col + 1."""
+    squares = [
+        box(c * 100, r * 100, c * 100 + 100, r * 100 + 100) for r in range(10) for c in range(20)
+    ]
+    fids = range(1, len(squares) + 1)
+    n: list[object] = [float(f) for f in fids]
+    n[21] = "n/a"  # fid 22: stray text counts as NULL
+    p: list[object] = [f / 100 for f in fids]
+    p[42] = None  # fid 43
+    return Layer(
+        "land_use_coefficients",
+        [(c, "REAL") for c in COEFFS],
+        squares,
+        {
+            "lu_curr_n_coeff": n,
+            "lu_curr_p_coeff": p,
+            "n_resi_coeff": [10.0] * 200,
+            "p_resi_coeff": [1.0] * 200,
+        },
+    )
+
+
+def tiny_layers() -> dict[str, Layer]:
+    return {
+        "nn": Layer(
+            "nn_catchments",
+            [("n2k_site_name", "TEXT"), ("edp_id", "TEXT")],
+            [box(0, 0, 1000, 1000), box(1000, 0, 2000, 1000)],
+            {"n2k_site_name": ["Alpha SAC ", "Beta SAC"], "edp_id": [2.0, 3]},
+        ),
+        "wwtw": Layer(
+            "wwtw_catchments",
+            [("wwtw_id", "INTEGER")],
+            [box(0, 0, 1000, 500), box(0, 500, 1000, 1000), box(1000, 0, 2000, 1000)],
+            {"wwtw_id": [11, 11, 12]},
+        ),
+        "lpa": Layer(
+            "lpa_boundaries", [("name", "TEXT")], [box(0, 0, 2000, 1000)], {"name": ["Testshire"]}
+        ),
+        "sub": Layer(
+            "subcatchments",
+            [("opcat_name", "TEXT")],
+            [box(0, 0, 2000, 1000)],
+            {"opcat_name": ["Test Water"]},
+        ),
+        "coeff": _coefficient_layer(),
+    }
+
+
+PERMIT_COLS = [
+    ("wwtw_id", "TEXT"),
+    ("wwtw_name", "TEXT"),
+    ("wwtw_subcatchment", "TEXT"),
+    ("n_conc_2025_2030", "REAL"),
+    ("n_conc_2030_on", "REAL"),
+    ("p_conc_2025_2030", "REAL"),
+    ("p_conc_2030_on", "TEXT"),
+]
+
+
+def tiny_tables() -> dict[str, Table]:
+    return {
+        "permits": Table(
+            "wwtw_permits",
+            PERMIT_COLS,
+            [
+                ("\t11", " Works A ", "Test Water", 27.0, 10.0, 1.0, "0.25"),
+                ("12.0", "Works B", "", None, 10.0, 8.0, ""),
+                (None, "No id", None, 1.0, 1.0, 1.0, "1"),
+                ("abc", "Bad id", None, 1.0, 1.0, 1.0, "1"),
+                ("11", "Works A again", None, 99.0, 99.0, 99.0, "99"),
+                (141, "Package Treatment Plant default", None, 25.0, 25.0, 4.5, "4.5"),
+            ],
+        ),
+        "rates": Table(
+            "occupancy_rates",
+            [
+                ("nn_catchment", "TEXT"),
+                ("dwelling_category", "TEXT"),
+                ("occupancy_rate", "REAL"),
+                ("water_usage_l_per_person_day", "REAL"),
+            ],
+            [
+                ("Alpha SAC", None, 2.4, 110.0),
+                (None, "Student  Accommodation ", 1.0, 120.0),
+                ("DEFAULT", None, 2.5, 121.0),
+            ],
+        ),
+        "levy": Table(
+            "levy_rates",
+            [
+                ("edp_id", "TEXT"),
+                ("edp_name", "TEXT"),
+                ("n_gbp_per_kg", "REAL"),
+                ("p_gbp_per_kg", "TEXT"),
+                ("monitoring_share", "REAL"),
+                ("maintenance_share", "REAL"),
+                ("admin_share", "REAL"),
+            ],
+            [(2, "Alpha", 2500.1, "30000.55", 0.05, 0.1, 0.03)],
+        ),
+        "info": Table(
+            "bundle_info",
+            [("name", "TEXT"), ("version", "TEXT"), ("created", "TEXT"), ("description", "TEXT")],
+            [("tiny", "1.0", "2026-01-01", "SYNTHETIC test bundle")],
+        ),
+    }
+
+
+def write_tiny(
+    path: Path, layers: dict[str, Layer] | None = None, tables: dict[str, Table] | None = None
+) -> Path:
+    return write_geopackage(
+        path, (tiny_layers() | (layers or {})).values(), (tiny_tables() | (tables or {})).values()
+    )
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_tiny(tmp_path_factory.mktemp("tiny") / "tiny.gpkg")
+
+
+@pytest.fixture(scope="module")
+def repo(tiny: Path) -> GeoPackageBoundaryData:
+    return GeoPackageBoundaryData(tiny)
+
+
+def test_info_carries_the_file_sha256(repo: GeoPackageBoundaryData, tiny: Path) -> None:
+    info = repo.info()
+    assert (info.name, info.version, info.created) == ("tiny", "1.0", "2026-01-01")
+    assert info.sha256 == hashlib.sha256(tiny.read_bytes()).hexdigest()
+    assert info.synthetic
+
+
+def test_permits_are_cleaned(repo: GeoPackageBoundaryData) -> None:
+    permits = repo.lookups().permits
+    assert sorted(permits) == [11, 12, 141]
+    a = permits[11]
+    assert (a.wwtw_name, a.wwtw_subcatchment, a.n_conc_2025_2030, a.p_conc_2030_on) == (
+        "Works A",
+        "Test Water",
+        27.0,
+        0.25,
+    )
+    b = permits[12]
+    assert (b.wwtw_subcatchment, b.n_conc_2025_2030, b.p_conc_2030_on) == (None, None, None)
+    assert permits[141].p_conc_2025_2030 == 4.5
+
+
+def test_rates_and_levies(repo: GeoPackageBoundaryData) -> None:
+    lookups = repo.lookups()
+    assert lookups.rates.default == OccupancyRate(2.5, 121.0)
+    assert lookups.rates.by_catchment == {"Alpha SAC": OccupancyRate(2.4, 110.0)}
+    assert lookups.rates.by_category == {"student accommodation": OccupancyRate(1.0, 120.0)}
+    levy = lookups.levy_rates["2"]
+    assert levy.n_gbp_per_kg == Decimal("2500.1")
+    assert levy.p_gbp_per_kg == Decimal("30000.55")
+    assert levy.monitoring_share + levy.maintenance_share + levy.admin_share == Decimal("0.18")
+
+
+def test_reference_for_reads_coefficients_whose_bbox_meets_the_site(
+    repo: GeoPackageBoundaryData,
+) -> None:
+    ref = repo.reference_for(box(150, 150, 250, 250))
+    by_n = {c.lu_curr_n_coeff: c for c in ref.coefficients}
+    # Rows 1-2, columns 1-2: fids 22, 23, 42, 43; fid 22's "n/a" reads as NULL.
+    assert sorted(by_n, key=str) == sorted([None, 23.0, 42.0, 43.0], key=str)
+    assert by_n[42.0].lu_curr_p_coeff == 0.42
+    assert by_n[43.0].lu_curr_p_coeff is None
+    assert [z.value for z in ref.wwtw_catchments] == [11]
+    assert [(c.n2k_site_name, c.edp_id) for c in ref.nn_catchments] == [("Alpha SAC", "2")]
+
+
+def test_touching_bboxes_count_and_the_read_is_a_superset(repo: GeoPackageBoundaryData) -> None:
+    assert len(repo.reference_for(box(100, 100, 200, 200)).coefficients) == 9
+    # An L whose bbox covers 3 x 3 squares though it misses the top-right one.
+    ell = Polygon([(10, 10), (290, 10), (290, 90), (90, 90), (90, 290), (10, 290)])
+    ref = repo.reference_for(ell)
+    assert len(ref.coefficients) == 9
+    straddling = repo.reference_for(box(900, 400, 1100, 600))
+    assert sorted(z.value for z in straddling.wwtw_catchments) == [11, 11, 12]
+    assert [c.edp_id for c in straddling.nn_catchments] == ["2", "3"]
+
+
+def test_column_names_match_case_insensitively(tmp_path: Path, tiny: Path) -> None:
+    path = shutil.copy(tiny, tmp_path / "caps.gpkg")
+    with sqlite3.connect(path) as db:
+        db.execute('ALTER TABLE nn_catchments RENAME COLUMN n2k_site_name TO "N2K_Site_Name"')
+        db.execute('ALTER TABLE wwtw_permits RENAME COLUMN wwtw_id TO "WWTW_ID"')
+    repo = GeoPackageBoundaryData(path)
+    assert sorted(repo.lookups().permits) == [11, 12, 141]
+    assert repo.reference_for(box(1, 1, 2, 2)).nn_catchments[0].n2k_site_name == "Alpha SAC"
+
+
+def _edit(*sql: str) -> Callable[[Path], None]:
+    def run(path: Path) -> None:
+        with sqlite3.connect(path) as db:
+            for statement in sql:
+                db.execute(statement)
+
+    return run
+
+
+BROKEN = {
+    "missing layer": (_edit("DROP TABLE subcatchments"), "missing layer 'subcatchments'"),
+    "missing table": (_edit("DROP TABLE levy_rates"), "missing table 'levy_rates'"),
+    "missing column": (
+        _edit("ALTER TABLE lpa_boundaries RENAME COLUMN name TO nom"),
+        "layer 'lpa_boundaries' has no column 'name'",
+    ),
+    "missing table column": (
+        _edit("ALTER TABLE wwtw_permits DROP COLUMN n_conc_2030_on"),
+        "table 'wwtw_permits' has no column 'n_conc_2030_on'",
+    ),
+    "wrong crs": (
+        _edit("UPDATE gpkg_geometry_columns SET srs_id = 4326 WHERE table_name = 'nn_catchments'"),
+        "layer 'nn_catchments' is in EPSG:4326, not EPSG:27700",
+    ),
+    "no rtree": (
+        _edit("DROP TABLE rtree_land_use_coefficients_geom"),
+        "layer 'land_use_coefficients' has no R-tree spatial index",
+    ),
+    "line layer": (
+        _edit(
+            "UPDATE gpkg_geometry_columns SET geometry_type_name = 'LINESTRING' "
+            "WHERE table_name = 'subcatchments'"
+        ),
+        "layer 'subcatchments' holds LINESTRING geometries, not polygons",
+    ),
+    "not numeric concentration": (
+        _edit("UPDATE wwtw_permits SET p_conc_2030_on = 'n/a' WHERE wwtw_name = 'Works B'"),
+        "table 'wwtw_permits' row 2 (wwtw_id 12): p_conc_2030_on is not a number: 'n/a'",
+    ),
+    "no default rate": (
+        _edit("DELETE FROM occupancy_rates WHERE nn_catchment = 'DEFAULT'"),
+        "table 'occupancy_rates' has no 'default' row",
+    ),
+    "share above one": (
+        _edit("UPDATE levy_rates SET admin_share = 1.5"),
+        "table 'levy_rates' row 1: admin_share 1.5 is outside [0, 1]",
+    ),
+    "shares sum above one": (
+        _edit(
+            "UPDATE levy_rates SET monitoring_share = 0.5, maintenance_share = 0.4, "
+            "admin_share = 0.2"
+        ),
+        "table 'levy_rates' row 1: shares add up to 1.1, more than 1",
+    ),
+    "two info rows": (
+        _edit("INSERT INTO bundle_info (name) VALUES ('again')"),
+        "table 'bundle_info' must have exactly one row; it has 2",
+    ),
+    "no info rows": (
+        _edit("DELETE FROM bundle_info"),
+        "table 'bundle_info' must have exactly one row; it has 0",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_broken_bundles_are_refused_naming_the_problem(
+    case: str, tiny: Path, tmp_path: Path
+) -> None:
+    edit, message = BROKEN[case]
+    path = Path(shutil.copy(tiny, tmp_path / "broken.gpkg"))
+    edit(path)
+    with pytest.raises(BrokenBundle) as caught:
+        GeoPackageBoundaryData(path)
+    assert message in caught.value.message
+    assert caught.value.code == "broken_bundle"
+
+
+def test_every_missing_part_is_named_at_once(tiny: Path, tmp_path: Path) -> None:
+    path = Path(shutil.copy(tiny, tmp_path / "broken.gpkg"))
+    _edit("DROP TABLE levy_rates", "ALTER TABLE lpa_boundaries RENAME COLUMN name TO nom")(path)
+    with pytest.raises(BrokenBundle, match=r"no column 'name'.*missing table 'levy_rates'"):
+        GeoPackageBoundaryData(path)
+
+
+def test_missing_file_and_non_geopackages_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(BrokenBundle, match="bundle file not found"):
+        GeoPackageBoundaryData(tmp_path / "nope.gpkg")
+    text = tmp_path / "text.gpkg"
+    text.write_text("hello, this is not a database at all" * 100)
+    with pytest.raises(BrokenBundle, match="not a GeoPackage"):
+        GeoPackageBoundaryData(text)
+    plain = tmp_path / "plain.gpkg"
+    with sqlite3.connect(plain) as db:
+        db.execute("CREATE TABLE t (a)")
+    with pytest.raises(BrokenBundle, match="not a GeoPackage"):
+        GeoPackageBoundaryData(plain)
+
+
+def test_invalid_and_non_polygon_small_layer_features_are_named(tmp_path: Path) -> None:
+    bowtie = Polygon([(0, 0), (10, 10), (10, 0), (0, 10)])
+    lpa = Layer(
+        "lpa_boundaries", [("name", "TEXT")], [box(0, 0, 5, 5), bowtie], {"name": ["A", "B"]}
+    )
+    path = write_tiny(tmp_path / "bowtie.gpkg", layers={"lpa": lpa})
+    with pytest.raises(
+        BrokenBundle,
+        match=r"layer 'lpa_boundaries' fid 2 has an invalid geometry \(Self-intersection",
+    ):
+        GeoPackageBoundaryData(path)
+    sub = Layer(
+        "subcatchments",
+        [("opcat_name", "TEXT")],
+        [LineString([(0, 0), (1, 1)])],
+        {"opcat_name": ["L"]},
+    )
+    path = write_tiny(tmp_path / "line.gpkg", layers={"sub": sub})
+    with pytest.raises(
+        BrokenBundle, match="layer 'subcatchments' fid 1 is a LineString, not a polygon"
+    ):
+        GeoPackageBoundaryData(path)
+
+
+def test_invalid_coefficient_polygons_are_refused_when_read(tmp_path: Path) -> None:
+    bowtie = Polygon([(5000, 0), (5100, 100), (5100, 0), (5000, 100)])
+    layer = _coefficient_layer()
+    geoms = [*layer.geometries, bowtie]
+    attrs = {c: [*v, 1.0] for c, v in layer.attributes.items()}
+    path = write_tiny(
+        tmp_path / "c.gpkg", layers={"coeff": Layer(layer.name, layer.columns, geoms, attrs)}
+    )
+    repo = GeoPackageBoundaryData(path)  # the big layer is not scanned at load
+    assert len(repo.reference_for(box(0, 0, 50, 50)).coefficients) == 1
+    with pytest.raises(
+        BrokenBundle, match="layer 'land_use_coefficients' fid 201 has an invalid geometry"
+    ):
+        repo.reference_for(box(5040, 40, 5060, 60))

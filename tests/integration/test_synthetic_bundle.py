@@ -1,0 +1,217 @@
+"""The synthetic generator: a gap-free parcel tiling, GDAL-readable output, the Norfolk design."""
+
+from __future__ import annotations
+
+import hashlib
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import pyogrio
+import pytest
+import shapely
+
+from nrf.adapters.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.adapters.synthetic_bundle import generate_bundle, generate_norfolk_demo, plan_grid
+from nrf.adapters.synthetic_norfolk import BROADS, WENSUM
+from nrf.adapters.synthetic_parcels import parcel_rows
+
+DATA = Path(str(files("nrf") / "data"))
+DEMO = DATA / "synthetic-norfolk.gpkg"
+SAMPLES = DATA / "samples" / "defra-rlb-samples"
+LAYERS = [
+    "nn_catchments",
+    "wwtw_catchments",
+    "lpa_boundaries",
+    "subcatchments",
+    "wwtw_permits",
+    "occupancy_rates",
+    "levy_rates",
+    "bundle_info",
+    "land_use_coefficients",
+]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[int, int]]]:
+    calls: list[tuple[int, int]] = []
+    path = tmp_path_factory.mktemp("gen") / "small.gpkg"
+    generate_bundle(path, 2_000, seed=7, progress=lambda d, t: calls.append((d, t)))
+    return path, calls
+
+
+@pytest.fixture(scope="module")
+def parcels(small: tuple[Path, list[tuple[int, int]]]) -> np.ndarray:
+    frame = pyogrio.read_dataframe(small[0], layer="land_use_coefficients")
+    assert frame.crs.to_epsg() == 27700
+    return np.asarray(frame.geometry.values, dtype=object)
+
+
+def test_gdal_reads_every_layer_with_the_right_crs_and_counts(small: tuple[Path, list]) -> None:
+    path, _ = small
+    assert sorted(pyogrio.list_layers(path)[:, 0]) == sorted(LAYERS)
+    info = pyogrio.read_info(path, layer="land_use_coefficients")
+    assert info["features"] == 2_000
+    assert info["crs"] == "EPSG:27700"
+    assert info["capabilities"]["fast_spatial_filter"]  # GDAL found the R-tree
+    assert pyogrio.read_info(path, layer="wwtw_catchments")["features"] == 13
+    assert len(pyogrio.read_dataframe(path, layer="wwtw_permits")) == 14
+
+
+def test_progress_reaches_the_total(small: tuple[Path, list[tuple[int, int]]]) -> None:
+    _, calls = small
+    assert calls[-1] == (2_000, 2_000)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_parcels_tile_the_extent_without_gaps_or_overlaps(parcels: np.ndarray) -> None:
+    minx, miny, maxx, maxy = shapely.total_bounds(parcels)
+    extent_area = (maxx - minx) * (maxy - miny)
+    areas = shapely.area(parcels)
+    assert areas.sum() == pytest.approx(extent_area, rel=1e-6)
+    union = shapely.union_all(parcels)
+    assert union.area == pytest.approx(extent_area, rel=1e-6)
+    assert shapely.symmetric_difference(union, shapely.box(minx, miny, maxx, maxy)).area < 1e-3
+
+
+def test_parcels_look_like_fields(parcels: np.ndarray) -> None:
+    assert shapely.is_valid(parcels).all()
+    vertices = shapely.get_num_coordinates(parcels) - 1  # rings repeat their first point
+    assert set(np.unique(vertices)) == {5, 6, 7, 8}
+    hectares = shapely.area(parcels) / 10_000
+    assert hectares.min() >= 1.0
+    assert hectares.max() <= 23.0
+
+
+def test_coefficients_are_in_range_with_a_few_null_rows(small: tuple[Path, list]) -> None:
+    frame = pyogrio.read_dataframe(small[0], layer="land_use_coefficients", read_geometry=False)
+    nulls = frame["lu_curr_n_coeff"].isna()
+    assert frame[nulls].isna().all().all()  # a NULL row has no coefficient at all
+    assert 0 < nulls.sum() < 40  # ~0.5 % of 2,000
+    full = frame[~nulls]
+    for col, lo, hi in [
+        ("lu_curr_n_coeff", 5, 40),
+        ("lu_curr_p_coeff", 0.1, 2.5),
+        ("n_resi_coeff", 8, 20),
+        ("p_resi_coeff", 0.3, 1.5),
+    ]:
+        assert full[col].between(lo, hi).all()
+
+
+def test_adapter_and_gdal_agree_on_a_bbox_read(small: tuple[Path, list]) -> None:
+    path, _ = small
+    minx, miny, _, _ = pyogrio.read_info(path, layer="land_use_coefficients")["total_bounds"]
+    site = shapely.box(minx + 1_000, miny + 1_000, minx + 1_400, miny + 1_300)
+    gdal = pyogrio.read_dataframe(path, layer="land_use_coefficients", bbox=site.bounds)
+    ours = GeoPackageBoundaryData(path).reference_for(site).coefficients
+    assert len(ours) == len(gdal) > 0
+    assert sum(c.geometry.area for c in ours) == pytest.approx(gdal.geometry.area.sum())
+
+
+def test_chunking_never_changes_the_parcels() -> None:
+    grid = plan_grid(600, seed=3)
+    one = np.concatenate([p for _, p in parcel_rows(grid, 1)])
+    all_rows = np.concatenate([p for _, p in parcel_rows(grid, 10_000)])
+    assert shapely.equals_exact(one, all_rows, 0).all()
+
+
+def test_explicit_extent_is_tiled_exactly(tmp_path: Path) -> None:
+    out = generate_bundle(tmp_path / "e.gpkg", 300, extent=(10_000, 20_000, 15_000, 26_000))
+    assert out.extent == pytest.approx((10_000, 20_000, 15_000, 26_000))
+    geoms = pyogrio.read_dataframe(out.path, layer="land_use_coefficients").geometry.values
+    assert len(geoms) == out.coefficient_count
+    assert abs(out.coefficient_count - 300) <= 30
+    assert shapely.union_all(geoms).area == pytest.approx(5_000 * 6_000, rel=1e-6)
+
+
+def test_generation_is_reproducible(tmp_path: Path) -> None:
+    a = generate_bundle(tmp_path / "a.gpkg", 500, seed=11).path
+    b = generate_bundle(tmp_path / "b.gpkg", 500, seed=11).path
+    assert hashlib.sha256(a.read_bytes()).digest() == hashlib.sha256(b.read_bytes()).digest()
+
+
+# --- the bundled Norfolk demo against the real Broads & Wensum sample sites ---
+
+
+@pytest.fixture(scope="module")
+def demo() -> GeoPackageBoundaryData:
+    return GeoPackageBoundaryData(DEMO)
+
+
+def test_demo_is_small_and_labelled_synthetic(demo: GeoPackageBoundaryData) -> None:
+    assert DEMO.stat().st_size < 8 * 1024 * 1024
+    info = demo.info()
+    assert info.name == "nrf-synthetic-norfolk"
+    assert info.description.startswith("SYNTHETIC DEMONSTRATION DATA - not real reference data; ")
+    assert info.synthetic
+
+
+def test_demo_matches_its_generator(tmp_path: Path) -> None:
+    fresh = generate_norfolk_demo(tmp_path / "demo.gpkg")
+    assert (
+        fresh.coefficient_count
+        == pyogrio.read_info(DEMO, layer="land_use_coefficients")["features"]
+    )
+    assert 25_000 <= fresh.coefficient_count <= 60_000
+
+
+def _overlap(site: shapely.Geometry, geoms: list[shapely.Geometry]) -> list[float]:
+    return [shapely.intersection(site, g).area for g in geoms]
+
+
+def test_demo_design_holds_for_the_real_sites(demo: GeoPackageBoundaryData) -> None:
+    sites = pyogrio.read_dataframe(SAMPLES / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp")
+    assert len(sites) == 245
+    permits = demo.lookups().permits
+    straddling = outside = fallback_outside = fallback_inside = no_permit_outside = 0
+    for site in sites.geometry:
+        ref = demo.reference_for(site)
+        catchments = {
+            c.n2k_site_name for c in ref.nn_catchments if site.intersection(c.geometry).area > 0
+        }
+        works = _overlap(site, [z.geometry for z in ref.wwtw_catchments])
+        majority = ref.wwtw_catchments[int(np.argmax(works))].value if any(works) else 141
+        straddling += catchments == {WENSUM, BROADS}
+        outside += not catchments
+        fallback_outside += majority == 141 and not catchments
+        fallback_inside += majority == 141 and bool(catchments)
+        no_permit_outside += majority not in permits and not catchments
+        assert ref.coefficients, "every site lies on synthetic parcels"
+    assert straddling >= 5
+    assert outside >= 15
+    assert fallback_outside >= 5
+    assert fallback_inside >= 3
+    assert no_permit_outside >= 1
+
+
+def test_demo_small_site_is_in_the_wensum(demo: GeoPackageBoundaryData) -> None:
+    small = pyogrio.read_dataframe(
+        SAMPLES / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp"
+    )
+    site = small.geometry.iloc[0]
+    ref = demo.reference_for(site)
+    inside = [c.n2k_site_name for c in ref.nn_catchments if c.geometry.contains(site)]
+    assert inside == [WENSUM]
+
+
+def test_demo_layers_and_tables(demo: GeoPackageBoundaryData) -> None:
+    everything = demo.reference_for(shapely.box(0, 0, 700_000, 700_000))
+    broads = [c for c in everything.nn_catchments if c.n2k_site_name == BROADS]
+    assert len(broads) == 2 and {c.edp_id for c in broads} == {"2"}
+    ids = [z.value for z in everything.wwtw_catchments]
+    assert 8 <= len(set(ids)) <= 12
+    twice = [i for i in set(ids) if ids.count(i) == 2]
+    assert len(twice) == 1
+    parts = [z.geometry for z in everything.wwtw_catchments if z.value == twice[0]]
+    assert parts[0].disjoint(parts[1])
+    lookups = demo.lookups()
+    assert set(ids) - set(lookups.permits) == {2690}
+    assert 1187 in lookups.permits  # stored as "\t1187"
+    assert lookups.permits[141].wwtw_name == "Package Treatment Plant default"
+    assert 5 <= len(everything.lpa_boundaries) <= 7
+    assert 5 <= len(everything.subcatchments) <= 8
+    rates = lookups.rates
+    assert rates.by_catchment[WENSUM].water_usage_l_per_person_day == 120.0
+    assert rates.by_catchment[BROADS].water_usage_l_per_person_day == 110.0
+    assert rates.by_category["hotel"].water_usage_l_per_person_day == 240.0
+    assert set(lookups.levy_rates) == {"1", "2"}
