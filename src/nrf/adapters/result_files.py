@@ -91,3 +91,12 @@ def write_all(files: Mapping[Path, str]) -> list[Path]:
             if os.path.exists(tmp):
                 os.unlink(tmp)
     return [target for _, target in staged]
+
+
+def job_files(run: AssessmentRun, developments: Sequence[Development]) -> dict[str, bytes]:
+    """The files a queue job stores: full JSON results (with geometry) and the legacy CSV."""
+    return {
+        "result.json": (json.dumps(result_document(run), indent=2) + "\n").encode(),
+        "result.geojson": (json.dumps(geojson_document(run, developments)) + "\n").encode(),
+        "result.csv": legacy_csv.render(run.sites).encode(),
+    }

@@ -71,11 +71,13 @@ class ProcessJob:
         settings: NotifySettings = NotifySettings(),
         limits: InputLimits = DEFAULT_LIMITS,
         rng: random.Random | None = None,
+        default_rules: str | None = None,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
         self._notifier, self._clock, self._render = notifier, clock, render
         self._settings, self._limits = settings, limits
         self._rng = rng or random.Random()
+        self._default_rules = default_rules
 
     def __call__(self, message: QueueMessage) -> JobOutcome:
         started = self._clock.now()
@@ -94,7 +96,7 @@ class ProcessJob:
                              self._personalisation(request, None))  # fmt: skip
             try:
                 developments = [self._development(request)]
-                rules = rule_set_named(request.rules)
+                rules = rule_set_named(request.rules or self._default_rules)
             except InvalidInput as exc:
                 return self._fail_permanently(
                     request.job_id, exc, request.email, request.trace_id, started

@@ -88,6 +88,66 @@ def cmd_bundle_generate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_worker(args: argparse.Namespace) -> int:
+    from nrf.entrypoints.worker_main import run_worker
+
+    return run_worker(os.environ)
+
+
+def cmd_dlq(args: argparse.Namespace) -> int:
+    from nrf.domain.drain_dead_letters import DrainDeadLetters
+    from nrf.entrypoints.container import build_container
+    from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.entrypoints.settings import load_settings
+
+    settings = load_settings(os.environ)
+    configure_logging(secrets=[settings.notify_api_key or ""])
+    c = build_container(settings=settings)
+    drain = DrainDeadLetters(
+        c.dead_letter_queue(), c.result_store(), c.notifier(), c.clock(), settings.support_email
+    )
+    handled = drain()
+    print(f"{len(handled)} dead-lettered jobs marked failed: {', '.join(handled) or '-'}")
+    return EXIT_OK
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from nrf.adapters.boundary_files import read_boundary_file
+    from nrf.domain.validation import InputLimits, validate_features
+    from nrf.entrypoints.container import build_container
+    from nrf.entrypoints.job_submission import job_messages
+    from nrf.entrypoints.settings import load_settings
+
+    limits = InputLimits()
+    developments = validate_features(read_boundary_file(Path(args.input), limits), limits)
+    queue = build_container(settings=load_settings(os.environ)).job_queue()
+    for job_id, body in job_messages(developments, args.job_prefix, args.email, args.rules):
+        queue.send(body)
+        print(job_id)
+    print(f"submitted {len(developments)} jobs", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    import json
+    import urllib.error
+    import urllib.request
+
+    healthy = True
+    for path in ("/health", "/ready"):
+        try:
+            with urllib.request.urlopen(args.url.rstrip("/") + path, timeout=5) as response:
+                status, body = response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            status, body = exc.code, exc.read()
+        except OSError as exc:
+            print(f"{path}: unreachable ({exc})")
+            return EXIT_ERROR
+        healthy = healthy and status == 200
+        print(f"{path}: {status} {json.dumps(json.loads(body or b'{}'))}")
+    return EXIT_OK if healthy else EXIT_ERROR
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nrf", description="Nature Restoration Fund nutrient impact assessment."
@@ -123,6 +183,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the small Norfolk demo bundle that ships with nrf",
     )
     generate.set_defaults(func=cmd_bundle_generate)
+
+    worker = sub.add_parser("worker", help="run the SQS worker (configured by environment)")
+    worker.set_defaults(func=cmd_worker)
+    dlq = sub.add_parser("dlq", help="fail and report every job in the dead-letter queue")
+    dlq.set_defaults(func=cmd_dlq)
+    submit = sub.add_parser("submit", help="send each site of a file to the queue as a job")
+    submit.add_argument("input")
+    submit.add_argument("--email", help="requester address for notifications")
+    submit.add_argument("--rules", choices=sorted(RULE_SETS))
+    submit.add_argument("--job-prefix", default="cli", help="job ids are PREFIX-RLB")
+    submit.set_defaults(func=cmd_submit)
+    health = sub.add_parser("health", help="ask a running worker for /health and /ready")
+    health.add_argument(
+        "--url", default=f"http://127.0.0.1:{os.environ.get('AWS_HEALTH_PORT', '8085')}"
+    )
+    health.set_defaults(func=cmd_health)
     return parser
 
 

@@ -5,10 +5,24 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+import attrs
+import boto3
 from dependency_injector import containers, providers
 
 from nrf.adapters.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.adapters.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
+from nrf.adapters.local_result_store import LocalResultStore
+from nrf.adapters.log_notifier import LogNotifier
+from nrf.adapters.result_files import job_files
+from nrf.adapters.s3_job_boundary_source import S3JobBoundarySource
+from nrf.adapters.s3_result_store import S3ResultStore
+from nrf.adapters.ses_notifier import SesNotifier
+from nrf.adapters.sqs_job_queue import SqsJobQueue
+from nrf.adapters.system_clock import SystemClock, SystemSleeper
 from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.jobs import NotificationKind
+from nrf.domain.process_job import NotifySettings, ProcessJob
+from nrf.entrypoints.settings import WorkerSettings
 
 
 def bundled_reference_data() -> Path:
@@ -21,20 +35,108 @@ def bundled_samples() -> Path:
     return Path(str(resources.files("nrf") / "data" / "samples" / "defra-rlb-samples"))
 
 
+def _queue(client: object, url: str | None, name: str) -> SqsJobQueue:
+    return SqsJobQueue(client, url) if url else SqsJobQueue.from_queue_name(client, name)
+
+
+def _templates(started: str | None, completed: str | None, failed: str | None) -> dict:
+    return {
+        NotificationKind.STARTED: started or "",
+        NotificationKind.COMPLETED: completed or "",
+        NotificationKind.FAILED: failed or "",
+        NotificationKind.DEAD_LETTERED: failed or "",
+    }
+
+
 class Container(containers.DeclarativeContainer):
     """Wires adapters to the domain; tests override providers with fakes."""
 
     config = providers.Configuration()
 
-    boundary_data = providers.Singleton(
-        GeoPackageBoundaryData,
-        path=config.reference_data,
-    )
+    clock = providers.Singleton(SystemClock)
+    sleeper = providers.Singleton(SystemSleeper)
 
+    boundary_data = providers.Singleton(GeoPackageBoundaryData, path=config.reference_data)
     assess_developments = providers.Factory(AssessDevelopments, repository=boundary_data)
 
+    # boto3 clients are made here, lazily, once per process (they are not fork-safe).
+    sqs_client = providers.Singleton(
+        boto3.client, "sqs", region_name=config.region, endpoint_url=config.endpoint_url
+    )
+    s3_client = providers.Singleton(
+        boto3.client, "s3", region_name=config.region, endpoint_url=config.endpoint_url
+    )
+    ses_client = providers.Singleton(
+        boto3.client, "sesv2", region_name=config.region, endpoint_url=config.endpoint_url
+    )
 
-def build_container(reference_data: str | Path | None = None) -> Container:
+    job_queue = providers.Singleton(
+        _queue, client=sqs_client, url=config.queue_url, name=config.queue_name
+    )
+    dead_letter_queue = providers.Singleton(
+        _queue, client=sqs_client, url=None, name=config.dlq_name
+    )
+
+    result_store = providers.Selector(
+        config.result_store,
+        local=providers.Singleton(LocalResultStore, root=config.results_dir),
+        s3=providers.Singleton(
+            S3ResultStore, client=s3_client, bucket=config.results_bucket,
+            prefix=config.results_prefix,
+        ),
+    )  # fmt: skip
+
+    notifier = providers.Selector(
+        config.notifier,
+        log=providers.Singleton(LogNotifier),
+        govuk_notify=providers.Singleton(
+            GovUkNotifyNotifier.from_api_key,
+            config.notify_api_key,
+            providers.Callable(
+                _templates, config.template_started, config.template_completed,
+                config.template_failed,
+            ),
+            base_url=config.notify_base_url,
+            sleeper=sleeper, clock=clock, allowed_domains=config.allowed_domains,
+        ),
+        ses=providers.Singleton(
+            SesNotifier, client=ses_client, from_address=config.ses_from_address,
+            sleeper=sleeper, clock=clock, allowed_domains=config.allowed_domains,
+        ),
+    )  # fmt: skip
+
+    boundary_source = providers.Singleton(
+        S3JobBoundarySource, client=s3_client, bucket=config.input_bucket,
+        prefix=config.input_prefix,
+    )  # fmt: skip
+
+    process_job = providers.Singleton(
+        ProcessJob,
+        assess=assess_developments,
+        boundaries=boundary_source,
+        store=result_store,
+        notifier=notifier,
+        clock=clock,
+        render=providers.Object(job_files),
+        settings=providers.Factory(
+            NotifySettings, results_base_url=config.results_base_url,
+            support_email=config.support_email,
+        ),
+        default_rules=config.default_rules,
+    )  # fmt: skip
+
+
+def build_container(
+    reference_data: str | Path | None = None, settings: WorkerSettings | None = None
+) -> Container:
+    """One container for this process, configured from worker settings when given."""
     container = Container()
-    container.config.reference_data.from_value(str(reference_data or bundled_reference_data()))
+    values: dict[str, object] = {}
+    if settings is not None:
+        values = attrs.asdict(settings)
+        values["notify_base_url"] = settings.notify_base_url or NOTIFY_BASE_URL
+        values["dlq_name"] = settings.dlq_name or f"{settings.queue_name}_dlq"
+    path = reference_data or (settings.reference_data if settings else None)
+    values["reference_data"] = str(path or bundled_reference_data())
+    container.config.from_dict(values)
     return container

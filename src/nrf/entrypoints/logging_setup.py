@@ -1,0 +1,80 @@
+"""Structured JSON logs, one event per line, with secrets scrubbed, and EMF metrics."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from collections.abc import Iterable
+from typing import Any
+
+_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+
+
+class JsonFormatter(logging.Formatter):
+    """``{"ts", "level", "logger", "event", ...extra}``; the message is the event name."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__()
+        self._secrets = tuple(s for s in secrets if s and len(s) >= 6)
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "ts": round(record.created, 3),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "event": record.getMessage(),
+            "pid": record.process,
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_"):
+                entry[key] = value
+        if record.exc_info:
+            entry["traceback"] = self.formatException(record.exc_info)
+        text = json.dumps(entry, default=str)
+        for secret in self._secrets:
+            text = text.replace(secret, "[secret]")
+        return text
+
+
+def configure_logging(secrets: Iterable[str] = (), level: int = logging.INFO) -> None:
+    """Send every log record to stderr as one JSON line."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter(secrets))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    for noisy in ("botocore", "boto3", "urllib3", "s3transfer"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def emf_record(namespace: str, status: str, seconds: float, job_id: str | None) -> str:
+    """A CloudWatch embedded-metric-format line for one finished job."""
+    return json.dumps({
+        "_aws": {
+            "Timestamp": int(time.time() * 1000),
+            "CloudWatchMetrics": [{
+                "Namespace": namespace,
+                "Dimensions": [["Service"]],
+                "Metrics": [
+                    {"Name": "JobDuration", "Unit": "Milliseconds"},
+                    {"Name": "JobSucceeded", "Unit": "Count"},
+                    {"Name": "JobFailed", "Unit": "Count"},
+                    {"Name": "JobRetried", "Unit": "Count"},
+                ],
+            }],
+        },
+        "Service": "nrf-worker",
+        "job_id": job_id,
+        "status": status,
+        "JobDuration": round(seconds * 1000, 1),
+        "JobSucceeded": int(status in ("succeeded", "already_finished")),
+        "JobFailed": int(status == "failed"),
+        "JobRetried": int(status == "retry"),
+    })  # fmt: skip
+
+
+def publish_metrics(namespace: str, status: str, seconds: float, job_id: str | None) -> None:
+    # EMF records go to stdout on their own: the CloudWatch agent parses them there.
+    print(emf_record(namespace, status, seconds, job_id), flush=True)

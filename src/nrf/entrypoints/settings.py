@@ -1,0 +1,179 @@
+"""Worker configuration from environment variables, every bad one reported at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from attrs import frozen
+
+from nrf.domain.errors import NrfError
+from nrf.domain.rules import RULE_SETS
+
+
+class ConfigError(NrfError):
+    """Configuration that cannot work; the message names every bad variable."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("bad_configuration", "; ".join(problems))
+
+
+@frozen
+class WorkerSettings:
+    """Everything the worker reads from its environment, with the documented defaults."""
+
+    queue_name: str = "nrf_impact_assessment_queue"
+    queue_url: str | None = None
+    dlq_name: str | None = None
+    region: str = "eu-west-2"
+    endpoint_url: str | None = None
+    wait_time_seconds: int = 20
+    max_messages: int = 1
+    concurrency: int = 1
+    visibility_timeout: int = 600
+    visibility_heartbeat_seconds: int = 240
+    visibility_extension_seconds: int = 300
+    heartbeat_timeout: float = 180.0
+    task_timeout_buffer: float = 1.5
+    shutdown_grace_seconds: float = 30.0
+    health_port: int = 8085
+    health_host: str = "0.0.0.0"  # the ECS health check reaches it from outside the task
+    reference_data: str | None = None
+    default_rules: str = "iat-2026-04"
+    notifier: str = "log"
+    result_store: str = "local"
+    results_dir: str = "results"
+    results_bucket: str | None = None
+    results_prefix: str = "results"
+    input_bucket: str | None = None
+    input_prefix: str = ""
+    notify_api_key: str | None = None
+    notify_base_url: str | None = None
+    template_started: str | None = None
+    template_completed: str | None = None
+    template_failed: str | None = None
+    results_base_url: str = ""
+    support_email: str | None = None
+    allowed_domains: tuple[str, ...] = ()
+    ses_from_address: str | None = None
+    metrics_namespace: str = "nrf"
+
+    def __repr__(self) -> str:
+        # Keep the Notify key out of any log line or traceback that prints settings.
+        shown = "set" if self.notify_api_key else "unset"
+        return f"WorkerSettings(queue_name={self.queue_name!r}, notify_api_key={shown}, ...)"
+
+
+def _int(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        value = int(text)
+        if not low <= value <= high:
+            raise ValueError(f"must be between {low} and {high}")
+        return value
+
+    return parse
+
+
+def _float(low: float, high: float) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        value = float(text)
+        if not low <= value <= high:
+            raise ValueError(f"must be between {low} and {high}")
+        return value
+
+    return parse
+
+
+def _choice(*options: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in options:
+            raise ValueError(f"must be one of {', '.join(options)}")
+        return text
+
+    return parse
+
+
+def _domains(text: str) -> tuple[str, ...]:
+    return tuple(d.strip().lower() for d in text.split(",") if d.strip())
+
+
+_VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "AWS_SQS_QUEUE_NAME": ("queue_name", str),
+    "AWS_SQS_QUEUE_URL": ("queue_url", str),
+    "AWS_SQS_DLQ_NAME": ("dlq_name", str),
+    "AWS_REGION": ("region", str),
+    "AWS_ENDPOINT_URL": ("endpoint_url", str),
+    "AWS_SQS_WAIT_TIME_SECONDS": ("wait_time_seconds", _int(0, 20)),
+    "AWS_SQS_MAX_MESSAGES": ("max_messages", _int(1, 10)),
+    "WORKER_CONCURRENCY": ("concurrency", _int(1, 64)),
+    "SQS_VISIBILITY_TIMEOUT": ("visibility_timeout", _int(1, 43_200)),
+    "VISIBILITY_HEARTBEAT_SECONDS": ("visibility_heartbeat_seconds", _int(1, 43_200)),
+    "VISIBILITY_EXTENSION_SECONDS": ("visibility_extension_seconds", _int(1, 43_200)),
+    "HEARTBEAT_TIMEOUT": ("heartbeat_timeout", _float(0.1, 86_400)),
+    "TASK_TIMEOUT_BUFFER": ("task_timeout_buffer", _float(1.0, 100)),
+    "SHUTDOWN_GRACE_SECONDS": ("shutdown_grace_seconds", _float(0, 3_600)),
+    "AWS_HEALTH_PORT": ("health_port", _int(1, 65_535)),
+    "NRF_HEALTH_HOST": ("health_host", str),
+    "NRF_REFERENCE_DATA": ("reference_data", str),
+    "NRF_DEFAULT_RULES": ("default_rules", _choice(*sorted(RULE_SETS))),
+    "NRF_NOTIFIER": ("notifier", _choice("log", "govuk_notify", "ses")),
+    "NRF_RESULT_STORE": ("result_store", _choice("local", "s3")),
+    "NRF_RESULTS_DIR": ("results_dir", str),
+    "NRF_RESULTS_BUCKET": ("results_bucket", str),
+    "NRF_RESULTS_PREFIX": ("results_prefix", str),
+    "NRF_INPUT_BUCKET": ("input_bucket", str),
+    "NRF_INPUT_PREFIX": ("input_prefix", str),
+    "GOVUK_NOTIFY_API_KEY": ("notify_api_key", str),
+    "GOVUK_NOTIFY_BASE_URL": ("notify_base_url", str),
+    "GOVUK_NOTIFY_TEMPLATE_JOB_STARTED": ("template_started", str),
+    "GOVUK_NOTIFY_TEMPLATE_JOB_COMPLETED": ("template_completed", str),
+    "GOVUK_NOTIFY_TEMPLATE_JOB_FAILED": ("template_failed", str),
+    "GOVUK_NOTIFY_RESULTS_BASE_URL": ("results_base_url", str),
+    "GOVUK_NOTIFY_SUPPORT_EMAIL": ("support_email", str),
+    "GOVUK_NOTIFY_ALLOWED_DOMAINS": ("allowed_domains", _domains),
+    "SES_FROM_ADDRESS": ("ses_from_address", str),
+    "NRF_METRICS_NAMESPACE": ("metrics_namespace", str),
+}
+
+
+def load_settings(environ: Mapping[str, str]) -> WorkerSettings:
+    """Read and check every variable; raise ConfigError naming all the bad ones."""
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for variable, (name, parse) in _VARIABLES.items():
+        raw = environ.get(variable)
+        if raw is None or raw == "":
+            continue
+        try:
+            values[name] = parse(raw.strip())
+        except ValueError as exc:
+            shown = "(hidden)" if "KEY" in variable else repr(raw)
+            problems.append(f"{variable}={shown}: {exc}")
+    settings = WorkerSettings(**values)
+    problems += _cross_checks(settings)
+    if problems:
+        raise ConfigError(problems)
+    return settings
+
+
+def _cross_checks(s: WorkerSettings) -> list[str]:
+    problems = []
+    if s.notifier == "govuk_notify":
+        for variable, value in (
+            ("GOVUK_NOTIFY_API_KEY", s.notify_api_key),
+            ("GOVUK_NOTIFY_TEMPLATE_JOB_COMPLETED", s.template_completed),
+            ("GOVUK_NOTIFY_TEMPLATE_JOB_FAILED", s.template_failed),
+        ):
+            if not value:
+                problems.append(f"{variable} is required when NRF_NOTIFIER=govuk_notify")
+    if s.notifier == "ses" and not s.ses_from_address:
+        problems.append("SES_FROM_ADDRESS is required when NRF_NOTIFIER=ses")
+    if s.result_store == "s3" and not s.results_bucket:
+        problems.append("NRF_RESULTS_BUCKET is required when NRF_RESULT_STORE=s3")
+    if s.visibility_heartbeat_seconds >= s.visibility_timeout:
+        problems.append(
+            "VISIBILITY_HEARTBEAT_SECONDS must be shorter than SQS_VISIBILITY_TIMEOUT, or a "
+            "long job's message would reappear before it is extended"
+        )
+    return problems
