@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -352,3 +353,20 @@ def test_invalid_coefficient_polygons_are_refused_when_read(tmp_path: Path) -> N
         BrokenBundle, match="layer 'land_use_coefficients' fid 201 has an invalid geometry"
     ):
         repo.reference_for(box(5040, 40, 5060, 60))
+
+
+def test_a_forked_worker_reads_through_its_own_connection(repo: GeoPackageBoundaryData) -> None:
+    parent = id(repo._connection())
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report what it read and whether its handle is new
+        try:
+            count = len(repo.reference_for(box(150, 150, 250, 250)).coefficients)
+            os.write(write, f"{count} {id(repo._connection()) != parent}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    answer = os.read(read, 100).decode()
+    os.waitpid(pid, 0)
+    assert answer == "4 True"
+    assert id(repo._connection()) == parent  # the parent keeps its own
