@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 
 import numpy as np
 import shapely
@@ -21,18 +22,25 @@ def accepted_crs(declared: str | None) -> str:
     """BNG or WGS84 for a CRS given as text (EPSG code, URN, WKT); refuse anything else."""
     if declared is None or not str(declared).strip():
         raise InvalidInput([Problem("missing_crs", f"the file does not say its CRS; {_HOW}")])
+    accepted, why = _classify(str(declared))
+    if accepted is None:
+        raise InvalidInput([Problem("unsupported_crs", f"the CRS {why}; {_HOW}")])
+    return accepted
+
+
+@lru_cache(maxsize=256)
+def _classify(declared: str) -> tuple[str | None, str]:
+    # Cached: PROJ searches its database for an unknown name, which takes most of a second.
     try:
         crs = CRS.from_user_input(declared)
     except CRSError:
-        message = f"the CRS {_short(declared)} cannot be resolved; {_HOW}"
-        raise InvalidInput([Problem("unsupported_crs", message)]) from None
+        return None, f"{_short(declared)} cannot be resolved"
     code = crs.to_epsg()
     if code == 27700:
-        return BNG
+        return BNG, ""
     if code == 4326 or crs.equals(CRS("OGC:CRS84")):
-        return WGS84
-    message = f"the CRS {crs.name or _short(declared)} is not supported; {_HOW}"
-    raise InvalidInput([Problem("unsupported_crs", message)])
+        return WGS84, ""
+    return None, f"{crs.name or _short(declared)} is not supported"
 
 
 def geojson_crs(document: dict[str, object], default: str = WGS84) -> str:

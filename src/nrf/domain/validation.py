@@ -80,9 +80,10 @@ def validate_features(
     total_vertices = 0
     developments: list[Development] = []
     for position, feature in enumerate(features, start=1):
-        found = list(feature.problems)
+        found: list[Problem] = []
         texts = {c: _required_text(feature, c, found) for c in COLUMNS if c not in absent}
         dwellings = _dwellings(feature, found) if "dwellings" not in absent else 0
+        found += feature.problems
         geometry = feature.geometry
         if not any(p.field == "geometry" for p in feature.problems):
             found += geometry_problems(geometry, limits, feature=feature.index, crs=feature.crs)
@@ -163,12 +164,16 @@ def _geometry_problems(
         text = f"geometry (bounds {minx:.0f}, {miny:.0f}, {maxx:.0f}, {maxy:.0f}) lies outside "
         text += "Great Britain (British National Grid x 0 to 700000, y 0 to 1300000)"
         found.append(problem("outside_great_britain", text))
-    reason = shapely.is_valid_reason(geometry)
-    if reason != "Valid Geometry" and "Self-intersection" not in reason:
+    try:
+        reason = shapely.is_valid_reason(geometry)
+        # A crossing ring's own area is meaningless (a bow-tie's halves cancel): measure the repair.
+        repaired = geometry if reason == "Valid Geometry" else shapely.make_valid(geometry)
+    except shapely.errors.GEOSException as error:  # absurd coordinates defeat GEOS itself
+        reason, repaired = str(error), None
+    if repaired is None or ("Self-intersection" not in reason and reason != "Valid Geometry"):
         found.append(problem("invalid_geometry", f"geometry is not a valid polygon ({reason})"))
         return found
-    # A crossing ring's own area is meaningless (a bow-tie's halves cancel); measure the repair.
-    area = geometry.area if reason == "Valid Geometry" else shapely.make_valid(geometry).area
+    area = repaired.area
     if area == 0:
         found.append(problem("zero_area", "geometry has zero area"))
     elif reason != "Valid Geometry":
