@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from multiprocessing.shared_memory import SharedMemory
+from typing import Any
 
 import pytest
 
@@ -42,7 +43,8 @@ def test_a_new_store_is_stopped_with_the_task_start_time(store: SharedMemoryHear
 def test_a_child_process_writes_what_the_parent_reads(
     store: SharedMemoryHeartbeatStore, method: str
 ) -> None:
-    child = multiprocessing.get_context(method).Process(target=work_in_child, args=(store,))
+    context: Any = multiprocessing.get_context(method)
+    child = context.Process(target=work_in_child, args=(store,))
     child.start()
     child.join(timeout=60)
     assert child.exitcode == 0
