@@ -714,3 +714,10 @@ def test_random_geojson_raises_nothing_but_invalid_input(
         validate_features(features_from_geojson(document, LIMITS), LIMITS)
     except InvalidInput as error:
         assert error.problems
+
+
+def test_a_zip_may_hold_a_geopackage_or_a_json_file(tmp_path: Path) -> None:
+    gpkg = write_ogr(tmp_path / "site.gpkg", [SITE.wkb], legacy_fields(1))
+    (from_gpkg,) = assess(zip_of(tmp_path / "gpkg.zip", {"out/Site.GPKG": gpkg}))
+    (from_json,) = assess(zip_of(tmp_path / "json.zip", {"site.json": SMALL_GEOJSON}))
+    assert (from_gpkg.id, from_json.id) == ("S1", "24/00119/F")
