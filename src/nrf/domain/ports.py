@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
+from nrf.domain.health import HeartbeatSnapshot
+from nrf.domain.job_message import JobRequest
+from nrf.domain.jobs import JobRecord, Notification, NotificationRecord, QueueMessage
 from nrf.domain.model import Boundary, BundleInfo, LookupTables, SiteReferenceData
+from nrf.domain.validation import RawFeature
 
 
 class BoundaryDataRepository(Protocol):
@@ -21,23 +26,6 @@ class BoundaryDataRepository(Protocol):
     def reference_for(self, boundary: Boundary) -> SiteReferenceData:
         """Every reference polygon whose bounding box meets the boundary's."""
         ...
-
-
-# --- The SQS worker's ports -------------------------------------------------------------
-# Appended for the worker (issue 5); imports are local to this block so the original
-# BoundaryDataRepository section above stays untouched.
-
-from collections.abc import Mapping  # noqa: E402
-
-from nrf.domain.health import HeartbeatSnapshot  # noqa: E402
-from nrf.domain.job_message import JobRequest  # noqa: E402
-from nrf.domain.jobs import (  # noqa: E402
-    JobRecord,
-    Notification,
-    NotificationRecord,
-    QueueMessage,
-)
-from nrf.domain.validation import RawFeature  # noqa: E402
 
 
 class JobQueue(Protocol):

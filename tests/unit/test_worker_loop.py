@@ -1,0 +1,140 @@
+"""WorkerLoop with an in-memory queue, a fake clock and a hand-driven executor."""
+
+import threading
+from concurrent.futures import Future
+
+from fakes import FakeClock, FakeHeartbeatStore, FakeJobQueue
+from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
+from nrf.domain.process_job import JobOutcome
+from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.worker_loop import WorkerLoop
+
+
+class ManualExecutor:
+    """Futures the test completes by hand; records what was submitted and torn down."""
+
+    def __init__(self) -> None:
+        self.futures: list[tuple[QueueMessage, Future[JobOutcome]]] = []
+        self.terminated = 0
+        self.replaced = 0
+
+    def submit(self, message: QueueMessage) -> Future[JobOutcome]:
+        future: Future[JobOutcome] = Future()
+        self.futures.append((message, future))
+        return future
+
+    def replace(self) -> None:
+        self.replaced += 1
+
+    def terminate(self) -> None:
+        self.terminated += 1
+
+
+def make(concurrency: int = 1, max_messages: int = 1, **overrides):
+    clock = FakeClock()
+    queue = FakeJobQueue(clock, visibility_timeout=600)
+    heartbeat = FakeHeartbeatStore()
+    executor = ManualExecutor()
+    settings = WorkerSettings(concurrency=concurrency, max_messages=max_messages,
+                              wait_time_seconds=0, **overrides)  # fmt: skip
+    loop = WorkerLoop(queue, heartbeat, executor, settings, clock, threading.Event())
+    return loop, queue, heartbeat, executor, clock
+
+
+def test_a_finished_job_is_deleted_and_a_retried_one_gets_its_backoff() -> None:
+    loop, queue, heartbeat, executor, _ = make(concurrency=2, max_messages=2)
+    queue.send("a")
+    queue.send("b")
+    loop._step()
+    assert [m.body for m, _ in executor.futures] == ["a", "b"]
+    assert queue.receive_calls[-1] == (2, 0, 600)  # asks for as many as there are free slots
+    (ma, fa), (mb, fb) = executor.futures
+    fa.set_result(JobOutcome("a", "succeeded", delete=True))
+    fb.set_result(JobOutcome("b", "retry", delete=False, retry_after=60))
+    loop._step()
+    assert queue.deleted == [ma.message_id]
+    assert queue.visibility_changes == [(mb.message_id, 60)]
+    assert heartbeat.state.job_id is None
+
+
+def test_no_receive_while_every_slot_is_busy() -> None:
+    loop, queue, _, executor, _ = make(concurrency=1)
+    queue.send("a")
+    queue.send("b")
+    loop._step()
+    calls = len(queue.receive_calls)
+    loop._stop.set()  # so the busy wait returns at once
+    loop._step()
+    assert len(queue.receive_calls) == calls
+    assert len(executor.futures) == 1
+
+
+def test_visibility_is_extended_while_a_long_job_runs() -> None:
+    loop, queue, _, executor, clock = make(
+        visibility_heartbeat_seconds=240, visibility_extension_seconds=300
+    )
+    queue.send("slow")
+    loop._step()
+    message, _ = executor.futures[0]
+    clock.advance(239)
+    loop._extend_visibility(clock.now())
+    assert queue.visibility_changes == []
+    clock.advance(2)
+    loop._extend_visibility(clock.now())
+    assert queue.visibility_changes == [(message.message_id, 300)]
+    clock.advance(241)
+    loop._extend_visibility(clock.now())
+    assert len(queue.visibility_changes) == 2
+    # No second consumer: the message stays invisible well past the first timeout.
+    assert queue.receive(1, 0, 600) == []
+
+
+def test_health_state_tracks_the_running_job() -> None:
+    loop, queue, heartbeat, executor, _ = make()
+    queue.send("x" * 20_000)
+    loop._step()
+    assert heartbeat.state.job_id == executor.futures[0][0].message_id
+    assert heartbeat.state.expected_seconds == 32.0  # 30 s + 1 s per 10 kB of body
+
+
+def test_drain_hands_unfinished_jobs_back_at_once() -> None:
+    loop, queue, heartbeat, executor, _ = make(shutdown_grace_seconds=0)
+    queue.send("a")
+    loop._step()
+    message, _ = executor.futures[0]
+    loop._stop.set()
+    assert loop.run() == 0
+    assert executor.terminated == 1
+    assert (message.message_id, 0) in queue.visibility_changes
+    assert heartbeat.state.draining is True
+
+
+def test_transient_queue_errors_back_off_and_report_not_ready() -> None:
+    loop, queue, heartbeat, _, _ = make()
+    queue.errors.append(QueueTransientError("throttled"))
+    loop._stop.set()  # the back-off wait returns at once
+    loop._step()
+    assert heartbeat.state.queue_reachable is False
+    loop._stop.clear()
+    loop._step()
+    assert heartbeat.state.queue_reachable is True
+
+
+def test_fatal_queue_error_stops_with_status_error() -> None:
+    loop, queue, heartbeat, _, _ = make()
+    queue.errors.append(QueueFatalError("no such queue"))
+    assert loop.run() == 3
+    assert heartbeat.state.status == -1
+
+
+def test_a_crashed_job_process_means_retry_and_a_fresh_pool() -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    loop, queue, _, executor, _ = make()
+    queue.send("a")
+    loop._step()
+    message, future = executor.futures[0]
+    future.set_exception(BrokenProcessPool("killed"))
+    loop._step()
+    assert executor.replaced == 1
+    assert queue.visibility_changes == [(message.message_id, 30)]
