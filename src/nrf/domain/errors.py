@@ -27,6 +27,8 @@ class Problem:
 
     def describe(self) -> str:
         where = f"feature {self.feature}: " if self.feature is not None else ""
+        if self.message.startswith(where.strip()):
+            where = ""  # the message already says which feature
         return f"{self.code}: {where}{self.message}"
 
 
