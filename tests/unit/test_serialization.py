@@ -1,0 +1,34 @@
+"""Results survive a cattrs round trip; money stays exact decimal text."""
+
+import json
+
+from shapely.geometry import box
+
+from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.model import CoefficientPolygon, Development, NnCatchment, Zone
+from nrf.domain.results import AssessmentRun
+from nrf.domain.rules import rule_set_named
+from nrf.domain.serialization import structure, unstructure
+from support.reference import InMemoryBoundaryData, levy_rate, permit
+
+X0, Y0 = 600_000.0, 300_000.0
+
+
+def test_assessment_run_round_trips_through_json() -> None:
+    data = InMemoryBoundaryData(
+        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
+        wwtw=[Zone(box(X0, Y0, X0 + 1000, Y0 + 1000), 1065)],
+        coefficients=[CoefficientPolygon(box(X0, Y0, X0 + 1000, Y0 + 1000), 5.57, 0.24, 12, 0.5)],
+        permits=[permit(1065, "Sculthorpe")],
+        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+    )
+    sites = [
+        Development(1, "a", "A", "housing", "t", 19, box(X0 + 100, Y0 + 100, X0 + 405, Y0 + 200)),
+        Development(2, "b", "B", "housing", "t", 5, box(X0 + 5000, Y0, X0 + 5100, Y0 + 100)),
+    ]
+    run = AssessDevelopments(data)(sites, rule_set_named(None))
+    assert run.sites and run.out_of_scope
+    text = json.dumps(unstructure(run))
+    doc = json.loads(text)
+    assert doc["sites"][0]["levy"]["levy_gbp"] == "231209.27"  # money as exact text
+    assert structure(doc, AssessmentRun) == run
