@@ -1,0 +1,53 @@
+"""Worker settings: documented defaults, every bad variable named at once, no secret shown."""
+
+import pytest
+
+from nrf.entrypoints.settings import ConfigError, WorkerSettings, load_settings
+
+
+def test_defaults_are_the_documented_ones() -> None:
+    s = load_settings({})
+    assert s == WorkerSettings()
+    assert (s.queue_name, s.wait_time_seconds, s.max_messages, s.concurrency) == (
+        "nrf_impact_assessment_queue", 20, 1, 1)  # fmt: skip
+    assert (s.visibility_timeout, s.visibility_heartbeat_seconds,
+            s.visibility_extension_seconds) == (600, 240, 300)  # fmt: skip
+    assert (s.heartbeat_timeout, s.task_timeout_buffer, s.shutdown_grace_seconds) == (
+        180.0, 1.5, 30.0)  # fmt: skip
+    assert (s.health_port, s.notifier, s.result_store) == (8085, "log", "local")
+
+
+def test_every_bad_variable_is_named_in_one_error() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings({
+            "AWS_SQS_MAX_MESSAGES": "99", "WORKER_CONCURRENCY": "0",
+            "AWS_HEALTH_PORT": "http", "NRF_NOTIFIER": "pigeon",
+        })  # fmt: skip
+    text = caught.value.message
+    for variable in ("AWS_SQS_MAX_MESSAGES", "WORKER_CONCURRENCY", "AWS_HEALTH_PORT",
+                     "NRF_NOTIFIER"):  # fmt: skip
+        assert variable in text
+    assert len(caught.value.problems) == 4
+
+
+def test_notify_needs_its_key_and_templates() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings({"NRF_NOTIFIER": "govuk_notify"})
+    assert "GOVUK_NOTIFY_API_KEY" in caught.value.message
+    assert "GOVUK_NOTIFY_TEMPLATE_JOB_COMPLETED" in caught.value.message
+
+
+def test_the_api_key_never_appears_in_repr_or_errors() -> None:
+    key = "nrf_test-26785a09-ab16-4eb0-8407-a37497a57506-3d844edf-8d35-48ac-975b-e847b4f122b0"
+    s = load_settings({"GOVUK_NOTIFY_API_KEY": key, "NRF_NOTIFIER": "log"})
+    assert s.notify_api_key == key
+    assert key not in repr(s) and key not in str(s)
+    with pytest.raises(ConfigError) as caught:
+        load_settings({"GOVUK_NOTIFY_API_KEY": key, "AWS_SQS_MAX_MESSAGES": "x"})
+    assert key not in caught.value.message
+
+
+def test_visibility_heartbeat_must_beat_the_timeout() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings({"SQS_VISIBILITY_TIMEOUT": "60", "VISIBILITY_HEARTBEAT_SECONDS": "60"})
+    assert "VISIBILITY_HEARTBEAT_SECONDS" in caught.value.message
