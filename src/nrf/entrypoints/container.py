@@ -22,6 +22,7 @@ from nrf.adapters.system_clock import SystemClock, SystemSleeper
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.jobs import NotificationKind
 from nrf.domain.process_job import NotifySettings, ProcessJob
+from nrf.domain.validation import InputLimits
 from nrf.entrypoints.settings import WorkerSettings
 
 
@@ -105,9 +106,19 @@ class Container(containers.DeclarativeContainer):
         ),
     )  # fmt: skip
 
+    limits = providers.Singleton(
+        InputLimits,
+        max_file_bytes=config.max_file_bytes.as_(int),
+        max_features=config.max_sites_per_job.as_(int),
+        max_vertices_per_feature=config.max_vertices_per_site.as_(int),
+        max_total_vertices=config.max_total_vertices.as_(int),
+        max_site_area_ha=config.max_site_area_ha.as_(float),
+        max_decompressed_bytes=config.max_decompressed_bytes.as_(int),
+    )
+
     boundary_source = providers.Singleton(
         S3JobBoundarySource, client=s3_client, bucket=config.input_bucket,
-        prefix=config.input_prefix,
+        prefix=config.input_prefix, limits=limits,
     )  # fmt: skip
 
     process_job = providers.Singleton(
@@ -123,6 +134,7 @@ class Container(containers.DeclarativeContainer):
             support_email=config.support_email,
         ),
         default_rules=config.default_rules,
+        limits=limits,
     )  # fmt: skip
 
 
@@ -131,12 +143,11 @@ def build_container(
 ) -> Container:
     """One container for this process, configured from worker settings when given."""
     container = Container()
-    values: dict[str, object] = {}
-    if settings is not None:
-        values = attrs.asdict(settings)
-        values["notify_base_url"] = settings.notify_base_url or NOTIFY_BASE_URL
-        values["dlq_name"] = settings.dlq_name or f"{settings.queue_name}_dlq"
-    path = reference_data or (settings.reference_data if settings else None)
+    settings = settings or WorkerSettings()
+    values = attrs.asdict(settings)
+    values["notify_base_url"] = settings.notify_base_url or NOTIFY_BASE_URL
+    values["dlq_name"] = settings.dlq_name or f"{settings.queue_name}_dlq"
+    path = reference_data or settings.reference_data
     values["reference_data"] = str(path or bundled_reference_data())
     container.config.from_dict(values)
     return container

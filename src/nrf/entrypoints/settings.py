@@ -58,6 +58,12 @@ class WorkerSettings:
     allowed_domains: tuple[str, ...] = ()
     ses_from_address: str | None = None
     metrics_namespace: str = "nrf"
+    max_file_bytes: int = 50 * 1024 * 1024
+    max_sites_per_job: int = 10_000
+    max_vertices_per_site: int = 1_000_000
+    max_total_vertices: int = 5_000_000
+    max_site_area_ha: float = 10_000.0
+    max_decompressed_bytes: int = 200 * 1024 * 1024
 
     def __repr__(self) -> str:
         # Keep the Notify key out of any log line or traceback that prints settings.
@@ -134,6 +140,12 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "GOVUK_NOTIFY_ALLOWED_DOMAINS": ("allowed_domains", _domains),
     "SES_FROM_ADDRESS": ("ses_from_address", str),
     "NRF_METRICS_NAMESPACE": ("metrics_namespace", str),
+    "NRF_MAX_FILE_BYTES": ("max_file_bytes", _int(1, 2**40)),
+    "NRF_MAX_SITES_PER_JOB": ("max_sites_per_job", _int(1, 1_000_000)),
+    "NRF_MAX_VERTICES_PER_SITE": ("max_vertices_per_site", _int(4, 100_000_000)),
+    "NRF_MAX_TOTAL_VERTICES": ("max_total_vertices", _int(4, 1_000_000_000)),
+    "NRF_MAX_SITE_AREA_HA": ("max_site_area_ha", _float(0.0001, 1e9)),
+    "NRF_MAX_DECOMPRESSED_BYTES": ("max_decompressed_bytes", _int(1, 2**42)),
 }
 
 

@@ -1,0 +1,31 @@
+"""The container wires the configured adapters; tests swap fakes in with override."""
+
+from fakes import FakeNotifier
+from nrf.adapters.local_result_store import LocalResultStore
+from nrf.adapters.log_notifier import LogNotifier
+from nrf.domain.process_job import ProcessJob
+from nrf.entrypoints.container import build_container
+from nrf.entrypoints.settings import load_settings
+
+
+def test_defaults_are_the_embedded_adapters(tmp_path) -> None:
+    c = build_container(settings=load_settings({"NRF_RESULTS_DIR": str(tmp_path)}))
+    assert isinstance(c.notifier(), LogNotifier)
+    assert isinstance(c.result_store(), LocalResultStore)
+    limits = c.limits()
+    assert (limits.max_file_bytes, limits.max_features) == (50 * 1024 * 1024, 10_000)
+
+
+def test_limits_come_from_the_environment() -> None:
+    env = {"NRF_MAX_SITES_PER_JOB": "3", "NRF_MAX_SITE_AREA_HA": "12.5"}
+    limits = build_container(settings=load_settings(env)).limits()
+    assert (limits.max_features, limits.max_site_area_ha) == (3, 12.5)
+
+
+def test_a_fake_notifier_can_be_swapped_in() -> None:
+    c = build_container()
+    fake = FakeNotifier()
+    with c.notifier.override(fake):
+        process = c.process_job()
+        assert isinstance(process, ProcessJob)
+        assert process._notifier is fake
