@@ -71,24 +71,22 @@ class WorkerSettings:
         return f"WorkerSettings(queue_name={self.queue_name!r}, notify_api_key={shown}, ...)"
 
 
-def _int(low: int, high: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        value = int(text)
+def _ranged(kind: Callable[[str], float], low: float, high: float) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        value = kind(text)
         if not low <= value <= high:
             raise ValueError(f"must be between {low} and {high}")
         return value
 
     return parse
+
+
+def _int(low: int, high: int) -> Callable[[str], int]:
+    return _ranged(int, low, high)
 
 
 def _float(low: float, high: float) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        value = float(text)
-        if not low <= value <= high:
-            raise ValueError(f"must be between {low} and {high}")
-        return value
-
-    return parse
+    return _ranged(float, low, high)
 
 
 def _choice(*options: str) -> Callable[[str], str]:
