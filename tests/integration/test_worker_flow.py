@@ -1,0 +1,217 @@
+"""The real `nrf worker` against moto over HTTP and the fake Notify server: jobs end to end."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from attrs import frozen
+
+from support.fake_notify import FakeNotifyServer, running_fake_notify
+from support.moto_server import MotoServer, free_port
+from support.worker_jobs import (
+    BNG,
+    TEMPLATES,
+    Queues,
+    job_body,
+    make_queues,
+    queue_counts,
+    receive_all,
+    result_dirs,
+    slow_boundary_geojson,
+    status_of,
+    worker_env,
+)
+from support.worker_process import WorkerProcess
+
+INPUT_BUCKET, INPUT_PREFIX = "nrf-input", "boundaries"
+
+
+@frozen
+class Flow:
+    worker: WorkerProcess
+    sqs: Any
+    s3: Any
+    queues: Queues
+    notify: FakeNotifyServer
+    results: Path
+
+
+@pytest.fixture(scope="module")
+def flow(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flow]:
+    """One worker for the module (two job processes), with a short visibility timeout."""
+    moto_server.reset()
+    sqs, s3 = moto_server.client("sqs"), moto_server.client("s3")
+    queues = make_queues(sqs, "flow_jobs", max_receive_count=3)
+    s3.create_bucket(
+        Bucket=INPUT_BUCKET, CreateBucketConfiguration={"LocationConstraint": "eu-west-2"}
+    )
+    results = tmp_path_factory.mktemp("flow-results")
+    with running_fake_notify() as notify:
+        env = worker_env(
+            moto_server, queues.name, results, free_port(), notify,
+            WORKER_CONCURRENCY="2", AWS_SQS_MAX_MESSAGES="2",
+            SQS_VISIBILITY_TIMEOUT="3", VISIBILITY_HEARTBEAT_SECONDS="1",
+            VISIBILITY_EXTENSION_SECONDS="3",
+            NRF_INPUT_BUCKET=INPUT_BUCKET, NRF_INPUT_PREFIX=INPUT_PREFIX,
+        )  # fmt: skip
+        worker = WorkerProcess(env).start()
+        try:
+            worker.wait_for("worker_started", timeout=90)
+            yield Flow(worker, sqs, s3, queues, notify, results)
+        finally:
+            worker.close()
+
+
+def emails_for(notify: FakeNotifyServer, job_id: str, template: str) -> list[dict[str, Any]]:
+    return [
+        e for e in notify.emails
+        if e.get("reference") == job_id and e["template_id"] == TEMPLATES[template]
+    ]  # fmt: skip
+
+
+def assert_queues_empty(flow: Flow) -> None:
+    assert queue_counts(flow.sqs, flow.queues.url) == (0, 0)
+    assert queue_counts(flow.sqs, flow.queues.dlq_url) == (0, 0)
+
+
+def test_a_job_flows_from_the_queue_to_a_stored_result_and_a_completed_email(flow: Flow) -> None:
+    sent = flow.sqs.send_message(QueueUrl=flow.queues.url, MessageBody=job_body("flow-ok-1"))
+
+    flow.worker.wait_for("job_finished", timeout=60, job_id="flow-ok-1")
+
+    folder = flow.results / "flow-ok-1"
+    assert {"result.json", "result.csv", "status.json"} <= {p.name for p in folder.iterdir()}
+    status = status_of(flow.results, "flow-ok-1")
+    assert status["status"] == "succeeded"
+    assert status["trace_id"] == "trace-flow-ok-1"
+    result = json.loads((folder / "result.json").read_text())
+    [site] = result["sites"]
+    rows = list(csv.DictReader(io.StringIO((folder / "result.csv").read_text())))
+    assert len(rows) == 1
+    # The same figures `nrf assess` prints for this site on the bundled synthetic data.
+    assert (site["n_total"], site["p_total"]) == (28.46, 5.1)
+    assert result["levy_total"]["levy_gbp"] == "302443.25"
+
+    assert len(emails_for(flow.notify, "flow-ok-1", "STARTED")) == 1
+    [completed] = emails_for(flow.notify, "flow-ok-1", "COMPLETED")
+    assert completed["email_address"] == "planner@example.gov.uk"
+    personal = completed["personalisation"]
+    assert personal["job_reference"] == "flow-ok-1"
+    assert personal["development_name"] == "Site flow-ok-1"
+    assert personal["results_link"] == "https://nrf.example/results/flow-ok-1"
+    assert personal["nitrogen_total_kg_per_year"] == "28.46"
+    assert personal["phosphorus_total_kg_per_year"] == "5.10"
+    # Monitoring 5 %, maintenance 10 % and admin 3 % of the levy, each rounded to the penny.
+    assert personal["levy_amount"] == "£302,443.25"
+    assert personal["monitoring_amount"] == "£15,122.16"
+    assert personal["maintenance_amount"] == "£30,244.33"
+    assert personal["admin_amount"] == "£9,073.30"
+    assert [n["kind"] for n in status["notifications"]] == ["completed"]
+
+    [received] = flow.worker.matching("job_received", message_id=sent["MessageId"])
+    assert received["receive_count"] == 1
+    assert_queues_empty(flow)
+
+
+BOWTIE = [[582800.0, 328200.0], [582840.0, 328240.0], [582840.0, 328200.0],
+          [582800.0, 328240.0], [582800.0, 328200.0]]  # fmt: skip
+
+
+def test_invalid_input_is_failed_once_with_its_codes_and_deleted_at_once(flow: Flow) -> None:
+    bad_geometry = job_body(
+        "flow-bowtie", boundary={"type": "Polygon", "crs": BNG, "coordinates": [BOWTIE]}
+    )
+    bowtie = flow.sqs.send_message(QueueUrl=flow.queues.url, MessageBody=bad_geometry)
+    garbage = flow.sqs.send_message(QueueUrl=flow.queues.url, MessageBody="this is { not json")
+    garbage_job = f"message-{garbage['MessageId']}"
+
+    flow.worker.wait_for("job_finished", timeout=60, job_id="flow-bowtie")
+    flow.worker.wait_for("job_finished", timeout=60, job_id=garbage_job)
+
+    status = status_of(flow.results, "flow-bowtie")
+    assert status["status"] == "failed"
+    assert "self_intersecting_geometry" in status["error_codes"]
+    [failed_email] = emails_for(flow.notify, "flow-bowtie", "FAILED")
+    assert "self_intersecting_geometry" in failed_email["personalisation"]["error_codes"]
+    assert emails_for(flow.notify, "flow-bowtie", "COMPLETED") == []
+    not_json = status_of(flow.results, garbage_job)
+    assert (not_json["status"], not_json["error_codes"]) == ("failed", ["message_not_json"])
+    assert not (flow.results / "flow-bowtie" / "result.json").exists()
+
+    for sent in (bowtie, garbage):
+        [received] = flow.worker.matching("job_received", message_id=sent["MessageId"])
+        assert received["receive_count"] == 1
+    # Deleted at once: not waiting for a retry, and never sent on to the dead-letter queue.
+    assert_queues_empty(flow)
+    time.sleep(3.5)  # past the visibility timeout: nothing comes back either
+    assert_queues_empty(flow)
+    assert flow.worker.count("job_finished", job_id="flow-bowtie") == 1
+
+
+def test_a_duplicate_delivery_is_neither_recomputed_nor_emailed_again(flow: Flow) -> None:
+    body = job_body("flow-dup")
+    flow.sqs.send_message(QueueUrl=flow.queues.url, MessageBody=body)
+    flow.worker.wait_for("job_finished", timeout=60, job_id="flow-dup", status="succeeded")
+    stored = (flow.results / "flow-dup" / "result.json").stat().st_mtime_ns
+
+    flow.sqs.send_message(QueueUrl=flow.queues.url, MessageBody=body)
+    flow.worker.wait_for("job_already_finished", timeout=60, job_id="flow-dup")
+    flow.worker.wait_for("job_finished", timeout=30, job_id="flow-dup", status="already_finished")
+
+    assert flow.worker.count("job_stored", job_id="flow-dup") == 1
+    assert (flow.results / "flow-dup" / "result.json").stat().st_mtime_ns == stored
+    assert len(emails_for(flow.notify, "flow-dup", "COMPLETED")) == 1
+    assert len(emails_for(flow.notify, "flow-dup", "STARTED")) == 1
+    assert_queues_empty(flow)
+
+
+def test_a_job_longer_than_the_visibility_timeout_is_not_handed_to_another_consumer(
+    flow: Flow,
+) -> None:
+    key = f"{INPUT_PREFIX}/slow-site.geojson"
+    flow.s3.put_object(Bucket=INPUT_BUCKET, Key=key, Body=slow_boundary_geojson())
+    body = job_body("flow-slow", boundary_uri=f"s3://{INPUT_BUCKET}/{key}")
+    sent = flow.sqs.send_message(QueueUrl=flow.queues.url, MessageBody=body)
+    flow.worker.wait_for("job_received", timeout=30, message_id=sent["MessageId"])
+    received_at = time.monotonic()
+
+    stolen: list[dict[str, Any]] = []
+    while not flow.worker.matching("job_finished", job_id="flow-slow"):
+        # Another consumer polling all along: it must never see the message in flight.
+        stolen += receive_all(flow.sqs, flow.queues.url, wait=1)
+        assert time.monotonic() - received_at < 90, flow.worker.transcript()
+    took = time.monotonic() - received_at
+
+    assert stolen == []
+    assert took > 3 * 1.5, "the job must outlast the 3 s visibility timeout to prove anything"
+    assert flow.worker.count("heartbeat_extended", message_id=sent["MessageId"]) >= 2
+    assert flow.worker.count("job_received", message_id=sent["MessageId"]) == 1
+    [stats] = flow.worker.matching("heartbeat_stats", job_id="flow-slow")
+    assert stats["count"] >= 2 and stats["last_error"] is None
+    assert status_of(flow.results, "flow-slow")["status"] == "succeeded"
+    assert_queues_empty(flow)
+
+
+def test_two_job_processes_complete_several_jobs_each_once(flow: Flow) -> None:
+    job_ids = [f"flow-many-{i}" for i in range(6)]
+    for job_id in job_ids:
+        flow.sqs.send_message(QueueUrl=flow.queues.url, MessageBody=job_body(job_id))
+
+    for job_id in job_ids:
+        flow.worker.wait_for("job_finished", timeout=90, job_id=job_id)
+
+    pids = {flow.worker.wait_for("job_stored", job_id=j)["pid"] for j in job_ids}
+    assert len(pids) == 2, "both job processes took work"
+    for job_id in job_ids:
+        assert flow.worker.count("job_finished", job_id=job_id) == 1
+        assert status_of(flow.results, job_id)["status"] == "succeeded"
+        assert len(emails_for(flow.notify, job_id, "COMPLETED")) == 1
+    assert set(job_ids) <= set(result_dirs(flow.results))
+    assert_queues_empty(flow)
