@@ -67,7 +67,8 @@ class JobProcesses:
 
     def terminate(self) -> None:
         """Stop at once: kill job processes still running (their messages are handed back)."""
-        processes = list(getattr(self._pool, "_processes", {}).values())
+        # After a first terminate the pool has forgotten its processes (None): nothing to do.
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
         self._pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             if process.is_alive():
