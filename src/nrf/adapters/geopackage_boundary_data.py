@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+import math
 import os
 import sqlite3
 from pathlib import Path
@@ -13,6 +13,7 @@ import shapely
 from numpy.typing import NDArray
 
 from nrf.adapters import geopackage_lookups as clean
+from nrf.adapters.bundle_digest import file_sha256
 from nrf.adapters.geopackage_blob import BlobError, decode_blobs
 from nrf.adapters.geopackage_schema import (
     COEFFICIENT_COLUMNS,
@@ -38,7 +39,7 @@ _ZONE_COLUMN = {
     "subcatchments": "opcat_name",
 }
 _INFO_COLUMNS = ("name", "version", "created", "description")
-_POLYGONAL = (shapely.GeometryType.POLYGON, shapely.GeometryType.MULTIPOLYGON)
+_POLYGONAL = np.array([int(shapely.GeometryType.POLYGON), int(shapely.GeometryType.MULTIPOLYGON)])
 
 
 class _SmallLayer:
@@ -58,13 +59,15 @@ def _geometries(layer: str, keys: list[Any], blobs: list[bytes | None]) -> NDArr
         geoms = decode_blobs(blobs)
     except (BlobError, shapely.errors.GEOSException) as exc:
         raise BrokenBundle(f"layer '{layer}' has an unreadable geometry: {exc}") from None
-    problems: list[str] = []
-    for key, geom in zip(keys, geoms, strict=True):
-        if geom is None:
-            problems.append(f"layer '{layer}' fid {key} has no geometry")
-        elif shapely.get_type_id(geom) not in _POLYGONAL:
-            problems.append(f"layer '{layer}' fid {key} is a {geom.geom_type}, not a polygon")
-    if problems:
+    # One vectorised type check; the per-feature loop runs only to name what is wrong.
+    types = shapely.get_type_id(geoms)
+    if not np.isin(types, _POLYGONAL).all():
+        problems: list[str] = []
+        for key, geom in zip(keys, geoms, strict=True):
+            if geom is None:
+                problems.append(f"layer '{layer}' fid {key} has no geometry")
+            elif shapely.get_type_id(geom) not in _POLYGONAL:
+                problems.append(f"layer '{layer}' fid {key} is a {geom.geom_type}, not a polygon")
         raise BrokenBundle("; ".join(problems))
     invalid = np.flatnonzero(~shapely.is_valid(geoms))
     if len(invalid):
@@ -79,6 +82,9 @@ def _geometries(layer: str, keys: list[Any], blobs: list[bytes | None]) -> NDArr
 
 
 def _coefficient(value: object) -> float | None:
+    # The common case (a stored finite REAL) first: this runs four times per polygon read.
+    if type(value) is float and math.isfinite(value):
+        return value
     # Real coefficient layers hold stray text; like the source loader, it counts as NULL.
     try:
         return clean.number(value)
@@ -179,11 +185,7 @@ class GeoPackageBoundaryData:
 
     def info(self) -> BundleInfo:
         if self._sha256 is None:
-            digest = hashlib.sha256()
-            with self.path.open("rb") as f:
-                while chunk := f.read(1 << 20):
-                    digest.update(chunk)
-            self._sha256 = digest.hexdigest()
+            self._sha256 = file_sha256(self.path)
         name, version, created, description = self._info
         return BundleInfo(name, version, created, description, self._sha256)
 

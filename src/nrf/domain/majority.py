@@ -24,6 +24,10 @@ def majority_value(boundary: Boundary, zones: Sequence[Zone]) -> str | int | Non
     hits = np.flatnonzero(shapely.intersects(geoms, boundary))
     if hits.size == 0:
         return None
+    values = {zones[i].value for i in hits.tolist()}
+    if len(values) == 1:
+        # One candidate value wins whatever its area: the overlay would change nothing.
+        return values.pop()
     areas = shapely.area(shapely.intersection(geoms[hits], boundary))
     per_value: dict[str | int, list[float]] = {}
     for index, area in zip(hits.tolist(), areas.tolist(), strict=True):

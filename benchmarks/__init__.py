@@ -1,0 +1,1 @@
+"""Performance benchmark of the assessment against naive, in-memory and PostGIS methods."""

@@ -1,0 +1,55 @@
+"""Small timing helpers: milliseconds, medians and peak memory."""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    value = fn()
+    return ms_since(started), value
+
+
+def repeat_ms(fn: Callable[[], Any], repeats: int) -> tuple[list[float], Any]:
+    """Run ``fn`` ``repeats`` times; every duration in ms and the last value."""
+    times, value = [], None
+    for _ in range(max(1, repeats)):
+        ms, value = timed(fn)
+        times.append(round(ms, 3))
+    return times, value
+
+
+def median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 3) if values else None
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set size so far (ru_maxrss is KiB on Linux)."""
+    scale = 1 / (1 << 20) if sys.platform == "darwin" else 1 / 1024
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale, 1)
+
+
+def vm_hwm_mb(pid: int) -> float | None:
+    """Peak RSS of another live process from /proc (Linux), None if unavailable."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

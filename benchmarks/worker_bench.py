@@ -1,0 +1,113 @@
+"""End to end: `nrf worker` against moto's SQS on loopback, log notifier, local result store."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import boto3
+from moto.server import ThreadedMotoServer
+
+from benchmarks.pg_cluster import _free_port
+from benchmarks.timing import log, vm_hwm_mb
+from nrf.domain.model import Development
+from nrf.entrypoints.job_submission import job_messages
+
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+REGION = "eu-west-2"
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        found.append(todo.pop())
+        todo.extend(children.get(found[-1], []))
+    return found
+
+
+def _wait_for(root: Path, job_ids: list[str], timeout: float) -> float:
+    """Seconds until every job has its status.json (written last by the result store)."""
+    started = time.perf_counter()
+    remaining = list(job_ids)
+    while remaining:
+        remaining = [j for j in remaining if not (root / j / "status.json").exists()]
+        if time.perf_counter() - started > timeout:
+            raise TimeoutError(f"{len(remaining)} jobs unfinished after {timeout:.0f} s")
+        time.sleep(0.005)
+    return time.perf_counter() - started
+
+
+def run(bundle: Path, sites: list[Development], concurrency: int, warmup: Development) -> dict:
+    """Throughput of ``sites`` as one job each, after a warm-up job; worker memory too."""
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
+    moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    moto.start()
+    host, port = moto.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    work = Path(tempfile.mkdtemp(prefix="nrf-bench-worker-"))
+    sqs = boto3.client("sqs", endpoint_url=endpoint, region_name=REGION,
+                       aws_access_key_id="testing", aws_secret_access_key="testing")  # fmt: skip
+    queue = f"nrf-bench-{concurrency}"
+    url = sqs.create_queue(QueueName=queue)["QueueUrl"]
+    sqs.create_queue(QueueName=f"{queue}_dlq")
+    env = {**os.environ, **CREDENTIALS, "AWS_ENDPOINT_URL": endpoint, "AWS_REGION": REGION,
+           "AWS_SQS_QUEUE_NAME": queue, "AWS_SQS_WAIT_TIME_SECONDS": "2",
+           "AWS_SQS_MAX_MESSAGES": str(concurrency), "WORKER_CONCURRENCY": str(concurrency),
+           "AWS_HEALTH_PORT": str(_free_port()), "NRF_HEALTH_HOST": "127.0.0.1",
+           "NRF_REFERENCE_DATA": str(bundle), "NRF_NOTIFIER": "log",
+           "NRF_RESULT_STORE": "local", "NRF_RESULTS_DIR": str(work / "results")}  # fmt: skip
+    results = work / "results"
+    with open(work / "worker.log", "wb") as worker_log:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "nrf.entrypoints.cli", "worker"],
+            env=env, stdout=worker_log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        started = time.perf_counter()
+        ((wid, body),) = job_messages([warmup], "warmup", "bench@example.gov.uk")
+        sqs.send_message(QueueUrl=url, MessageBody=body)
+        _wait_for(results, [wid], 120)
+        ready_s = time.perf_counter() - started
+        messages = list(job_messages(sites, f"c{concurrency}", "bench@example.gov.uk"))
+        started = time.perf_counter()
+        for i in range(0, len(messages), 10):
+            sqs.send_message_batch(QueueUrl=url, Entries=[
+                {"Id": str(k), "MessageBody": b} for k, (_, b) in enumerate(messages[i:i + 10])
+            ])  # fmt: skip
+        _wait_for(results, [j for j, _ in messages], 600)
+        seconds = time.perf_counter() - started
+        hwm = {pid: vm_hwm_mb(pid) for pid in _descendants(worker.pid)}
+        log(f"worker x{concurrency}: {len(sites)} jobs in {seconds:.2f} s")
+        return {
+            "concurrency": concurrency,
+            "jobs": len(sites),
+            "seconds": round(seconds, 3),
+            "jobs_per_s": round(len(sites) / seconds, 1),
+            "ms_per_job": round(seconds * 1000 / len(sites), 3),
+            "first_job_after_start_s": round(ready_s, 2),
+            "peak_rss_mb_by_process": {str(k): v for k, v in hwm.items() if v is not None},
+            "peak_rss_mb_max": max((v for v in hwm.values() if v is not None), default=None),
+        }
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        try:
+            worker.wait(60)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+        moto.stop()
+        shutil.rmtree(work, ignore_errors=True)

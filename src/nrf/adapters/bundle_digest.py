@@ -1,0 +1,80 @@
+"""SHA-256 of a bundle file, remembered in a sidecar keyed by size and mtime."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+SUFFIX = ".sha256.json"
+_CHUNK = 1 << 22
+# Below this a file hashes in tens of milliseconds: no sidecar (nor clutter beside it).
+SIDECAR_MIN_BYTES = 64 << 20
+
+
+def sidecar_path(path: Path) -> Path:
+    return path.with_name(path.name + SUFFIX)
+
+
+def _stamp(path: Path) -> dict[str, int]:
+    st = path.stat()
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def _hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def remembered(path: Path) -> str | None:
+    """The sidecar's digest when it was written for this very size and mtime, else None."""
+    try:
+        data = json.loads(sidecar_path(path).read_text())
+        stamp = _stamp(path)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or {k: data.get(k) for k in stamp} != stamp:
+        return None
+    digest = data.get("sha256")
+    if isinstance(digest, str) and len(digest) == 64:
+        return digest
+    return None
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The file's digest: from a valid sidecar, else hashed now and remembered if possible.
+
+    Hashing a 1.4 GB national bundle takes seconds, which a job must not pay; the sidecar
+    is written only when the file did not change while it was read, so it never lies.
+    """
+    target = Path(path)
+    before = _stamp(target)
+    if before["size"] < SIDECAR_MIN_BYTES:
+        return _hash(target)
+    cached = remembered(target)
+    if cached is not None:
+        return cached
+    digest = _hash(target)
+    if _stamp(target) == before:
+        _write_sidecar(target, {**before, "sha256": digest})
+    return digest
+
+
+def _write_sidecar(path: Path, data: dict[str, object]) -> None:
+    # Best effort: a read-only bundle directory just means hashing again next time.
+    with contextlib.suppress(OSError):
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as handle:
+                json.dump(data, handle)
+            os.replace(temp, sidecar_path(path))
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
