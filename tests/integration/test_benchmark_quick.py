@@ -1,0 +1,34 @@
+"""The benchmark's quick mode runs end to end, so it never rots (no timing is asserted)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_quick_benchmark_writes_a_report_and_every_method_agrees(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--quick",
+         "--cache", str(tmp_path / "cache"), "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads((out / "report-3000.json").read_text())
+    assert report["bundle"]["polygons"] == 3000
+    methods = report["methods"]
+    assert "skipped" in methods["postgis"]
+    for name in ("floor", "naive"):
+        # 1 small + 245 real + 30 random sites, each checked against nrf to the penny.
+        assert methods[name]["mismatches"] == [], name
+    assert methods["floor"]["sites_compared"] == 1 + 245 + 30
+    assert methods["nrf"]["random_n"] == 30 and len(methods["nrf"]["random_per_site"]) == 30
+    assert report["worker"]["jobs"] == 8 and "queue_overhead_ms" in report["worker"]
+    assert [t["key"] for t in report["targets"]] == [
+        "small_ms", "first_job_ms", "bnw_ms", "random_jobs_per_s", "peak_rss_mb",
+        "queue_overhead_ms",
+    ]  # fmt: skip
+    summary = (out / "summary.md").read_text()
+    assert "| nrf |" in summary and "3,000 coefficient polygons" in summary
