@@ -31,7 +31,7 @@ def cached_bundle(cache: Path, polygons: int, seed: int = DEFAULT_SEED) -> tuple
             rate = done / max(now - started, 1e-9)
             print(
                 f"\rbundle: {done:,}/{total:,} polygons, {now - started:.0f} s ({rate:,.0f}/s)",
-                end="\n" if done == total else "",
+                end="\n" if done == total or not sys.stderr.isatty() else "",
                 file=sys.stderr,
                 flush=True,
             )

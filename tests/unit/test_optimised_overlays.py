@@ -56,7 +56,10 @@ def reference_majority(boundary, zones):
 
 def cells(rng: np.random.Generator, n: int) -> list[Polygon]:
     points = shapely.multipoints(rng.uniform(0, 2000, (n, 2)))
-    return [shapely.intersection(c, EXTENT) for c in shapely.voronoi_polygons(points, extend_to=EXTENT).geoms]
+    return [
+        shapely.intersection(c, EXTENT)
+        for c in shapely.voronoi_polygons(points, extend_to=EXTENT).geoms
+    ]
 
 
 def site(rng: np.random.Generator) -> Polygon:
