@@ -84,7 +84,7 @@ def load(conn: Any, bundle: Path, polygons: int) -> float:
 
 def rows_for(conn: Any, boundary: Any) -> list[figures.PieceRow]:
     wkb = shapely.to_wkb(boundary)
-    return [tuple(r) for r in conn.execute(QUERY, (wkb,), prepare=True).fetchall()]  # type: ignore[misc]
+    return [tuple(r) for r in conn.execute(QUERY, (wkb,), prepare=True).fetchall()]
 
 
 def run(

@@ -9,14 +9,20 @@ from shapely.geometry import Polygon, box
 
 from nrf.domain.land_use import Piece, land_use_pieces, piece_uplift
 from nrf.domain.majority import majority_value
-from nrf.domain.model import CoefficientPolygon, NnCatchment, Zone
-from nrf.domain.rules import rule_set_named
+from nrf.domain.model import Boundary, CoefficientPolygon, NnCatchment, Zone
+from nrf.domain.rules import RuleSet, rule_set_named
 
 RULES = rule_set_named("iat-2026-04")
 EXTENT = box(0, 0, 2000, 2000)
 
 
-def reference_pieces(boundary, coefficients, catchments, dev_area_ha, rules) -> list[Piece]:
+def reference_pieces(
+    boundary: Boundary,
+    coefficients: list[CoefficientPolygon],
+    catchments: list[NnCatchment],
+    dev_area_ha: float,
+    rules: RuleSet,
+) -> list[Piece]:
     """The straightforward algorithm: every coefficient polygon, then every catchment."""
     greenspace = rules.greenspace_enabled and dev_area_ha >= rules.greenspace_threshold_ha
     pieces = []
@@ -40,9 +46,9 @@ def reference_pieces(boundary, coefficients, catchments, dev_area_ha, rules) -> 
     return pieces
 
 
-def reference_majority(boundary, zones):
+def reference_majority(boundary: Boundary, zones: list[Zone]) -> str | int | None:
     """Area per value from every intersecting polygon; largest wins, ties to the smallest."""
-    totals: dict = {}
+    totals: dict[str | int, list[float]] = {}
     for zone in zones:
         if shapely.intersects(zone.geometry, boundary):
             area = float(shapely.area(shapely.intersection(zone.geometry, boundary)))
