@@ -6,7 +6,9 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing.connection import wait
 
 from nrf.domain.jobs import QueueMessage
 from nrf.domain.process_job import JobOutcome, ProcessJob
@@ -15,6 +17,24 @@ from nrf.entrypoints.settings import WorkerSettings
 log = logging.getLogger("nrf.worker")
 
 _process_job: ProcessJob | None = None
+EXIT_ORPHANED = 70
+
+
+def _exit_with_parent() -> None:
+    """Die as soon as the worker process does, even by kill -9.
+
+    An orphaned job process would finish its job next to the restarted worker's copy of
+    the same message: two computations and two emails.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])  # readable once the parent has gone, however it went
+        os._exit(EXIT_ORPHANED)
+
+    threading.Thread(target=watch, name="nrf-parent-watch", daemon=True).start()
 
 
 def _init_child(settings: WorkerSettings) -> None:
@@ -23,6 +43,7 @@ def _init_child(settings: WorkerSettings) -> None:
     # The worker process owns shutdown: a Ctrl-C reaching the whole group must not kill jobs.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _exit_with_parent()
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
 
