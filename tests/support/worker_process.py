@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import IO, Any
 
 Event = dict[str, Any]
@@ -126,14 +126,10 @@ class WorkerProcess:
         """Kill the process group (supervisor, worker, job and health processes) if still there."""
         if self._process is None:
             return
-        try:
+        with suppress(ProcessLookupError):
             os.killpg(self._process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
+        with suppress(subprocess.TimeoutExpired):
             self._process.wait(10)
-        except subprocess.TimeoutExpired:
-            pass
         for reader in self._readers:
             reader.join(2)
 
@@ -143,7 +139,9 @@ def _has(event: Event, fields: Mapping[str, Any]) -> bool:
 
 
 @contextmanager
-def running_worker(env: Mapping[str, str], args: Sequence[str] = ("worker",)) -> Iterator[WorkerProcess]:
+def running_worker(
+    env: Mapping[str, str], args: Sequence[str] = ("worker",)
+) -> Iterator[WorkerProcess]:
     worker = WorkerProcess(env, args).start()
     try:
         yield worker
