@@ -57,7 +57,7 @@ def flow(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> I
     results = tmp_path_factory.mktemp("flow-results")
     with running_fake_notify() as notify:
         env = worker_env(
-            moto_server, queues.name, results, free_port(), notify,
+            moto_server.endpoint_url, queues.name, results, free_port(), notify,
             WORKER_CONCURRENCY="2", AWS_SQS_MAX_MESSAGES="2",
             SQS_VISIBILITY_TIMEOUT="3", VISIBILITY_HEARTBEAT_SECONDS="1",
             VISIBILITY_EXTENSION_SECONDS="3",

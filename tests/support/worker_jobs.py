@@ -14,7 +14,7 @@ from typing import Any
 from attrs import frozen
 
 from support.fake_notify import FakeNotifyServer
-from support.moto_server import FAKE_CREDENTIALS, REGION, MotoServer
+from support.moto_server import FAKE_CREDENTIALS, REGION
 
 TEMPLATES = {"STARTED": "tpl-started", "COMPLETED": "tpl-completed", "FAILED": "tpl-failed"}
 BNG = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}
@@ -47,17 +47,17 @@ def make_queues(sqs: Any, name: str, max_receive_count: int = 3) -> Queues:
 
 
 def worker_env(
-    aws: MotoServer,
+    endpoint_url: str,
     queue_name: str,
     results_dir: Path,
     health_port: int,
     notify: FakeNotifyServer | None = None,
     **overrides: str,
 ) -> dict[str, str]:
-    """Environment for `nrf worker` against moto and, when given, the fake Notify server."""
+    """Environment for `nrf worker` against a local AWS endpoint and, when given, fake Notify."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "NRF_", "GOVUK_"))}
     env.update({
-        "AWS_ENDPOINT_URL": aws.endpoint_url,
+        "AWS_ENDPOINT_URL": endpoint_url,
         "AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"],
         "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIALS["aws_secret_access_key"],
         "AWS_REGION": REGION,
