@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import resource
 import statistics
 import sys
@@ -34,7 +35,14 @@ def median(values: list[float]) -> float | None:
 
 
 def peak_rss_mb() -> float:
-    """This process's peak resident set size so far (ru_maxrss is KiB on Linux)."""
+    """This process's peak resident set size so far.
+
+    VmHWM first: Linux keeps ru_maxrss across exec, so a child would report its parent's
+    peak (the parent may just have generated a bundle); VmHWM starts again at exec.
+    """
+    own = vm_hwm_mb(os.getpid())
+    if own is not None:
+        return own
     scale = 1 / (1 << 20) if sys.platform == "darwin" else 1 / 1024
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale, 1)
 
