@@ -148,6 +148,12 @@ def cmd_health(args: argparse.Namespace) -> int:
     return EXIT_OK if healthy else EXIT_ERROR
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from nrf.entrypoints.demo import run_demo
+
+    return run_demo(Path(args.results), args.limit, args.concurrency)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nrf", description="Nature Restoration Fund nutrient impact assessment."
@@ -199,6 +205,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--url", default=f"http://127.0.0.1:{os.environ.get('AWS_HEALTH_PORT', '8085')}"
     )
     health.set_defaults(func=cmd_health)
+    demo = sub.add_parser(
+        "demo", help="run the sample sites through a local SQS server and the real worker"
+    )
+    demo.add_argument("--results", default="out/demo-results", help="local result store folder")
+    demo.add_argument("--limit", type=int, help="submit only the first N sample sites")
+    demo.add_argument("--concurrency", type=int, default=2, help="job processes (default 2)")
+    demo.set_defaults(func=cmd_demo)
     return parser
 
 
