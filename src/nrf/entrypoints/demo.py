@@ -165,6 +165,10 @@ class Demo:
         return code
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -189,6 +193,8 @@ def run_demo(
     # A fresh prefix per run: a job id seen before would (rightly) not be computed again.
     prefix = f"demo-{time.strftime('%Y%m%d%H%M%S')}"
     demo = Demo(results, concurrency, _say)
+    # `docker stop` or `kill` ends the demo the same way as Ctrl-C: through the clean-up below.
+    signal.signal(signal.SIGTERM, _interrupt)
     finished: set[str] = set()
     job_ids: list[str] = []
     try:
