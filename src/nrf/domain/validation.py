@@ -39,8 +39,10 @@ class InputLimits:
 
     max_file_bytes: int = 50 * MIB
     max_features: int = 10_000
-    max_vertices_per_feature: int = 1_000_000
-    max_total_vertices: int = 5_000_000
+    # Real red-line boundaries have hundreds of vertices (the BnW maximum is 894); overlay cost
+    # grows faster than linearly, so a 100k-vertex site already takes ~12 s.
+    max_vertices_per_feature: int = 100_000
+    max_total_vertices: int = 1_000_000
     max_site_area_ha: float = 10_000
     max_decompressed_bytes: int = 200 * MIB
     max_zip_entries: int = 100

@@ -60,8 +60,8 @@ class WorkerSettings:
     metrics_namespace: str = "nrf"
     max_file_bytes: int = 50 * 1024 * 1024
     max_sites_per_job: int = 10_000
-    max_vertices_per_site: int = 1_000_000
-    max_total_vertices: int = 5_000_000
+    max_vertices_per_site: int = 100_000
+    max_total_vertices: int = 1_000_000
     max_site_area_ha: float = 10_000.0
     max_decompressed_bytes: int = 200 * 1024 * 1024
 
