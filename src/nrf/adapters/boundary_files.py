@@ -96,6 +96,7 @@ def _sidecars(shp: Path) -> list[Path]:
 def _read_local(path: Path, limits: InputLimits) -> list[RawFeature]:
     suffix = path.suffix.lower()
     if suffix in (".geojson", ".json"):
+        _check_size(path.stat().st_size, limits)  # a zip's inner file too, not only the zip
         return read_geojson_bytes(path.read_bytes(), limits)
     if suffix == ".shp":
         _sidecars(path)

@@ -1,0 +1,94 @@
+"""Hostile boundary files that once cost far more memory than their size: refused before parsing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from nrf.adapters.boundary_files import read_boundary_bytes, read_boundary_file
+from nrf.adapters.boundary_geojson import json_budget
+from nrf.domain.errors import InvalidInput
+from nrf.domain.validation import InputLimits
+from support.hostile import circle_ring, many_vertices_geojson, nested_geojson_values, polygon
+
+# Budget: 4 × 1,000 vertices + 50 × 10 features + 1,000 = 5,500 brackets, commas and colons.
+SMALL = InputLimits(max_total_vertices=1_000, max_features=10, max_vertices_per_feature=1_000)
+
+
+def codes_of(data: bytes, name: str = "site.geojson", limits: InputLimits = SMALL) -> list[str]:
+    with pytest.raises(InvalidInput) as refused:
+        read_boundary_bytes(data, name, limits)
+    return refused.value.codes
+
+
+def test_the_budget_is_four_marks_per_vertex_and_fifty_per_feature() -> None:
+    assert json_budget(SMALL) == 5_500
+    assert json_budget(InputLimits()) == 4_000_000 + 500_000 + 1_000
+
+
+def test_a_geojson_within_the_vertex_limit_is_read() -> None:
+    # 1,000 positions: "[x,y]," is 3 marks each, plus a handful for the geometry itself.
+    [feature] = read_boundary_bytes(many_vertices_geojson(999), "site.geojson", SMALL)
+    assert feature.problems == ()
+
+
+def test_a_geojson_with_more_values_than_the_limits_allow_is_refused_unparsed() -> None:
+    # 2,000 positions make about 6,000 marks: more than 5,500.
+    assert codes_of(many_vertices_geojson(2_000)) == ["geojson_too_complex"]
+
+
+def test_many_small_objects_in_a_property_are_refused_too() -> None:
+    # Each {"a":1} is a brace, a colon and a comma: 2,000 of them are 6,000 marks.
+    assert codes_of(nested_geojson_values(2_000)) == ["geojson_too_complex"]
+    [feature] = read_boundary_bytes(nested_geojson_values(100), "site.geojson", SMALL)
+    assert len(feature.properties["x"]) == 100  # type: ignore[arg-type]
+
+
+def test_a_geojson_inside_a_zip_is_held_to_the_file_size_limit(tmp_path: Path) -> None:
+    document = json.dumps(polygon(circle_ring(200))).encode()
+    archive = tmp_path / "site.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
+        out.writestr("site.geojson", document + b" " * 20_000)  # spaces compress to nothing
+    limits = InputLimits(max_file_bytes=10_000)
+    assert archive.stat().st_size < 10_000 < len(document) + 20_000
+    with pytest.raises(InvalidInput) as refused:
+        read_boundary_file(archive, limits)
+    assert refused.value.codes == ["file_too_large"]
+    assert len(read_boundary_file(archive, InputLimits())) == 1
+
+
+MEASURE = """
+import json, sys
+from nrf.adapters.boundary_files import read_boundary_bytes
+from nrf.domain.errors import InvalidInput
+data = open(sys.argv[1], "rb").read()
+before = int([l for l in open("/proc/self/status") if l.startswith("VmRSS")][0].split()[1])
+open("/proc/self/clear_refs", "w").write("5")  # start VmHWM again from here
+try:
+    read_boundary_bytes(data, "site.geojson")
+    codes = []
+except InvalidInput as error:
+    codes = error.codes
+peak = int([l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1])
+print(json.dumps({"codes": codes, "grew_mb": (peak - before) / 1024}))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux /proc")
+def test_a_file_just_under_50_mib_of_positions_costs_little_memory(tmp_path: Path) -> None:
+    # 2,000,000 positions in 49 MB: before the budget, reading it took ~740 MB more memory.
+    data = many_vertices_geojson(2_000_000)
+    assert len(data) < InputLimits().max_file_bytes
+    path = tmp_path / "big.geojson"
+    path.write_bytes(data)
+    del data
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(path)], capture_output=True,
+                          text=True, timeout=120, check=True)  # fmt: skip
+    measured = json.loads(done.stdout)
+    assert measured["codes"] == ["geojson_too_complex"]
+    assert measured["grew_mb"] < 50
