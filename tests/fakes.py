@@ -8,6 +8,7 @@ from typing import Any
 
 import attrs
 
+from nrf.domain.claims import Lease, next_lease
 from nrf.domain.health import HeartbeatSnapshot
 from nrf.domain.jobs import (
     JobRecord,
@@ -151,6 +152,9 @@ class FakeResultStore:
         self.files: dict[str, dict[str, bytes]] = {}
         self.saves: list[str] = []
         self.failures = 0
+        self.leases: dict[str, Lease] = {}
+        self.claims: list[tuple[str, str, bool]] = []  # (job id, owner, granted)
+        self.releases: list[tuple[str, str]] = []
 
     def record(self, job_id: str) -> JobRecord | None:
         return self.records.get(job_id)
@@ -164,17 +168,56 @@ class FakeResultStore:
         self.saves.append(job_id)
         return f"memory://{job_id}/"
 
+    def claim(self, job_id: str, owner: str, now: float, lease_seconds: float) -> Lease:
+        current = self.leases.get(job_id)
+        lease = next_lease(current, job_id, owner, now, lease_seconds)
+        self.claims.append((job_id, owner, lease is not None))
+        if lease is None:
+            assert current is not None
+            return current
+        self.leases[job_id] = lease
+        return lease
+
+    def release(self, job_id: str, owner: str, now: float) -> None:
+        current = self.leases.get(job_id)
+        if current is not None and current.held_by(owner):
+            self.leases[job_id] = Lease(job_id, owner, now)
+            self.releases.append((job_id, owner))
+
 
 class FakeNotifier:
-    """Records every notification; ``fail_for`` recipients get sent=False."""
+    """Records every notification; ``fail_for`` recipients get sent=False.
 
-    def __init__(self, fail_for: frozenset[str] = frozenset()) -> None:
+    ``retryable`` makes those failures pending (a provider outage rather than a refusal);
+    ``can_look_up=False`` answers ``sent_before`` with None, as SES must.
+    """
+
+    def __init__(
+        self,
+        fail_for: frozenset[str] = frozenset(),
+        *,
+        retryable: bool = False,
+        can_look_up: bool = True,
+    ) -> None:
         self.sent: list[Notification] = []
         self.fail_for = fail_for
+        self.retryable = retryable
+        self.can_look_up = can_look_up
+        self.delivered: list[Notification] = []  # what reached an inbox
+        self.lookups: list[Notification] = []
+
+    def sent_before(self, notification: Notification) -> bool | None:
+        self.lookups.append(notification)
+        if not self.can_look_up:
+            return None
+        key = (notification.kind, notification.recipient, notification.reference)
+        return any((n.kind, n.recipient, n.reference) == key for n in self.delivered)
 
     def send(self, notification: Notification) -> NotificationRecord:
         self.sent.append(notification)
         ok = notification.recipient not in self.fail_for
+        if ok:
+            self.delivered.append(notification)
         return NotificationRecord(
             notification.kind,
             notification.recipient,
@@ -182,6 +225,7 @@ class FakeNotifier:
             provider_id=f"fake-{len(self.sent)}" if ok else None,
             error=None if ok else "fake_failure",
             attempts=1,
+            pending=not ok and self.retryable,
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import urllib.parse
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +25,8 @@ class FakeNotifyServer:
     """Checks the client's JWT (iss = service id, HS256 with the secret) and records emails.
 
     ``fail_next(n, status)`` answers the next ``n`` requests with that status;
-    ``hang_next(n)`` stalls the next ``n`` until the client gives up.
+    ``hang_next(n)`` stalls the next ``n`` until the client gives up. ``GET
+    /v2/notifications?reference=`` lists what was sent, as Notify's own does.
     """
 
     def __init__(self) -> None:
@@ -33,6 +35,7 @@ class FakeNotifyServer:
         self.api_key = f"nrf_test-{self.service_id}-{self.secret}"
         self.emails: list[dict[str, Any]] = []
         self.requests = 0
+        self.lookups: list[str] = []  # references asked about
         self._failures: list[int] = []
         self._hangs = 0
         self._lock = threading.Lock()
@@ -118,15 +121,43 @@ class FakeNotifyServer:
             "email_address": email,
         }
 
+    def _handle_get(self, path: str, headers: Any) -> tuple[int, dict[str, Any]]:
+        """``GET /v2/notifications?reference=...``: the emails sent with that reference."""
+        hang, status = self._plan()
+        if hang:
+            self._released.wait(timeout=30)
+            return 500, notify_error(500, "Exception", "released")
+        url = urllib.parse.urlsplit(path)
+        if url.path != "/v2/notifications":
+            return 404, notify_error(404, "Not found", "The requested URL was not found")
+        problem = self._check_token(headers.get("Authorization", ""))
+        if problem is not None:
+            return 403, notify_error(403, "AuthError", problem)
+        if status is not None:
+            return status, notify_error(status, "FakeFailure", f"told to fail with {status}")
+        query = urllib.parse.parse_qs(url.query)
+        self.lookups.append(query.get("reference", [""])[0])
+        found = [
+            {"id": e["id"], "reference": e.get("reference"), "email_address": e["email_address"],
+             "type": "email", "status": "delivered",
+             "template": {"id": e["template_id"], "version": 1, "uri": ""}}
+            for e in self.emails
+            if "reference" not in query or e.get("reference") == query["reference"][0]
+        ]  # fmt: skip
+        return 200, {"notifications": found, "links": {"current": path}}
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self._answer(*server._handle_get(self.path, self.headers))
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
-                status, payload = server._handle_post(
-                    self.path, self.headers, self.rfile.read(length)
-                )
+                self._answer(*server._handle_post(self.path, self.headers, self.rfile.read(length)))
+
+            def _answer(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)

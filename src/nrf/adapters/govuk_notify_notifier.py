@@ -42,6 +42,13 @@ class NotifyEmailClient(Protocol):
         reference: str | None = None,
     ) -> Any: ...
 
+    def get_all_notifications(
+        self,
+        status: str | None = None,
+        template_type: str | None = None,
+        reference: str | None = None,
+    ) -> Any: ...
+
 
 class GovUkNotifyNotifier:
     """Sends each kind of notification with its Notify template."""
@@ -101,6 +108,27 @@ class GovUkNotifyNotifier:
             )
         _log(record, notification)
         return record
+
+    def sent_before(self, notification: Notification) -> bool | None:
+        """Ask Notify for emails with this reference: same template and recipient means sent."""
+        template = self._templates.get(notification.kind)
+        if template is None:
+            return False
+        reference = notification.reference or notification.job_id
+        try:
+            answer = self._client.get_all_notifications(template_type="email", reference=reference)
+        except APIError as exc:
+            raise self._failure(exc) from None
+        except Exception as exc:  # a lookup that cannot be read is a lookup that failed
+            failure = f"lookup_failed: {type(exc).__name__}"
+            raise NotificationFailed(failure, retryable=True) from None
+        found = answer.get("notifications", []) if isinstance(answer, dict) else []
+        recipient = notification.recipient.lower()
+        return any(
+            str(n.get("email_address", "")).lower() == recipient
+            and (n.get("template") or {}).get("id") == template
+            for n in found
+        )
 
     def _attempt(self, notification: Notification, template_id: str) -> str | None:
         try:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
+from nrf.domain.claims import Lease, lease_from_json, lease_to_json, next_lease
 from nrf.domain.jobs import (
     JobRecord,
     ResultStoreUnavailable,
@@ -62,6 +65,45 @@ class LocalResultStore:
             raise ResultStoreUnavailable(f"cannot write results: {exc.strerror or exc}") from exc
         return str(folder)
 
+    def claim(self, job_id: str, owner: str, now: float, lease_seconds: float) -> Lease:
+        with self._claim_file(job_id) as handle:
+            current = _read_lease(handle, job_id)
+            lease = next_lease(current, job_id, owner, now, lease_seconds)
+            if lease is None:
+                assert current is not None
+                return current
+            _rewrite(handle, lease_to_json(lease))
+            return lease
+
+    def release(self, job_id: str, owner: str, now: float) -> None:
+        with self._claim_file(job_id) as handle:
+            current = _read_lease(handle, job_id)
+            if current is not None and current.held_by(owner):
+                _rewrite(handle, lease_to_json(Lease(job_id, owner, now)))
+
+    @contextlib.contextmanager
+    def _claim_file(self, job_id: str) -> Iterator[BinaryIO]:
+        """The job's claim file, locked for this process alone while the block runs.
+
+        Read-decide-write happens under an exclusive flock, so two processes can never
+        both take the claim (first claim or takeover of an expired one). The kernel drops
+        the lock when its holder dies, even by kill -9, so a crash never wedges a job. A
+        hidden file in the root: not a job folder, and no job id can start with a dot.
+        """
+        path = self.root / f".claim-{validate_job_id(job_id)}"
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            handle = open(path, "a+b")  # noqa: SIM115 - closed below, after the unlock
+        except OSError as exc:
+            raise ResultStoreUnavailable(f"cannot open the claim: {exc.strerror}") from exc
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            yield handle
+        except OSError as exc:
+            raise ResultStoreUnavailable(f"cannot write the claim: {exc.strerror}") from exc
+        finally:
+            handle.close()  # closing drops the lock
+
     def _write(self, path: Path, data: bytes) -> None:
         # A hidden temporary name in the same folder: a reader sees the old file or
         # the whole new one, never half of it.
@@ -76,3 +118,24 @@ class LocalResultStore:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp)
             raise
+
+
+def _read_lease(handle: BinaryIO, job_id: str) -> Lease | None:
+    handle.seek(0)
+    data = handle.read()
+    if not data:
+        return None
+    try:
+        return lease_from_json(data)
+    except ValueError:
+        # Torn by a holder killed mid-write: that holder is gone, so the lease is free,
+        # but someone did start the job, so it is not a first claim.
+        return Lease(job_id, "", 0.0)
+
+
+def _rewrite(handle: BinaryIO, data: bytes) -> None:
+    handle.seek(0)
+    handle.truncate()
+    handle.write(data)
+    handle.flush()
+    os.fsync(handle.fileno())

@@ -34,3 +34,7 @@ class LogNotifier:
             },
         )
         return NotificationRecord(notification.kind, notification.recipient, True, attempts=1)
+
+    def sent_before(self, notification: Notification) -> bool | None:
+        """Nothing was ever emailed, so logging it again cannot email anyone twice."""
+        return False

@@ -95,7 +95,9 @@ def deliver(
         delay = jitter(policy.delay_cap(attempts))
         out_of_time = clock.now() - started + delay > policy.max_total_seconds
         if not retryable or attempts >= policy.max_attempts or out_of_time:
+            # A retryable failure stays pending: the job's next delivery tries again.
             return NotificationRecord(
-                notification.kind, notification.recipient, False, None, error, attempts
-            )
+                notification.kind, notification.recipient, False, None, error, attempts,
+                pending=retryable,
+            )  # fmt: skip
         sleeper.sleep(delay)

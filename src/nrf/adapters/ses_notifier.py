@@ -107,6 +107,10 @@ class SesNotifier:
         )
         return record
 
+    def sent_before(self, notification: Notification) -> bool | None:
+        """SES keeps no lookup by reference: the caller must decide without knowing."""
+        return None
+
     def _attempt(self, notification: Notification) -> str | None:
         subject, body = self._render(notification)
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
+from nrf.domain.claims import Lease
 from nrf.domain.health import HeartbeatSnapshot
 from nrf.domain.job_message import JobRequest
 from nrf.domain.jobs import JobRecord, Notification, NotificationRecord, QueueMessage
@@ -65,11 +66,29 @@ class ResultStore(Protocol):
         """Store the files and then the record; returns where (a URI or a path)."""
         ...
 
+    def claim(self, job_id: str, owner: str, now: float, lease_seconds: float) -> Lease:
+        """Atomically take (or renew) the job's claim unless another owner's lease is live.
+
+        Returns the lease that holds after the call: ours when granted, else the holder's.
+        """
+        ...
+
+    def release(self, job_id: str, owner: str, now: float) -> None:
+        """End ``owner``'s lease now (kept on record, so a later claim is not ``first``)."""
+        ...
+
 
 class Notifier(Protocol):
     """Sends emails; never raises for provider errors, returns what happened instead."""
 
     def send(self, notification: Notification) -> NotificationRecord: ...
+
+    def sent_before(self, notification: Notification) -> bool | None:
+        """Whether the provider already has this email (kind, recipient, reference).
+
+        None when the provider cannot tell; raises NotificationFailed when the lookup failed.
+        """
+        ...
 
 
 class HeartbeatStore(Protocol):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 from collections.abc import Callable, Mapping
@@ -10,7 +11,8 @@ import shapely
 from attrs import evolve, frozen
 
 from nrf.domain.assessment import AssessDevelopments
-from nrf.domain.errors import InvalidInput, NrfError
+from nrf.domain.claims import Lease, claim_owner
+from nrf.domain.errors import InvalidInput, NrfError, Problem
 from nrf.domain.job_message import InvalidJobMessage, JobRequest, parse_job_message
 from nrf.domain.jobs import (
     JobRecord,
@@ -22,6 +24,7 @@ from nrf.domain.jobs import (
     ResultStoreUnavailable,
 )
 from nrf.domain.model import Development
+from nrf.domain.notification_ledger import NotificationLedger, has_pending, intent
 from nrf.domain.ports import Clock, JobBoundarySource, Notifier, ResultStore
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
@@ -58,7 +61,7 @@ def retry_delay(receive_count: int, base: int = 30, cap: int = 900, jitter: floa
 
 
 class ProcessJob:
-    """Parse, check the store, assess, store, notify; every message is judged on its own."""
+    """Claim, check the store, assess, store, notify; every message is judged on its own."""
 
     def __init__(
         self,
@@ -72,12 +75,16 @@ class ProcessJob:
         limits: InputLimits = DEFAULT_LIMITS,
         rng: random.Random | None = None,
         default_rules: str | None = None,
+        lease_seconds: float = 600.0,
+        retry_base: int = 30,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
         self._notifier, self._clock, self._render = notifier, clock, render
         self._settings, self._limits = settings, limits
         self._rng = rng or random.Random()
         self._default_rules = default_rules
+        self._lease_seconds, self._retry_base = lease_seconds, retry_base
+        self._ledger = NotificationLedger(store, notifier)
 
     def __call__(self, message: QueueMessage) -> JobOutcome:
         started = self._clock.now()
@@ -85,33 +92,46 @@ class ProcessJob:
             request = parse_job_message(message.body)
         except InvalidJobMessage as exc:
             job_id = exc.job_id or f"message-{message.message_id}"
-            return self._fail_permanently(job_id, exc, exc.email, exc.trace_id, started)
-        ctx = {"job_id": request.job_id, "trace_id": request.trace_id}
+            return self._fail_permanently(job_id, exc, exc.email, exc.trace_id, message)
+        return self._under_claim(message, request, lambda lease: self._run(
+            message, request, lease, started))  # fmt: skip
+
+    def timed_out(self, message: QueueMessage, seconds: float) -> JobOutcome:
+        """The job's process was killed after ``seconds``: fail it for good (it would again)."""
         try:
-            existing = self._store.record(request.job_id)
-            if existing is not None:
-                return self._finish_existing(existing, request, ctx)
-            if message.receive_count <= 1 and request.email:
-                self._notify(NotificationKind.STARTED, request.email, request.job_id,
-                             self._personalisation(request, None))  # fmt: skip
+            request = parse_job_message(message.body)
+        except InvalidJobMessage as exc:
+            job_id = exc.job_id or f"message-{message.message_id}"
+            return self._fail_permanently(job_id, exc, exc.email, exc.trace_id, message)
+        error = InvalidInput([Problem(
+            "job_timeout",
+            f"the assessment took longer than {seconds:g} s and was stopped; boundaries with "
+            "very many vertices take far longer, so simplify the boundary and submit it again",
+        )])  # fmt: skip
+        return self._under_claim(message, request, lambda lease: self._fail_permanently(
+            request.job_id, error, request.email, request.trace_id, message))  # fmt: skip
+
+    # -- steps -------------------------------------------------------------------------
+
+    def _under_claim(
+        self, message: QueueMessage, request: JobRequest, work: Callable[[Lease], JobOutcome]
+    ) -> JobOutcome:
+        """Run ``work`` only while holding the job's claim; another holder means retry later."""
+        ctx = {"job_id": request.job_id, "trace_id": request.trace_id}
+        owner = claim_owner(message)
+        try:
+            lease = self._store.claim(request.job_id, owner, self._clock.now(),
+                                      self._lease_seconds)  # fmt: skip
+            if not lease.held_by(owner):
+                delay = min(900, lease.seconds_left(self._clock.now()) + 1)
+                log.info("job_claimed_elsewhere", extra={**ctx, "retry_after": delay})
+                return JobOutcome(request.job_id, "claimed_elsewhere", False, delay,
+                                  ("claimed_elsewhere",))  # fmt: skip
             try:
-                developments = [self._development(request)]
-                rules = rule_set_named(request.rules or self._default_rules)
-            except InvalidInput as exc:
-                return self._fail_permanently(
-                    request.job_id, exc, request.email, request.trace_id, started
-                )
-            run = self._assess(developments, rules)
-            files = dict(self._render(run, developments))
-            record = JobRecord(request.job_id, JobStatus.SUCCEEDED, (), "", self._clock.now(),
-                               (), request.trace_id)  # fmt: skip
-            files["timings.json"] = (
-                f'{{"started_at": {started}, "finished_at": {record.finished_at}, '
-                f'"seconds": {record.finished_at - started:.3f}}}\n'
-            ).encode()
-            where = self._store.save(request.job_id, files, record)
-            log.info("job_stored", extra={**ctx, "where": where})
-            return self._notify_completed(record, request, run, ctx)
+                return work(lease)
+            finally:
+                with contextlib.suppress(ResultStoreUnavailable, OSError):
+                    self._store.release(request.job_id, owner, self._clock.now())
         except (ResultStoreUnavailable, OSError) as exc:
             return self._retry(message, request.job_id, getattr(exc, "code", "io_error"), ctx)
         except NrfError as exc:
@@ -120,8 +140,6 @@ class ProcessJob:
         except Exception:
             log.exception("job_unexpected_error", extra=ctx)
             return self._retry(message, request.job_id, "unexpected_error", ctx)
-
-    # -- steps -------------------------------------------------------------------------
 
     def _development(self, request: JobRequest) -> Development:
         raw = self._boundaries.features(request)
@@ -137,31 +155,66 @@ class ProcessJob:
             [d.boundary for d in devs])  # fmt: skip
         return evolve(devs[0], rlb_id=1, boundary=boundary)
 
-    def _finish_existing(self, record: JobRecord, request: JobRequest, ctx: dict) -> JobOutcome:
+    def _run(
+        self, message: QueueMessage, request: JobRequest, lease: Lease, started: float
+    ) -> JobOutcome:
+        ctx = {"job_id": request.job_id, "trace_id": request.trace_id}
+        existing = self._store.record(request.job_id)
+        if existing is not None:
+            return self._finish_existing(existing, request, message, ctx)
+        if message.receive_count <= 1 and lease.first and request.email:
+            # At most once: only the very first claim of a job ever sends it.
+            self._notify(NotificationKind.STARTED, request.email, request.job_id,
+                         self._personalisation(request, None))  # fmt: skip
+        try:
+            developments = [self._development(request)]
+            rules = rule_set_named(request.rules or self._default_rules)
+        except InvalidInput as exc:
+            return self._fail_permanently(
+                request.job_id, exc, request.email, request.trace_id, message
+            )
+        run = self._assess(developments, rules)
+        files = dict(self._render(run, developments))
+        told = (intent(NotificationKind.COMPLETED, request.email,
+                       self._personalisation(request, run)),) if request.email else ()  # fmt: skip
+        record = JobRecord(request.job_id, JobStatus.SUCCEEDED, (), "", self._clock.now(),
+                           told, request.trace_id)  # fmt: skip
+        files["timings.json"] = (
+            f'{{"started_at": {started}, "finished_at": {record.finished_at}, '
+            f'"seconds": {record.finished_at - started:.3f}}}\n'
+        ).encode()
+        # The result and the intent to tell land together: a crash after this line is
+        # finished by the next delivery, which sends the email unless it went already.
+        where = self._store.save(request.job_id, files, record)
+        log.info("job_stored", extra={**ctx, "where": where})
+        record = self._ledger.settle(record, ask_provider=False)
+        return self._settled(record, message, "succeeded", ctx)
+
+    def _finish_existing(
+        self, record: JobRecord, request: JobRequest, message: QueueMessage, ctx: dict
+    ) -> JobOutcome:
         kinds = {n.kind for n in record.notifications}
         wanted = NotificationKind.COMPLETED if record.status is JobStatus.SUCCEEDED else (
             NotificationKind.FAILED)  # fmt: skip
         if request.email and wanted not in kinds:
-            # Stored but not yet told (the last attempt stopped in between): tell now, once.
-            personal = self._personalisation(request, None)
-            sent = self._notify(wanted, request.email, request.job_id, personal)
-            self._store.save(request.job_id, {}, evolve(
-                record, notifications=(*record.notifications, sent)))  # fmt: skip
+            # A record written without its email's intent (nrf dlq, an older worker).
+            entry = intent(wanted, request.email, self._personalisation(request, None))
+            record = evolve(record, notifications=(*record.notifications, entry))
+        if has_pending(record):
+            record = self._ledger.settle(record, ask_provider=True)
         log.info("job_already_finished", extra={**ctx, "status": str(record.status)})
-        return JobOutcome(request.job_id, "already_finished", delete=True)
+        return self._settled(record, message, "already_finished", ctx)
 
-    def _notify_completed(
-        self, record: JobRecord, request: JobRequest, run: AssessmentRun, ctx: dict
+    def _settled(
+        self, record: JobRecord, message: QueueMessage, status: str, ctx: dict
     ) -> JobOutcome:
-        if request.email:
-            sent = self._notify(NotificationKind.COMPLETED, request.email, request.job_id,
-                                self._personalisation(request, run))  # fmt: skip
-            try:
-                self._store.save(request.job_id, {}, evolve(record, notifications=(sent,)))
-            except ResultStoreUnavailable:
-                log.warning("notification_not_recorded", extra=ctx)
-        log.info("job_succeeded", extra=ctx)
-        return JobOutcome(request.job_id, "succeeded", delete=True)
+        """Delete the message once every email is settled; else keep it to retry them."""
+        if has_pending(record):
+            return self._retry(message, record.job_id, "notification_pending", ctx)
+        if status == "succeeded":
+            log.info("job_succeeded", extra=ctx)
+        return JobOutcome(record.job_id, status, delete=True,
+                          error_codes=record.error_codes)  # fmt: skip
 
     def _fail_permanently(
         self,
@@ -169,33 +222,47 @@ class ProcessJob:
         error: InvalidInput,
         email: str | None,
         trace_id: str | None,
-        started: float,
+        message: QueueMessage,
     ) -> JobOutcome:
         ctx = {"job_id": job_id, "trace_id": trace_id, "codes": error.codes}
         try:
-            if self._store.record(job_id) is not None:
-                # A redelivered bad message: it was failed and reported the first time.
-                log.info("job_already_finished", extra={**ctx, "status": "failed"})
-                return JobOutcome(job_id, "already_finished", delete=True)
+            existing = self._store.record(job_id)
+            if existing is not None:
+                # A redelivered bad message: it was failed (and told, or is being) before.
+                if has_pending(existing):
+                    existing = self._ledger.settle(existing, ask_provider=True)
+                log.info("job_already_finished", extra={**ctx, "status": str(existing.status)})
+                return self._settled(existing, message, "already_finished", ctx)
         except ResultStoreUnavailable:
             log.warning("result_store_unavailable", extra=ctx)
+        except NrfError as exc:  # a failed lookup: settle on the next delivery
+            return self._retry(message, job_id, exc.code, ctx)
         log.warning("job_invalid", extra={**ctx, "error": error.message[:2000]})
-        notifications: tuple[NotificationRecord, ...] = ()
+        told: tuple[NotificationRecord, ...] = ()
         if email:
             personal = {"job_reference": job_id, "error_codes": ", ".join(error.codes),
                         "error_message": error.message[:2000]}  # fmt: skip
-            notifications = (self._notify(NotificationKind.FAILED, email, job_id, personal),)
+            told = (intent(NotificationKind.FAILED, email, personal),)
         record = JobRecord(job_id, JobStatus.FAILED, tuple(error.codes), error.message[:10_000],
-                           self._clock.now(), notifications, trace_id)  # fmt: skip
+                           self._clock.now(), told, trace_id)  # fmt: skip
         try:
             self._store.save(job_id, {}, record)
         except ResultStoreUnavailable:
-            # The message is still deleted: retrying can never make bad input good.
+            # Told anyway, and the message still deleted: retrying never makes bad input good.
             log.warning("failure_not_recorded", extra=ctx)
-        return JobOutcome(job_id, "failed", delete=True, error_codes=tuple(error.codes))
+            for entry in told:
+                self._notify(entry.kind, entry.recipient, job_id, dict(entry.details))
+            return JobOutcome(job_id, "failed", delete=True, error_codes=tuple(error.codes))
+        try:
+            record = self._ledger.settle(record, ask_provider=False)
+        except NrfError as exc:  # the intent is stored: the next delivery settles it
+            return self._retry(message, job_id, exc.code, ctx)
+        outcome = self._settled(record, message, "failed", ctx)
+        return outcome
 
     def _retry(self, message: QueueMessage, job_id: str, code: str, ctx: dict) -> JobOutcome:
-        delay = retry_delay(message.receive_count, jitter=self._rng.random() * 0.2)
+        delay = retry_delay(message.receive_count, base=self._retry_base,
+                            jitter=self._rng.random() * 0.2)  # fmt: skip
         log.warning("job_retry", extra={**ctx, "code": code, "retry_after": delay,
                                          "receive_count": message.receive_count})  # fmt: skip
         return JobOutcome(job_id, "retry", delete=False, retry_after=delay, error_codes=(code,))

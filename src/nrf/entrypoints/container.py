@@ -135,6 +135,9 @@ class Container(containers.DeclarativeContainer):
         ),
         default_rules=config.default_rules,
         limits=limits,
+        # A claim lives as long as the message stays hidden; the worker renews both.
+        lease_seconds=config.visibility_timeout.as_(float),
+        retry_base=config.retry_base_seconds.as_(int),
     )  # fmt: skip
 
 

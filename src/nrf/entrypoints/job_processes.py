@@ -57,6 +57,11 @@ def _run(message: QueueMessage) -> JobOutcome:
     return _process_job(message)
 
 
+def _run_timed_out(message: QueueMessage, seconds: float) -> JobOutcome:
+    assert _process_job is not None, "job process not initialised"
+    return _process_job.timed_out(message, seconds)
+
+
 class JobProcesses:
     """A pool of job processes that can be torn down at once when the grace period ends."""
 
@@ -74,6 +79,10 @@ class JobProcesses:
 
     def submit(self, message: QueueMessage) -> Future[JobOutcome]:
         return self._pool.submit(_run, message)
+
+    def submit_timed_out(self, message: QueueMessage, seconds: float) -> Future[JobOutcome]:
+        """Record a killed job as failed (``job_timeout``) and tell the requester."""
+        return self._pool.submit(_run_timed_out, message, seconds)
 
     def warm_up(self) -> None:
         """Start every job process now, so the first job does not pay for the imports."""

@@ -37,6 +37,8 @@ class WorkerSettings:
     heartbeat_timeout: float = 180.0
     task_timeout_buffer: float = 1.5
     shutdown_grace_seconds: float = 30.0
+    job_timeout_seconds: float = 900.0
+    retry_base_seconds: int = 30
     health_port: int = 8085
     health_host: str = "0.0.0.0"  # the ECS health check reaches it from outside the task
     reference_data: str | None = None
@@ -117,6 +119,8 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "HEARTBEAT_TIMEOUT": ("heartbeat_timeout", _float(0.1, 86_400)),
     "TASK_TIMEOUT_BUFFER": ("task_timeout_buffer", _float(1.0, 100)),
     "SHUTDOWN_GRACE_SECONDS": ("shutdown_grace_seconds", _float(0, 3_600)),
+    "JOB_TIMEOUT_SECONDS": ("job_timeout_seconds", _float(1, 43_200)),
+    "NRF_RETRY_BASE_SECONDS": ("retry_base_seconds", _int(1, 900)),
     "AWS_HEALTH_PORT": ("health_port", _int(1, 65_535)),
     "NRF_HEALTH_HOST": ("health_host", str),
     "NRF_REFERENCE_DATA": ("reference_data", str),

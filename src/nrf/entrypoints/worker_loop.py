@@ -12,8 +12,11 @@ from typing import Protocol
 
 from attrs import define, field
 
+from nrf.domain.claims import claim_owner
+from nrf.domain.errors import NrfError
+from nrf.domain.job_message import InvalidJobMessage, parse_job_message
 from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
-from nrf.domain.ports import Clock, HeartbeatStore, JobQueue
+from nrf.domain.ports import Clock, HeartbeatStore, JobQueue, ResultStore
 from nrf.domain.process_job import JobOutcome, retry_delay
 from nrf.entrypoints.settings import WorkerSettings
 
@@ -22,6 +25,14 @@ log = logging.getLogger("nrf.worker")
 STATUS_ERROR, STATUS_STOPPED, STATUS_RUNNING = -1, 0, 1
 EXIT_CLEAN, EXIT_FATAL = 0, 3
 Metrics = Callable[[str, float, "str | None"], None]
+
+
+def job_id_of(message: QueueMessage) -> str | None:
+    """The job id a message carries, or None when it cannot be read (it is failed anyway)."""
+    try:
+        return parse_job_message(message.body).job_id
+    except InvalidJobMessage as exc:
+        return exc.job_id
 
 
 def expected_seconds(message: QueueMessage) -> float:
@@ -40,12 +51,15 @@ class InFlight:
     extensions: int = 0
     seconds_extended: int = 0
     last_error: str | None = field(default=None)
+    job_id: str | None = None
+    timed_out: bool = False  # its process was killed; now only its failure is being recorded
 
 
 class Executor(Protocol):
     """What the loop needs from the job processes (JobProcesses, or a fake in tests)."""
 
     def submit(self, message: QueueMessage) -> Future[JobOutcome]: ...
+    def submit_timed_out(self, message: QueueMessage, seconds: float) -> Future[JobOutcome]: ...
     def replace(self) -> None: ...
     def terminate(self) -> None: ...
 
@@ -63,11 +77,13 @@ class WorkerLoop:
         stop: threading.Event,
         metrics: Metrics | None = None,
         rng: random.Random | None = None,
+        claims: ResultStore | None = None,
     ) -> None:
         self._queue, self._heartbeat, self._executor = queue, heartbeat, executor
         self._s, self._clock, self._stop = settings, clock, stop
         self._metrics = metrics
         self._rng = rng or random.Random()
+        self._claims = claims  # renewed with the visibility, released on every way out
         self._in_flight: dict[Future[JobOutcome], InFlight] = {}
         self._queue_failures = 0
 
@@ -91,6 +107,7 @@ class WorkerLoop:
         now = self._clock.now()
         self._heartbeat.beat(now)
         self._collect(timeout=0)
+        self._enforce_timeout(now)
         self._extend_visibility(now)
         free = self._s.concurrency - len(self._in_flight)
         if free <= 0:
@@ -127,7 +144,7 @@ class WorkerLoop:
             return
         expected = expected_seconds(message)
         future = self._executor.submit(message)
-        self._in_flight[future] = InFlight(message, now, now, expected)
+        self._in_flight[future] = InFlight(message, now, now, expected, job_id=job_id_of(message))
         self._update_job_state()
         log.info("job_received", extra={"message_id": message.message_id,
                                         "receive_count": message.receive_count})  # fmt: skip
@@ -161,6 +178,8 @@ class WorkerLoop:
 
     def _finish(self, tracked: InFlight, outcome: JobOutcome) -> None:
         seconds = self._clock.now() - tracked.started
+        # The job process released its claim already; this undoes a renewal made after that.
+        self._release_claim(tracked)
         try:
             if outcome.delete:
                 self._queue.delete(tracked.message)
@@ -185,6 +204,7 @@ class WorkerLoop:
                 continue
             tracked.extended_at = now
             seconds = self._s.visibility_extension_seconds
+            self._renew_claim(tracked, now, seconds)
             try:
                 self._queue.change_visibility(tracked.message, seconds)
                 tracked.extensions += 1
@@ -194,6 +214,49 @@ class WorkerLoop:
             except (QueueTransientError, QueueFatalError) as exc:
                 tracked.last_error = exc.code
                 log.warning("heartbeat_extend_failed", extra={"error": exc.message})
+
+    def _enforce_timeout(self, now: float) -> None:
+        """Kill a job past JOB_TIMEOUT_SECONDS and have its failure recorded instead.
+
+        Job processes share one pool, which cannot lose one process and keep the others:
+        the jobs running beside it are handed back at once (and their claims released).
+        """
+        limit = self._s.job_timeout_seconds
+        late = [t for t in self._in_flight.values() if not t.timed_out and now - t.started > limit]
+        if not late:
+            return
+        log.error("job_timeout", extra={"job_ids": [t.job_id for t in late], "limit": limit})
+        others = [t for t in self._in_flight.values() if t not in late]
+        self._in_flight.clear()
+        self._executor.replace()
+        for tracked in others:
+            self._hand_back(tracked.message)
+            self._release_claim(tracked)
+        for tracked in late:
+            future = self._executor.submit_timed_out(tracked.message, now - tracked.started)
+            tracked.timed_out = True
+            self._in_flight[future] = tracked
+        self._update_job_state()
+
+    def _renew_claim(self, tracked: InFlight, now: float, seconds: int) -> None:
+        if self._claims is None or tracked.job_id is None:
+            return
+        try:
+            lease = self._claims.claim(tracked.job_id, claim_owner(tracked.message), now, seconds)
+            if not lease.held_by(claim_owner(tracked.message)):
+                log.error("claim_lost", extra={"job_id": tracked.job_id})
+        except NrfError as exc:
+            log.warning("claim_renew_failed", extra={"job_id": tracked.job_id,
+                                                      "error": exc.message})  # fmt: skip
+
+    def _release_claim(self, tracked: InFlight) -> None:
+        if self._claims is None or tracked.job_id is None:
+            return
+        try:
+            self._claims.release(tracked.job_id, claim_owner(tracked.message), self._clock.now())
+        except NrfError as exc:  # the lease runs out by itself
+            log.warning("claim_release_failed", extra={"job_id": tracked.job_id,
+                                                        "error": exc.message})  # fmt: skip
 
     def _update_job_state(self) -> None:
         if not self._in_flight:
@@ -221,6 +284,7 @@ class WorkerLoop:
     def _hand_back_all(self) -> None:
         for tracked in list(self._in_flight.values()):
             self._hand_back(tracked.message)
+            self._release_claim(tracked)
         self._in_flight.clear()
         self._update_job_state()
 

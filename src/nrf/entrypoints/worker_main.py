@@ -58,7 +58,10 @@ def worker_process_main(settings: WorkerSettings, heartbeat: object) -> None:
     log.info("worker_started", extra={"pid": os.getpid(), "concurrency": settings.concurrency})
     metrics = lambda status, seconds, job_id: publish_metrics(  # noqa: E731
         settings.metrics_namespace, status, seconds, job_id)  # fmt: skip
-    code = WorkerLoop(queue, store, processes, settings, SystemClock(), stop, metrics).run()
+    claims = container.result_store()
+    code = WorkerLoop(
+        queue, store, processes, settings, SystemClock(), stop, metrics, claims=claims
+    ).run()
     processes.terminate()
     log.info("worker_stopped", extra={"exit_code": code})
     sys.exit(code)

@@ -1,0 +1,73 @@
+"""The notification ledger: an email's intent is stored before it is sent, settled after."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+from attrs import evolve
+
+from nrf.domain.jobs import JobRecord, Notification, NotificationKind, NotificationRecord
+from nrf.domain.ports import Notifier, ResultStore
+
+log = logging.getLogger("nrf.job")
+
+OUTCOME_UNKNOWN = "outcome_unknown"
+
+
+def intent(
+    kind: NotificationKind, recipient: str, details: Mapping[str, str]
+) -> NotificationRecord:
+    """A pending entry: saved with the job record before the email goes out."""
+    return NotificationRecord(kind, recipient, False, pending=True,
+                              details=tuple(sorted(details.items())))  # fmt: skip
+
+
+def has_pending(record: JobRecord) -> bool:
+    return any(n.pending for n in record.notifications)
+
+
+class NotificationLedger:
+    """Sends each pending email of a job record once and saves what happened after each."""
+
+    def __init__(self, store: ResultStore, notifier: Notifier) -> None:
+        self._store, self._notifier = store, notifier
+
+    def settle(self, record: JobRecord, *, ask_provider: bool) -> JobRecord:
+        """Send the pending entries; ``ask_provider`` when they come from an earlier attempt.
+
+        An earlier attempt may have sent an email and died before saving that it had: the
+        provider is asked first. When it cannot tell (SES) and the entry is a bare intent
+        (the attempt stopped around the send), the email is not sent again but marked
+        ``outcome_unknown``: a missing email can be resent by support from the record, a
+        duplicate cannot be taken back. Raises ResultStoreUnavailable or NotificationFailed
+        (a failed lookup); the entries stay pending for the next delivery.
+        """
+        entries = list(record.notifications)
+        for index, entry in enumerate(entries):
+            if not entry.pending:
+                continue
+            notification = Notification(entry.kind, entry.recipient, record.job_id,
+                                        dict(entry.details), record.job_id)  # fmt: skip
+            entries[index] = self._settle_one(entry, notification, ask_provider)
+            record = evolve(record, notifications=tuple(entries))
+            self._store.save(record.job_id, {}, record)
+        return record
+
+    def _settle_one(
+        self, entry: NotificationRecord, notification: Notification, ask_provider: bool
+    ) -> NotificationRecord:
+        ctx = {"job_id": notification.job_id, "kind": str(entry.kind)}
+        if ask_provider:
+            known = self._notifier.sent_before(notification)
+            if known:
+                log.info("notification_already_sent", extra=ctx)
+                return evolve(entry, sent=True, pending=False, error=None)
+            if known is None and entry.attempts == 0:
+                log.warning("notification_outcome_unknown", extra=ctx)
+                return evolve(entry, pending=False, error=OUTCOME_UNKNOWN)
+        sent = self._notifier.send(notification)
+        if not sent.sent:
+            log.warning("notification_failed", extra={**ctx, "error": sent.error,
+                                                       "pending": sent.pending})  # fmt: skip
+        return evolve(sent, details=entry.details, attempts=entry.attempts + sent.attempts)
