@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -14,7 +15,13 @@ from nrf.adapters.boundary_files import read_boundary_bytes, read_boundary_file
 from nrf.adapters.boundary_geojson import json_budget
 from nrf.domain.errors import InvalidInput
 from nrf.domain.validation import InputLimits
-from support.hostile import circle_ring, many_vertices_geojson, nested_geojson_values, polygon
+from support.hostile import (
+    SQUARE,
+    circle_ring,
+    many_vertices_geojson,
+    nested_geojson_values,
+    polygon,
+)
 
 # Budget: 4 × 1,000 vertices + 50 × 10 features + 1,000 = 5,500 brackets, commas and colons.
 SMALL = InputLimits(max_total_vertices=1_000, max_features=10, max_vertices_per_feature=1_000)
@@ -92,3 +99,31 @@ def test_a_file_just_under_50_mib_of_positions_costs_little_memory(tmp_path: Pat
     measured = json.loads(done.stdout)
     assert measured["codes"] == ["geojson_too_complex"]
     assert measured["grew_mb"] < 50
+
+
+def _zip_with_one_entry(name: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(zipfile.ZipInfo(name), json.dumps(polygon(SQUARE)))
+    return buffer.getvalue()
+
+
+def test_a_zip_entry_without_a_name_is_unreadable_not_a_crash() -> None:
+    # Found by scripts/fuzz: zipfile's own is_dir() raised IndexError on it.
+    assert codes_of(_zip_with_one_entry(""), "site.zip") == ["unreadable_file"]
+
+
+def test_a_zip_entry_with_a_negative_position_is_unreadable_not_a_crash(tmp_path: Path) -> None:
+    # Found by scripts/fuzz: a central directory said to start further on than it does makes
+    # zipfile place the entry before the file's start (ValueError in memory, OSError on disk).
+    data = bytearray(_zip_with_one_entry("site.geojson"))
+    end = data.rfind(b"PK\x05\x06")
+    start = int.from_bytes(data[end + 16 : end + 20], "little")
+    data[end + 16 : end + 20] = (start + 10).to_bytes(4, "little")
+    assert zipfile.ZipFile(io.BytesIO(bytes(data))).infolist()[0].header_offset < 0
+    assert codes_of(bytes(data), "site.zip") == ["unreadable_file"]
+    path = tmp_path / "site.zip"
+    path.write_bytes(bytes(data))
+    with pytest.raises(InvalidInput) as refused:
+        read_boundary_file(path)
+    assert refused.value.codes == ["unreadable_file"]

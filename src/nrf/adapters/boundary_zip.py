@@ -54,6 +54,11 @@ def _members_to_extract(infos: list[zipfile.ZipInfo], limits: InputLimits) -> li
         names = ", ".join(repr(name) for name in unsafe[:5])
         message = f"the zip has entries with unsafe paths or symlinks ({names}); nothing was read"
         raise _refuse("zip_unsafe_path", message)
+    # Found by fuzzing: zipfile itself fails with IndexError on an empty name and with
+    # ValueError or OSError on a negative entry offset, which would look like a server fault.
+    broken = [info for info in infos if not info.filename or info.header_offset < 0]
+    if broken:
+        raise _refuse("unreadable_file", "the zip has an entry without a name or a position")
     declared = sum(info.file_size for info in infos)
     if declared > limits.max_decompressed_bytes:
         message = f"the zip would expand to {declared:,} bytes; at most "
