@@ -38,6 +38,7 @@ class FakeNotifyServer:
         self.lookups: list[str] = []  # references asked about
         self._failures: list[int] = []
         self._hangs = 0
+        self._outage: int | None = None
         self._lock = threading.Lock()
         self._released = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -62,6 +63,11 @@ class FakeNotifyServer:
         with self._lock:
             self._failures.extend([status] * count)
 
+    def fail_all(self, status: int | None) -> None:
+        """Answer every request with ``status`` until called with None."""
+        with self._lock:
+            self._outage = status
+
     def hang_next(self, count: int) -> None:
         with self._lock:
             self._hangs += count
@@ -72,6 +78,8 @@ class FakeNotifyServer:
             if self._hangs:
                 self._hangs -= 1
                 return True, None
+            if self._outage is not None:
+                return False, self._outage
             return False, self._failures.pop(0) if self._failures else None
 
     def _check_token(self, header: str) -> str | None:
