@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pytest
+from test_process_job import FakeBoundarySource, body, msg, render, repo
 
 from fakes import FakeClock, FakeNotifier, FakeResultStore
 from nrf.domain.assessment import AssessDevelopments
@@ -12,7 +13,6 @@ from nrf.domain.claims import claim_owner
 from nrf.domain.jobs import JobRecord, Notification, NotificationKind, NotificationRecord
 from nrf.domain.notification_ledger import OUTCOME_UNKNOWN
 from nrf.domain.process_job import NotifySettings, ProcessJob
-from test_process_job import FakeBoundarySource, body, msg, render, repo
 
 LEASE = 600.0
 

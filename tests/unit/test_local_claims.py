@@ -51,7 +51,12 @@ def test_of_many_racing_claimants_exactly_one_wins_every_time(tmp_path: Path) ->
         start = threading.Barrier(8)
         granted: list[str] = []
 
-        def contend(owner: str, job_id: str = job_id, start: threading.Barrier = start) -> None:
+        def contend(
+            owner: str,
+            job_id: str = job_id,
+            start: threading.Barrier = start,
+            granted: list[str] = granted,
+        ) -> None:
             start.wait()
             if store.claim(job_id, owner, T0, 30).held_by(owner):
                 granted.append(owner)

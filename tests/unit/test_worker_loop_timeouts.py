@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Future
 
+from test_worker_loop import ManualExecutor
+
 from fakes import FakeClock, FakeHeartbeatStore, FakeJobQueue, FakeResultStore
 from nrf.domain.claims import claim_owner
 from nrf.domain.jobs import QueueMessage
 from nrf.domain.process_job import JobOutcome
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker_loop import WorkerLoop
-from test_worker_loop import ManualExecutor
 
 
 class TimeoutExecutor(ManualExecutor):
