@@ -66,8 +66,12 @@ def run_kill_scenario(
     seed: int,
     deadline_seconds: float,
     name: str = "kill_jobs",
+    kill_window: float = float("inf"),
 ) -> KillReport:
-    """Send ``jobs`` jobs, SIGKILL the worker ``kills`` times at random moments, finish."""
+    """Send ``jobs`` jobs, SIGKILL the worker up to ``kills`` times at random moments, finish.
+
+    Killing stops after ``kill_window`` seconds or once every job is settled.
+    """
     rng = random.Random(seed)
     sqs = aws.client("sqs")
     queues = make_queues(sqs, name, max_receive_count=20)
@@ -84,7 +88,8 @@ def run_kill_scenario(
             worker = WorkerProcess(env).start()
             workers.append(worker)
             worker.wait_for("worker_started", timeout=90)
-            if report.kills >= kills:
+            out_of_time = time.monotonic() - started > kill_window
+            if report.kills >= kills or out_of_time or all(settled(results, j) for j in job_ids):
                 break
             # A random point of a random job: a few jobs in, then a random fraction of one.
             seen = worker.count("job_received")
