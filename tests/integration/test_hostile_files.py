@@ -127,3 +127,30 @@ def test_a_zip_entry_with_a_negative_position_is_unreadable_not_a_crash(tmp_path
     with pytest.raises(InvalidInput) as refused:
         read_boundary_file(path)
     assert refused.value.codes == ["unreadable_file"]
+
+
+def test_a_corrupt_bzip2_entry_is_unreadable_not_a_crash() -> None:
+    # Found by scripts/fuzz: the bz2 decompressor raises OSError("Invalid data stream").
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_BZIP2) as archive:
+        archive.writestr("site.geojson", json.dumps(polygon(SQUARE)))
+    data = buffer.getvalue()
+    start = data.index(b"BZh")
+    broken = data[:start] + b"XXX" + data[start + 3 :]
+    assert codes_of(broken, "site.zip") == ["unreadable_file"]
+
+
+def test_a_local_header_name_that_is_not_utf8_is_unreadable_not_a_crash() -> None:
+    # Found by scripts/fuzz: the local header claims UTF-8 but its name is not (ValueError).
+    data = bytearray(_zip_with_one_entry("site.geojson"))
+    flags = int.from_bytes(data[6:8], "little") | 0x800
+    data[6:8] = flags.to_bytes(2, "little")
+    data[30] = 0xC5  # the first byte of the name in the local header only
+    assert codes_of(bytes(data), "site.zip") == ["unreadable_file"]
+
+
+def test_a_crs_name_pyproj_cannot_turn_into_a_code_is_unsupported_not_a_crash() -> None:
+    # Found by scripts/fuzz: pyproj's to_epsg() raised ValueError on this name.
+    crs = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG:8240.0"}}
+    document = polygon(SQUARE, crs=crs)
+    assert codes_of(json.dumps(document).encode()) == ["unsupported_crs"]

@@ -33,9 +33,9 @@ def _classify(declared: str) -> tuple[str | None, str]:
     # Cached: PROJ searches its database for an unknown name, which takes most of a second.
     try:
         crs = CRS.from_user_input(declared)
-    except CRSError:
+        code = crs.to_epsg()
+    except (CRSError, ValueError):  # found by fuzzing: to_epsg() fails on "EPSG:8240.0"
         return None, f"{_short(declared)} cannot be resolved"
-    code = crs.to_epsg()
     if code == 27700:
         return BNG, ""
     if code == 4326 or crs.equals(CRS("OGC:CRS84")):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import lzma
 import re
 import tempfile
 import zipfile
@@ -19,7 +20,10 @@ _REQUIRED_SIDECARS = (".shx", ".dbf")
 _OPTIONAL_SIDECARS = (".prj", ".cpg")
 _CHUNK = 1024 * 1024
 _SYMLINK = 0o120000
-_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError)
+# Found by fuzzing: bz2 raises OSError, lzma LZMAError and a local header whose name is not
+# UTF-8 UnicodeDecodeError (a ValueError), besides what zipfile itself raises.
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError,
+                RuntimeError, ValueError, OSError)  # fmt: skip
 
 
 def _refuse(code: str, message: str) -> InvalidInput:
@@ -31,7 +35,7 @@ def extracted_boundary(source: str | Path | BinaryIO, limits: InputLimits) -> It
     """The zip's one boundary file (with its shapefile sidecars) in a temp dir, removed after."""
     try:
         archive = zipfile.ZipFile(source)
-    except (*_READ_ERRORS, OSError, ValueError):
+    except _READ_ERRORS:
         raise _refuse("unreadable_file", "the file is not a readable zip archive") from None
     with archive, tempfile.TemporaryDirectory(prefix="nrf-boundary-") as temp:
         members = _members_to_extract(archive.infolist(), limits)
@@ -86,18 +90,29 @@ def _members_to_extract(infos: list[zipfile.ZipInfo], limits: InputLimits) -> li
 
 def _copy(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path, budget: int) -> int:
     """Copy one member, counting real bytes: declared sizes in a hostile zip can lie."""
+    with _reading(member):
+        source = archive.open(member)
+    with source, target.open("wb") as sink:
+        while True:
+            with _reading(member):
+                chunk = source.read(_CHUNK)
+            if not chunk:
+                return budget
+            budget -= len(chunk)
+            if budget < 0:
+                message = "the zip expands to more bytes than its entries declare, beyond "
+                raise _refuse("zip_too_large", message + "the allowed size")
+            sink.write(chunk)
+
+
+@contextmanager
+def _reading(member: zipfile.ZipInfo) -> Iterator[None]:
+    """Errors while reading the archive are bad input; errors writing the copy are not."""
     try:
-        with archive.open(member) as source, target.open("wb") as sink:
-            while chunk := source.read(_CHUNK):
-                budget -= len(chunk)
-                if budget < 0:
-                    message = "the zip expands to more bytes than its entries declare, beyond "
-                    raise _refuse("zip_too_large", message + "the allowed size")
-                sink.write(chunk)
+        yield
     except _READ_ERRORS:
         message = f"the zip entry {member.filename!r} cannot be read (corrupt or encrypted)"
         raise _refuse("unreadable_file", message) from None
-    return budget
 
 
 def _unsafe(info: zipfile.ZipInfo) -> bool:
