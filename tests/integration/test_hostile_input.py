@@ -89,6 +89,8 @@ def _cases() -> list[Case]:
         Case("hostile-escape-prefix", json.dumps(job("hostile-escape-prefix",
              boundary_uri=f"s3://{BUCKET}/{PREFIX}/../secrets/x.geojson")),
              "boundary_uri_not_allowed"),
+        Case("hostile-unknown-rules", json.dumps(job("hostile-unknown-rules", rules="x-2099")),
+             "unknown_rule_set"),
         Case("hostile-file-scheme", json.dumps(job("hostile-file-scheme",
              boundary_uri="file:///etc/passwd")), "invalid_boundary_uri"),
     ]  # fmt: skip

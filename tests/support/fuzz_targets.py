@@ -32,7 +32,7 @@ KNOWN_CODES = frozenset({
     "missing_column", "missing_value", "null_geometry", "unsupported_geometry_type",
     "empty_geometry", "non_finite_coordinates", "too_many_vertices", "invalid_geometry",
     "coordinates_look_like_degrees", "coordinates_look_like_metres", "outside_great_britain",
-    "self_intersecting_geometry", "zero_area", "site_too_large",
+    "self_intersecting_geometry", "zero_area", "site_too_large", "unknown_rule_set",
 })  # fmt: skip
 BUCKET, PREFIX = "nrf-input", "boundaries"
 SLOW_SECONDS = 10.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from nrf.domain.errors import NrfError
+from nrf.domain.errors import InvalidInput, Problem
 
 
 @frozen
@@ -81,4 +81,7 @@ def rule_set_named(name: str | None) -> RuleSet:
         return RULE_SETS[key]
     except KeyError:
         known = ", ".join(sorted(RULE_SETS))
-        raise NrfError("unknown_rule_set", f"unknown rule set {key!r}; known: {known}") from None
+        # Input, not a fault: a job naming a rule set that does not exist can never succeed, and
+        # as a plain NrfError it was retried until it reached the dead-letter queue.
+        message = f"unknown rule set {key!r}; known: {known}"
+        raise InvalidInput([Problem("unknown_rule_set", message, field="rules")]) from None
