@@ -202,16 +202,29 @@ def test_a_job_longer_than_the_visibility_timeout_is_not_handed_to_another_consu
 
 
 def test_two_job_processes_complete_several_jobs_each_once(flow: Flow) -> None:
+    # Two genuinely slow jobs first: with two job processes the second must start before
+    # the first finishes (which quick jobs cannot show: one process may take them all).
+    key = f"{INPUT_PREFIX}/slow-pair.geojson"
+    flow.s3.put_object(Bucket=INPUT_BUCKET, Key=key, Body=slow_boundary_geojson(40_000))
+    slow = ["flow-pair-0", "flow-pair-1"]
+    for job_id in slow:
+        body = job_body(job_id, boundary_uri=f"s3://{INPUT_BUCKET}/{key}")
+        flow.sqs.send_message(QueueUrl=flow.queues.url, MessageBody=body)
     job_ids = [f"flow-many-{i}" for i in range(6)]
     for job_id in job_ids:
         flow.sqs.send_message(QueueUrl=flow.queues.url, MessageBody=job_body(job_id))
 
-    for job_id in job_ids:
-        flow.worker.wait_for("job_finished", timeout=90, job_id=job_id)
+    for job_id in slow + job_ids:
+        flow.worker.wait_for("job_finished", timeout=120, job_id=job_id)
 
-    pids = {flow.worker.wait_for("job_stored", job_id=j)["pid"] for j in job_ids}
-    assert len(pids) == 2, "both job processes took work"
-    for job_id in job_ids:
+    stored = [flow.worker.wait_for("job_stored", job_id=j) for j in slow]
+    assert stored[0]["pid"] != stored[1]["pid"], "each slow job had its own job process"
+    first_done = min(flow.worker.wait_for("job_finished", job_id=j)["ts"] for j in slow)
+    started = [
+        json.loads((flow.results / j / "timings.json").read_text())["started_at"] for j in slow
+    ]
+    assert max(started) < first_done, "the second slow job started before the first finished"
+    for job_id in slow + job_ids:
         assert flow.worker.count("job_finished", job_id=job_id) == 1
         assert status_of(flow.results, job_id)["status"] == "succeeded"
         assert len(emails_for(flow.notify, job_id, "COMPLETED")) == 1

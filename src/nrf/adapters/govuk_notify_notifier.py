@@ -14,6 +14,7 @@ from nrf.adapters.notification_delivery import (
     RetryPolicy,
     deliver,
     full_jitter,
+    log_outcome,
     normalise_domains,
     recipient_problem,
     scrub,
@@ -106,7 +107,7 @@ class GovUkNotifyNotifier:
                 clock=self._clock,
                 jitter=self._jitter,
             )
-        _log(record, notification)
+        log_outcome(logger, record, notification, "govuk_notify")
         return record
 
     def sent_before(self, notification: Notification) -> bool | None:
@@ -156,18 +157,3 @@ class GovUkNotifyNotifier:
         detail = scrub(str(exc.message), self._secrets)[:200]
         retryable = status == 429 or status >= 500
         return NotificationFailed(f"http_{status}: {detail}", retryable=retryable)
-
-
-def _log(record: NotificationRecord, notification: Notification) -> None:
-    logger.info(
-        "notification_sent" if record.sent else "notification_not_sent",
-        extra={
-            "event": "notification_sent" if record.sent else "notification_not_sent",
-            "provider": "govuk_notify",
-            "kind": record.kind.value,
-            "job_id": notification.job_id,
-            "attempts": record.attempts,
-            "provider_id": record.provider_id,
-            "error": record.error,
-        },
-    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 from collections.abc import Callable, Iterable
@@ -101,3 +102,22 @@ def deliver(
                 pending=retryable,
             )  # fmt: skip
         sleeper.sleep(delay)
+
+
+def log_outcome(
+    logger: logging.Logger, record: NotificationRecord, notification: Notification, provider: str
+) -> None:
+    """One log line per notification, sent or not, with no address and no key."""
+    event = "notification_sent" if record.sent else "notification_not_sent"
+    logger.info(
+        event,
+        extra={
+            "event": event,
+            "provider": provider,
+            "kind": record.kind.value,
+            "job_id": notification.job_id,
+            "attempts": record.attempts,
+            "provider_id": record.provider_id,
+            "error": record.error,
+        },
+    )

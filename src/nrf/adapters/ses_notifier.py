@@ -12,6 +12,7 @@ from nrf.adapters.notification_delivery import (
     RetryPolicy,
     deliver,
     full_jitter,
+    log_outcome,
     normalise_domains,
     recipient_problem,
 )
@@ -93,18 +94,7 @@ class SesNotifier:
                 clock=self._clock,
                 jitter=self._jitter,
             )
-        logger.info(
-            "notification_sent" if record.sent else "notification_not_sent",
-            extra={
-                "event": "notification_sent" if record.sent else "notification_not_sent",
-                "provider": "ses",
-                "kind": record.kind.value,
-                "job_id": notification.job_id,
-                "attempts": record.attempts,
-                "provider_id": record.provider_id,
-                "error": record.error,
-            },
-        )
+        log_outcome(logger, record, notification, "ses")
         return record
 
     def sent_before(self, notification: Notification) -> bool | None:
