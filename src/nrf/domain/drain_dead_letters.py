@@ -15,6 +15,7 @@ from nrf.domain.jobs import (
     NotificationRecord,
     QueueMessage,
 )
+from nrf.domain.notification_ledger import NotificationLedger, has_pending
 from nrf.domain.ports import Clock, JobQueue, Notifier, ResultStore
 
 log = logging.getLogger("nrf.dlq")
@@ -55,8 +56,16 @@ class DrainDeadLetters:
             email, trace = exc.email, exc.trace_id
         existing = self._store.record(job_id)
         if existing is not None and existing.status is JobStatus.SUCCEEDED:
-            # Finished after all (a late duplicate): nothing to report.
-            log.info("dead_letter_already_finished", extra={"job_id": job_id})
+            if has_pending(existing):
+                # Stored, but the email kept failing until the message was dead-lettered:
+                # try it once more, and tell support whatever happens.
+                settled = NotificationLedger(self._store, self._notifier).settle(
+                    existing, ask_provider=True
+                )
+                self._tell_support(job_id, "the result is stored but the requester's email "
+                                   f"could not be confirmed: {_email_state(settled)}")  # fmt: skip
+            else:
+                log.info("dead_letter_already_finished", extra={"job_id": job_id})
             self._dlq.delete(message)
             return job_id
         reason = (
@@ -66,13 +75,7 @@ class DrainDeadLetters:
         personal = {"job_reference": job_id, "error_codes": "dead_lettered",
                     "error_message": reason}  # fmt: skip
         if self._support:
-            sent.append(
-                self._notifier.send(
-                    Notification(
-                        NotificationKind.DEAD_LETTERED, self._support, job_id, personal, job_id
-                    )
-                )
-            )
+            sent.append(self._tell_support(job_id, reason))
         if email and not (existing and existing.notifications):
             sent.append(self._notifier.send(Notification(
                 NotificationKind.FAILED, email, job_id, personal, job_id)))  # fmt: skip
@@ -86,3 +89,23 @@ class DrainDeadLetters:
             extra={"job_id": job_id, "trace_id": trace, "receive_count": message.receive_count},
         )
         return job_id
+
+    def _tell_support(self, job_id: str, reason: str) -> NotificationRecord:
+        personal = {"job_reference": job_id, "error_codes": "dead_lettered",
+                    "error_message": reason}  # fmt: skip
+        if not self._support:
+            log.warning("dead_letter_unreported", extra={"job_id": job_id, "reason": reason})
+            return NotificationRecord(NotificationKind.DEAD_LETTERED, "", False,
+                                      error="no_support_address")  # fmt: skip
+        return self._notifier.send(
+            Notification(NotificationKind.DEAD_LETTERED, self._support, job_id, personal, job_id)
+        )
+
+
+def _email_state(record: JobRecord) -> str:
+    states = [
+        f"{n.kind}: {'sent' if n.sent else (n.error or 'not sent')}"
+        for n in record.notifications
+        if n.kind is not NotificationKind.DEAD_LETTERED
+    ]
+    return ", ".join(states) or "none"
