@@ -145,13 +145,15 @@ class FakeJobQueue:
 
 
 class FakeResultStore:
-    """Records saves; ``failures`` makes the next saves raise ResultStoreUnavailable."""
+    """Records saves; ``failures`` / ``claim_failures`` make the next saves / claims raise
+    ResultStoreUnavailable."""
 
     def __init__(self) -> None:
         self.records: dict[str, JobRecord] = {}
         self.files: dict[str, dict[str, bytes]] = {}
         self.saves: list[str] = []
         self.failures = 0
+        self.claim_failures = 0
         self.leases: dict[str, Lease] = {}
         self.claims: list[tuple[str, str, bool]] = []  # (job id, owner, granted)
         self.releases: list[tuple[str, str]] = []
@@ -169,6 +171,9 @@ class FakeResultStore:
         return f"memory://{job_id}/"
 
     def claim(self, job_id: str, owner: str, now: float, lease_seconds: float) -> Lease:
+        if self.claim_failures:
+            self.claim_failures -= 1
+            raise ResultStoreUnavailable("fake store is down")
         current = self.leases.get(job_id)
         lease = next_lease(current, job_id, owner, now, lease_seconds)
         self.claims.append((job_id, owner, lease is not None))

@@ -162,3 +162,22 @@ def test_retry_delay_doubles_and_caps() -> None:
     assert [retry_delay(n) for n in (1, 2, 3, 4)] == [30, 60, 120, 240]
     assert retry_delay(20) == 900
     assert retry_delay(1, jitter=0.2) == 36
+
+
+def test_a_bad_message_whose_job_is_claimed_elsewhere_waits_and_sends_nothing() -> None:
+    from nrf.domain.claims import Lease
+
+    process, store, notifier = make()
+    store.leases["job-1"] = Lease("job-1", "someone-else", 1e12)
+    outcome = process(msg(body(development={"dwellings": -1})))
+    assert (outcome.status, outcome.delete) == ("claimed_elsewhere", False)
+    assert notifier.sent == [] and "job-1" not in store.records
+
+
+def test_a_bad_message_is_failed_even_when_the_claim_cannot_be_taken() -> None:
+    process, store, notifier = make()
+    store.claim_failures = 1
+    outcome = process(msg(body(development={"dwellings": -1})))
+    assert (outcome.status, outcome.delete) == ("failed", True)
+    assert store.records["job-1"].status is JobStatus.FAILED
+    assert [n.kind for n in notifier.sent] == [NotificationKind.FAILED]

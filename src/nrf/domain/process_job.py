@@ -91,10 +91,20 @@ class ProcessJob:
         try:
             request = parse_job_message(message.body)
         except InvalidJobMessage as exc:
-            job_id = exc.job_id or f"message-{message.message_id}"
-            return self._fail_permanently(job_id, exc, exc.email, exc.trace_id, message)
-        return self._under_claim(message, request, lambda lease: self._run(
-            message, request, lease, started))  # fmt: skip
+            bad, job_id = exc, exc.job_id or f"message-{message.message_id}"
+            # Claimed too, so two copies of one bad message cannot both email the requester;
+            # but a store that is down must not keep bad input on the queue.
+            return self._under_claim(
+                message, job_id, bad.trace_id,
+                lambda _: self._fail_permanently(job_id, bad, bad.email, bad.trace_id, message),
+                required=False,
+            )  # fmt: skip
+
+        def run(lease: Lease | None) -> JobOutcome:
+            assert lease is not None  # the claim is required here
+            return self._run(message, request, lease, started)
+
+        return self._under_claim(message, request.job_id, request.trace_id, run)
 
     def timed_out(self, message: QueueMessage, seconds: float) -> JobOutcome:
         """The job's process was killed after ``seconds``: fail it for good (it would again)."""
@@ -108,38 +118,52 @@ class ProcessJob:
             f"the assessment took longer than {seconds:g} s and was stopped; boundaries with "
             "very many vertices take far longer, so simplify the boundary and submit it again",
         )])  # fmt: skip
-        return self._under_claim(message, request, lambda lease: self._fail_permanently(
-            request.job_id, error, request.email, request.trace_id, message))  # fmt: skip
+        return self._under_claim(message, request.job_id, request.trace_id, lambda lease: (
+            self._fail_permanently(request.job_id, error, request.email, request.trace_id, message)
+        ))  # fmt: skip
 
     # -- steps -------------------------------------------------------------------------
 
     def _under_claim(
-        self, message: QueueMessage, request: JobRequest, work: Callable[[Lease], JobOutcome]
+        self,
+        message: QueueMessage,
+        job_id: str,
+        trace_id: str | None,
+        work: Callable[[Lease | None], JobOutcome],
+        required: bool = True,
     ) -> JobOutcome:
-        """Run ``work`` only while holding the job's claim; another holder means retry later."""
-        ctx = {"job_id": request.job_id, "trace_id": request.trace_id}
+        """Run ``work`` only while holding the job's claim; another holder means retry later.
+
+        With ``required=False`` a store that cannot be reached does not stop the work.
+        """
+        ctx = {"job_id": job_id, "trace_id": trace_id}
         owner = claim_owner(message)
         try:
-            lease = self._store.claim(request.job_id, owner, self._clock.now(),
-                                      self._lease_seconds)  # fmt: skip
+            try:
+                lease = self._store.claim(job_id, owner, self._clock.now(), self._lease_seconds)
+            except (ResultStoreUnavailable, OSError):
+                if required:
+                    raise
+                log.warning("claim_unavailable", extra=ctx)
+                return work(None)
             if not lease.held_by(owner):
                 delay = min(900, lease.seconds_left(self._clock.now()) + 1)
                 log.info("job_claimed_elsewhere", extra={**ctx, "retry_after": delay})
-                return JobOutcome(request.job_id, "claimed_elsewhere", False, delay,
+                return JobOutcome(job_id, "claimed_elsewhere", False, delay,
                                   ("claimed_elsewhere",))  # fmt: skip
             try:
                 return work(lease)
             finally:
                 with contextlib.suppress(ResultStoreUnavailable, OSError):
-                    self._store.release(request.job_id, owner, self._clock.now())
+                    self._store.release(job_id, owner, self._clock.now())
         except (ResultStoreUnavailable, OSError) as exc:
-            return self._retry(message, request.job_id, getattr(exc, "code", "io_error"), ctx)
+            return self._retry(message, job_id, getattr(exc, "code", "io_error"), ctx)
         except NrfError as exc:
             log.error("job_error", extra={**ctx, "code": exc.code, "error": exc.message})
-            return self._retry(message, request.job_id, exc.code, ctx)
+            return self._retry(message, job_id, exc.code, ctx)
         except Exception:
             log.exception("job_unexpected_error", extra=ctx)
-            return self._retry(message, request.job_id, "unexpected_error", ctx)
+            return self._retry(message, job_id, "unexpected_error", ctx)
 
     def _development(self, request: JobRequest) -> Development:
         raw = self._boundaries.features(request)
