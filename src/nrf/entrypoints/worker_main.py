@@ -46,7 +46,9 @@ def worker_process_main(settings: WorkerSettings, heartbeat: object) -> None:
     signal.signal(signal.SIGINT, on_signal)
     container = build_container(settings=settings)
     try:
-        container.boundary_data()  # refuse a broken bundle now, not on the first job
+        # Refuse a broken bundle now, not on the first job; hashing it now (or reading its
+        # digest sidecar) also keeps that cost out of the first job.
+        container.boundary_data().info()
         queue = container.job_queue()
     except NrfError as exc:
         log.error("worker_cannot_start", extra={"code": exc.code, "error": exc.message})
