@@ -48,7 +48,9 @@ def _init_child(settings: WorkerSettings) -> None:
     from nrf.entrypoints.logging_setup import configure_logging
 
     configure_logging(secrets=[settings.notify_api_key or ""])
-    _process_job = build_container(settings=settings).process_job()
+    container = build_container(settings=settings)
+    container.boundary_data().info()  # the digest now (the worker process left a sidecar), not in a job
+    _process_job = container.process_job()
     log.info("job_process_ready", extra={"pid": os.getpid()})
 
 
