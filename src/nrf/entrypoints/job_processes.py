@@ -49,7 +49,7 @@ def _init_child(settings: WorkerSettings) -> None:
 
     configure_logging(secrets=[settings.notify_api_key or ""])
     container = build_container(settings=settings)
-    container.boundary_data().info()  # the digest now (the worker process left a sidecar), not in a job
+    container.boundary_data().info()  # read the bundle digest now rather than in the first job
     _process_job = container.process_job()
     log.info("job_process_ready", extra={"pid": os.getpid()})
 
