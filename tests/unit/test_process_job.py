@@ -7,10 +7,12 @@ from shapely.geometry import box
 from fakes import FakeClock, FakeNotifier, FakeResultStore
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.job_emails import NotifySettings
 from nrf.domain.job_message import JobRequest
+from nrf.domain.job_outcome import retry_delay
 from nrf.domain.jobs import JobStatus, NotificationKind, QueueMessage
 from nrf.domain.model import CoefficientPolygon, NnCatchment, Zone
-from nrf.domain.process_job import NotifySettings, ProcessJob, retry_delay
+from nrf.domain.process_job import ProcessJob
 from nrf.domain.validation import RawFeature
 from support.reference import InMemoryBoundaryData, levy_rate, permit
 

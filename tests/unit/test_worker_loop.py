@@ -4,8 +4,8 @@ import threading
 from concurrent.futures import Future
 
 from fakes import FakeClock, FakeHeartbeatStore, FakeJobQueue
+from nrf.domain.job_outcome import JobOutcome
 from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
-from nrf.domain.process_job import JobOutcome
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker_loop import WorkerLoop
 

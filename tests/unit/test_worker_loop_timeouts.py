@@ -9,8 +9,8 @@ from test_worker_loop import ManualExecutor
 
 from fakes import FakeClock, FakeHeartbeatStore, FakeJobQueue, FakeResultStore
 from nrf.domain.claims import claim_owner
+from nrf.domain.job_outcome import JobOutcome
 from nrf.domain.jobs import QueueMessage
-from nrf.domain.process_job import JobOutcome
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker_loop import WorkerLoop
 

@@ -8,12 +8,14 @@ import random
 from collections.abc import Callable, Mapping
 
 import shapely
-from attrs import evolve, frozen
+from attrs import evolve
 
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.claims import Lease, claim_owner
 from nrf.domain.errors import InvalidInput, NrfError, Problem
+from nrf.domain.job_emails import NotifySettings, personalisation
 from nrf.domain.job_message import InvalidJobMessage, JobRequest, parse_job_message
+from nrf.domain.job_outcome import JobOutcome, retry_delay
 from nrf.domain.jobs import (
     JobRecord,
     JobStatus,
@@ -35,31 +37,6 @@ log = logging.getLogger("nrf.job")
 Renderer = Callable[[AssessmentRun, list[Development]], Mapping[str, bytes]]
 
 
-@frozen
-class JobOutcome:
-    """What the queue should do with the message: delete it, or retry after ``retry_after``."""
-
-    job_id: str | None
-    status: str  # succeeded, failed, already_finished, retry
-    delete: bool
-    retry_after: int = 0
-    error_codes: tuple[str, ...] = ()
-
-
-@frozen
-class NotifySettings:
-    """Where emails go and what they link to."""
-
-    results_base_url: str = ""
-    support_email: str | None = None
-
-
-def retry_delay(receive_count: int, base: int = 30, cap: int = 900, jitter: float = 0.0) -> int:
-    """Visibility for a transient failure: base × 2^(n−1), capped, plus up to ``jitter`` share."""
-    delay = min(cap, base * 2 ** max(0, receive_count - 1))
-    return int(min(cap, delay * (1 + jitter)))
-
-
 class ProcessJob:
     """Claim, check the store, assess, store, notify; every message is judged on its own."""
 
@@ -71,7 +48,7 @@ class ProcessJob:
         notifier: Notifier,
         clock: Clock,
         render: Renderer,
-        settings: NotifySettings = NotifySettings(),
+        settings: NotifySettings | None = None,
         limits: InputLimits = DEFAULT_LIMITS,
         rng: random.Random | None = None,
         default_rules: str | None = None,
@@ -80,7 +57,7 @@ class ProcessJob:
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
         self._notifier, self._clock, self._render = notifier, clock, render
-        self._settings, self._limits = settings, limits
+        self._settings, self._limits = settings or NotifySettings(), limits
         self._rng = rng or random.Random()
         self._default_rules = default_rules
         self._lease_seconds, self._retry_base = lease_seconds, retry_base
@@ -189,7 +166,7 @@ class ProcessJob:
         if message.receive_count <= 1 and lease.first and request.email:
             # At most once: only the very first claim of a job ever sends it.
             self._notify(NotificationKind.STARTED, request.email, request.job_id,
-                         self._personalisation(request, None))  # fmt: skip
+                         personalisation(self._settings, request, None))  # fmt: skip
         try:
             developments = [self._development(request)]
             rules = rule_set_named(request.rules or self._default_rules)
@@ -199,8 +176,10 @@ class ProcessJob:
             )
         run = self._assess(developments, rules)
         files = dict(self._render(run, developments))
-        told = (intent(NotificationKind.COMPLETED, request.email,
-                       self._personalisation(request, run)),) if request.email else ()  # fmt: skip
+        told: tuple[NotificationRecord, ...] = ()
+        if request.email:
+            details = personalisation(self._settings, request, run)
+            told = (intent(NotificationKind.COMPLETED, request.email, details),)
         record = JobRecord(request.job_id, JobStatus.SUCCEEDED, (), "", self._clock.now(),
                            told, request.trace_id)  # fmt: skip
         files["timings.json"] = (
@@ -222,7 +201,7 @@ class ProcessJob:
             NotificationKind.FAILED)  # fmt: skip
         if request.email and wanted not in kinds:
             # A record written without its email's intent (nrf dlq, an older worker).
-            entry = intent(wanted, request.email, self._personalisation(request, None))
+            entry = intent(wanted, request.email, personalisation(self._settings, request, None))
             record = evolve(record, notifications=(*record.notifications, entry))
         if has_pending(record):
             record = self._ledger.settle(record, ask_provider=True)
@@ -299,25 +278,3 @@ class ProcessJob:
             log.warning("notification_failed", extra={"job_id": job_id, "kind": str(kind),
                                                        "error": sent.error})  # fmt: skip
         return sent
-
-    def _personalisation(self, request: JobRequest, run: AssessmentRun | None) -> dict[str, str]:
-        base = self._settings.results_base_url.rstrip("/")
-        personal = {
-            "job_reference": request.job_id,
-            "development_name": request.development_name or "Unnamed development",
-            "results_link": f"{base}/{request.job_id}" if base else request.job_id,
-        }
-        if run is not None:
-            n = sum(round(s.n_total * 100) for s in run.sites) / 100
-            p = sum(round(s.p_total * 100) for s in run.sites) / 100
-            levy = run.levy_total
-            personal.update({
-                "nitrogen_total_kg_per_year": f"{n:.2f}",
-                "phosphorus_total_kg_per_year": f"{p:.2f}",
-                "levy_amount": f"£{levy.levy_gbp:,.2f}",
-                "monitoring_amount": f"£{levy.monitoring_gbp:,.2f}",
-                "maintenance_amount": f"£{levy.maintenance_gbp:,.2f}",
-                "admin_amount": f"£{levy.admin_gbp:,.2f}",
-                "in_scope": "yes" if run.sites else "no",
-            })  # fmt: skip
-        return personal

@@ -20,8 +20,9 @@ from nrf.adapters.ses_notifier import SesNotifier
 from nrf.adapters.sqs_job_queue import SqsJobQueue
 from nrf.adapters.system_clock import SystemClock, SystemSleeper
 from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.job_emails import NotifySettings
 from nrf.domain.jobs import NotificationKind
-from nrf.domain.process_job import NotifySettings, ProcessJob
+from nrf.domain.process_job import ProcessJob
 from nrf.domain.validation import InputLimits
 from nrf.entrypoints.settings import WorkerSettings
 

@@ -10,8 +10,9 @@ import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing.connection import wait
 
+from nrf.domain.job_outcome import JobOutcome
 from nrf.domain.jobs import QueueMessage
-from nrf.domain.process_job import JobOutcome, ProcessJob
+from nrf.domain.process_job import ProcessJob
 from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.worker")

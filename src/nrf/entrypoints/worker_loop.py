@@ -15,9 +15,9 @@ from attrs import define, field
 from nrf.domain.claims import claim_owner
 from nrf.domain.errors import NrfError
 from nrf.domain.job_message import InvalidJobMessage, parse_job_message
+from nrf.domain.job_outcome import JobOutcome, retry_delay
 from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
 from nrf.domain.ports import Clock, HeartbeatStore, JobQueue, ResultStore
-from nrf.domain.process_job import JobOutcome, retry_delay
 from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.worker")
