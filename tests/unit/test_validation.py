@@ -423,3 +423,16 @@ def test_valid_features_round_trip(rows: list[tuple[dict[str, object], Polygon]]
         assert development.source == props["source"]
         assert development.dwellings == props["dwellings"]
         assert development.boundary.equals_exact(geometry, 0)
+
+
+def test_column_names_in_another_case_are_accepted() -> None:
+    from shapely.geometry import box as _box
+
+    props = {"ID": "a-1", "NAME": "Upper", "DWEL_CAT": "housing", "source": "s", "DWELLINGS": 7}
+    (dev,) = validate_features([RawFeature(1, props, _box(600000, 300000, 600100, 300100))])
+    assert (dev.id, dev.name, dev.dwelling_category, dev.dwellings) == (
+        "a-1",
+        "Upper",
+        "housing",
+        7,
+    )

@@ -199,9 +199,17 @@ def _alias(column: str) -> str:
 
 
 def _lookup(properties: Mapping[str, object], column: str) -> object:
-    if column in properties:
-        return properties[column]
-    return properties.get(COLUMNS[column], _ABSENT)
+    """The snake_case column, else the delivered name; exact names first, then any case
+    (files exported from other tools arrive as ``DWELLINGS`` or ``dwel_cat``)."""
+    for name in (column, COLUMNS[column]):
+        if name in properties:
+            return properties[name]
+    folded = {key.casefold(): key for key in properties if isinstance(key, str)}
+    for name in (column, COLUMNS[column]):
+        key = folded.get(name.casefold())
+        if key is not None:
+            return properties[key]
+    return _ABSENT
 
 
 def _required_text(feature: RawFeature, column: str, found: list[Problem]) -> str:
