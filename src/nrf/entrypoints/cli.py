@@ -221,9 +221,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return func(args)
     except InvalidInput as exc:
-        print(
-            f"error: the input cannot be assessed ({len(exc.problems)} problems):", file=sys.stderr
-        )
+        count = len(exc.problems)
+        plural = "" if count == 1 else "s"
+        print(f"error: the input cannot be assessed ({count} problem{plural}):", file=sys.stderr)
         for problem in exc.problems:
             print(f"  {problem.describe()}", file=sys.stderr)
         return EXIT_INVALID_INPUT
