@@ -17,6 +17,7 @@ from nrf.adapters.notification_delivery import (
     log_outcome,
     normalise_domains,
     recipient_problem,
+    refused,
     scrub,
 )
 from nrf.domain.jobs import (
@@ -95,9 +96,7 @@ class GovUkNotifyNotifier:
         if problem is None and template is None:
             problem = "no_template_for_kind"
         if problem is not None or template is None:
-            record = NotificationRecord(
-                notification.kind, notification.recipient, False, error=problem
-            )
+            record = refused(notification, problem or "no_template_for_kind")
         else:
             record = deliver(
                 notification,

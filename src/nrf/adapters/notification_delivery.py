@@ -67,6 +67,11 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
+def refused(notification: Notification, problem: str) -> NotificationRecord:
+    """The record of a notification not even attempted (bad address, domain, template)."""
+    return NotificationRecord(notification.kind, notification.recipient, False, error=problem)
+
+
 def deliver(
     notification: Notification,
     attempt: Callable[[], str | None],

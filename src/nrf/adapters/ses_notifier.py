@@ -15,6 +15,7 @@ from nrf.adapters.notification_delivery import (
     log_outcome,
     normalise_domains,
     recipient_problem,
+    refused,
 )
 from nrf.domain.jobs import Notification, NotificationFailed, NotificationKind, NotificationRecord
 from nrf.domain.ports import Clock, Sleeper
@@ -82,9 +83,7 @@ class SesNotifier:
     def send(self, notification: Notification) -> NotificationRecord:
         problem = recipient_problem(notification.recipient, self._allowed)
         if problem is not None:
-            record = NotificationRecord(
-                notification.kind, notification.recipient, False, error=problem
-            )
+            record = refused(notification, problem)
         else:
             record = deliver(
                 notification,

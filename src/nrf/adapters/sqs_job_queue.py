@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import (
@@ -101,30 +102,34 @@ class SqsJobQueue:
         return [_to_message(raw) for raw in response.get("Messages", [])]
 
     def delete(self, message: QueueMessage) -> None:
-        try:
-            self._client.delete_message(
+        self._acknowledge(
+            message, "delete", "DeleteMessage",
+            lambda: self._client.delete_message(
                 QueueUrl=self.queue_url, ReceiptHandle=message.receipt_handle
-            )
-        except ClientError as exc:
-            if not _is_gone(exc):
-                raise translate_error(exc, "DeleteMessage") from exc
-            _log_gone("delete", message, exc)
-        except BotoCoreError as exc:
-            raise translate_error(exc, "DeleteMessage") from exc
+            ),
+        )  # fmt: skip
 
     def change_visibility(self, message: QueueMessage, seconds: int) -> None:
-        try:
-            self._client.change_message_visibility(
-                QueueUrl=self.queue_url,
-                ReceiptHandle=message.receipt_handle,
+        self._acknowledge(
+            message, "change_visibility", "ChangeMessageVisibility",
+            lambda: self._client.change_message_visibility(
+                QueueUrl=self.queue_url, ReceiptHandle=message.receipt_handle,
                 VisibilityTimeout=seconds,
-            )
+            ),
+        )  # fmt: skip
+
+    def _acknowledge(
+        self, message: QueueMessage, action: str, operation: str, call: Callable[[], object]
+    ) -> None:
+        """Run a call on a receipt handle; a handle that is already gone is only logged."""
+        try:
+            call()
         except ClientError as exc:
             if not _is_gone(exc):
-                raise translate_error(exc, "ChangeMessageVisibility") from exc
-            _log_gone("change_visibility", message, exc)
+                raise translate_error(exc, operation) from exc
+            _log_gone(action, message, exc)
         except BotoCoreError as exc:
-            raise translate_error(exc, "ChangeMessageVisibility") from exc
+            raise translate_error(exc, operation) from exc
 
     def send(self, body: str) -> str:
         try:
