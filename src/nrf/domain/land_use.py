@@ -8,7 +8,6 @@ import numpy as np
 import shapely
 from attrs import frozen
 
-from nrf.domain.errors import BrokenBundle
 from nrf.domain.model import Boundary, CoefficientPolygon, NnCatchment
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RuleSet
@@ -69,12 +68,6 @@ def land_use_pieces(
     coef_hits = np.flatnonzero(shapely.intersects(coef_geoms, boundary))
     if coef_hits.size == 0:
         return []
-    invalid = coef_hits[~shapely.is_valid(coef_geoms[coef_hits])]
-    if invalid.size:
-        raise BrokenBundle(
-            f"land_use_coefficients has an invalid geometry near this site "
-            f"(polygon {int(invalid[0]) + 1} of those read)"
-        )
     # (site ∩ coefficient) ∩ catchment, the order the published tool intersects in.
     site_parts = shapely.intersection(boundary, coef_geoms[coef_hits])
     greenspace = greenspace_applies(dev_area_ha, rules)

@@ -25,7 +25,11 @@ class BoundaryDataRepository(Protocol):
         ...
 
     def reference_for(self, boundary: Boundary) -> SiteReferenceData:
-        """Every reference polygon whose bounding box meets the boundary's."""
+        """Every reference polygon whose bounding box meets the boundary's.
+
+        The polygons are valid: a repository refuses (BrokenBundle) rather than return an
+        invalid one, so the calculation does not check them again on every site.
+        """
         ...
 
 
