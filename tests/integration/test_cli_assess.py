@@ -101,6 +101,14 @@ def test_rule_sets_change_the_figures(tmp_path: Path) -> None:
     assert sept["provenance"]["rule_set"] == "iat-2025-09"
 
 
+def test_threads_must_be_a_positive_whole_number(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in ("0", "two"):
+        with pytest.raises(SystemExit) as caught:
+            main(["assess", str(SMALL_SHP), "--threads", bad])
+        assert caught.value.code == 2
+    assert "must be at least 1" in capsys.readouterr().err
+
+
 def test_bad_input_lists_every_problem_and_writes_nothing(tmp_path: Path) -> None:
     bad = tmp_path / "bad.geojson"
     bad.write_text(json.dumps({

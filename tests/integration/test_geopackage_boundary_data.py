@@ -370,3 +370,19 @@ def test_a_forked_worker_reads_through_its_own_connection(repo: GeoPackageBounda
     os.waitpid(pid, 0)
     assert answer == "4 True"
     assert id(repo._connection()) == parent  # the parent keeps its own
+
+
+def test_each_thread_reads_through_its_own_connection(tiny: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    data = GeoPackageBoundaryData(tiny)
+    site = box(150, 150, 450, 250)
+    alone = data.reference_for(site)
+    main_connection = data._connection()
+    with ThreadPoolExecutor(2) as pool:
+        # SQLite refuses a connection used from a thread other than its creator's,
+        # so these reads succeed only if each pool thread opened its own.
+        reads = list(pool.map(lambda _: data.reference_for(site), range(8)))
+        in_threads = list(pool.map(lambda _: data._connection(), range(8)))
+    assert all(c is not main_connection for c in in_threads)
+    assert len(alone.coefficients) == 8 and all(r == alone for r in reads)

@@ -29,3 +29,10 @@ def test_a_fake_notifier_can_be_swapped_in() -> None:
         process = c.process_job()
         assert isinstance(process, ProcessJob)
         assert process._notifier is fake
+
+
+def test_assessment_threads_come_from_the_environment() -> None:
+    c = build_container(settings=load_settings({"NRF_ASSESS_THREADS": "3"}))
+    assert c.site_map().threads == 3
+    assert c.assess_developments()._map is c.site_map()
+    assert build_container().site_map().threads == 2

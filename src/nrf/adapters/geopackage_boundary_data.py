@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -102,8 +103,7 @@ class GeoPackageBoundaryData:
         self.path = Path(path)
         if not self.path.is_file():
             raise BrokenBundle(f"bundle file not found: {self.path}")
-        self._pid = -1
-        self._db: sqlite3.Connection | None = None
+        self._local = threading.local()
         try:
             schema, problems = check_schema(self._connection())
         except sqlite3.DatabaseError as exc:
@@ -123,12 +123,15 @@ class GeoPackageBoundaryData:
         )
 
     def _connection(self) -> sqlite3.Connection:
-        # The worker forks: a child must not share its parent's SQLite handle.
-        if self._db is None or self._pid != os.getpid():
+        # One handle per thread (sites of a batch are read on several threads at once)
+        # and per process (the worker forks: a child must not share its parent's handle).
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():
             uri = f"{self.path.resolve().as_uri()}?mode=ro"
-            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            self._pid = os.getpid()
-        return self._db
+            local.db = sqlite3.connect(uri, uri=True)
+            local.pid = os.getpid()
+        db: sqlite3.Connection = local.db
+        return db
 
     def _rows(
         self, table: TableSchema, extra: dict[str, str] | None = None

@@ -10,7 +10,7 @@ from nrf.domain.land_use import land_use_pieces, post_suds, suds_applies
 from nrf.domain.levy import levy_by_edp, sum_quotes
 from nrf.domain.majority import majority_value
 from nrf.domain.model import BundleInfo, Development, LookupTables, SiteReferenceData
-from nrf.domain.ports import BoundaryDataRepository
+from nrf.domain.ports import BoundaryDataRepository, SiteMap
 from nrf.domain.results import (
     AssessmentRun,
     OutOfScopeSite,
@@ -162,10 +162,15 @@ def provenance(info: BundleInfo, rules: RuleSet) -> Provenance:
 
 
 class AssessDevelopments:
-    """Use case: assess a batch of developments; each site sees only its own data."""
+    """Use case: assess a batch of developments; each site sees only its own data.
 
-    def __init__(self, repository: BoundaryDataRepository) -> None:
+    Because no site depends on another, ``site_map`` may run them on several threads;
+    results keep the input order, so the run is the same whichever map is used.
+    """
+
+    def __init__(self, repository: BoundaryDataRepository, site_map: SiteMap = map) -> None:
         self._repository = repository
+        self._map = site_map
 
     def __call__(
         self,
@@ -174,11 +179,14 @@ class AssessDevelopments:
         progress: Progress | None = None,
     ) -> AssessmentRun:
         lookups = self._repository.lookups()
+        repository = self._repository
+
+        def one(dev: Development) -> SiteAssessment | OutOfScopeSite:
+            return assess_site(dev, repository.reference_for(dev.boundary), lookups, rules)
+
         sites: list[SiteAssessment] = []
         out: list[OutOfScopeSite] = []
-        for done, dev in enumerate(developments, start=1):
-            ref = self._repository.reference_for(dev.boundary)
-            outcome = assess_site(dev, ref, lookups, rules)
+        for done, outcome in enumerate(self._map(one, developments), start=1):
             (sites if isinstance(outcome, SiteAssessment) else out).append(outcome)  # type: ignore[arg-type]
             if progress is not None:
                 progress(done, len(developments))

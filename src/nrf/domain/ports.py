@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Protocol, TypeVar
 
 from nrf.domain.claims import Lease
 from nrf.domain.health import HeartbeatSnapshot
@@ -11,6 +11,18 @@ from nrf.domain.job_message import JobRequest
 from nrf.domain.jobs import JobRecord, Notification, NotificationRecord, QueueMessage
 from nrf.domain.model import Boundary, BundleInfo, LookupTables, SiteReferenceData
 from nrf.domain.validation import RawFeature
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+class SiteMap(Protocol):
+    """Calls ``fn`` on every item, maybe on several threads, yielding results in item order.
+
+    The builtin ``map`` is one; a repository used through it must allow concurrent reads.
+    """
+
+    def __call__(self, fn: Callable[[_T], _R], items: Sequence[_T], /) -> Iterator[_R]: ...
 
 
 class BoundaryDataRepository(Protocol):

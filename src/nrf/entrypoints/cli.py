@@ -12,10 +12,21 @@ from pathlib import Path
 from nrf import __version__
 from nrf.domain.errors import InvalidInput, NrfError
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
+from nrf.entrypoints.settings import WorkerSettings
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INVALID_INPUT, EXIT_BAD_REFERENCE = 0, 1, 2, 3, 4
 
 Command = Callable[[argparse.Namespace], int]
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def _progress_printer(label: str) -> Callable[[int, int], None]:
@@ -52,7 +63,10 @@ def cmd_assess(args: argparse.Namespace) -> int:
     rules = rule_set_named(args.rules)
     limits = InputLimits()
     developments = validate_features(read_boundary_file(Path(args.input), limits), limits)
-    container = build_container(args.reference_data or os.environ.get("NRF_REFERENCE_DATA"))
+    container = build_container(
+        args.reference_data or os.environ.get("NRF_REFERENCE_DATA"),
+        WorkerSettings(assess_threads=args.threads),
+    )
     assess = container.assess_developments()
     started = time.perf_counter()
     run = assess(developments, rules, progress=_progress_printer("assessing sites"))
@@ -167,6 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--reference-data", metavar="BUNDLE",
         help="reference bundle (.gpkg); default $NRF_REFERENCE_DATA or the bundled synthetic one",
     )  # fmt: skip
+    assess.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=WorkerSettings().assess_threads,
+        help="threads to assess sites on (default %(default)s)",
+    )
     assess.add_argument(
         "--rules", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
         help=f"rule set (default {DEFAULT_RULE_SET})",

@@ -19,6 +19,7 @@ from nrf.adapters.s3_result_store import S3ResultStore
 from nrf.adapters.ses_notifier import SesNotifier
 from nrf.adapters.sqs_job_queue import SqsJobQueue
 from nrf.adapters.system_clock import SystemClock, SystemSleeper
+from nrf.adapters.thread_pool_map import ThreadPoolMap
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.job_emails import NotifySettings
 from nrf.domain.jobs import NotificationKind
@@ -59,7 +60,10 @@ class Container(containers.DeclarativeContainer):
     sleeper = providers.Singleton(SystemSleeper)
 
     boundary_data = providers.Singleton(GeoPackageBoundaryData, path=config.reference_data)
-    assess_developments = providers.Factory(AssessDevelopments, repository=boundary_data)
+    site_map = providers.Singleton(ThreadPoolMap, threads=config.assess_threads.as_(int))
+    assess_developments = providers.Factory(
+        AssessDevelopments, repository=boundary_data, site_map=site_map
+    )
 
     # boto3 clients are made here, lazily, once per process (they are not fork-safe).
     sqs_client = providers.Singleton(
