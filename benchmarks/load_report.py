@@ -21,8 +21,8 @@ def machine() -> dict[str, Any]:
                    if line.startswith("MemTotal:")), "0")  # fmt: skip
     try:
         git = ["git", "rev-parse", "--short", "HEAD"]
-        commit = subprocess.run(git, cwd=ROOT, capture_output=True, text=True, check=False)
-        commit = commit.stdout.strip()
+        done = subprocess.run(git, cwd=ROOT, capture_output=True, text=True, check=False)
+        commit = done.stdout.strip()
     except OSError:
         commit = ""
     return {

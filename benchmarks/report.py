@@ -43,6 +43,39 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def shortfall(t: dict[str, Any]) -> str:
+    """How far a measured value is from its goal, in words a reader can quote."""
+    value, target = t["value"], t["target"]
+    if value is None or not value:
+        return "-"
+    factor = value / target if t["key"] != "random_jobs_per_s" else target / value
+    if factor <= 1:
+        return f"{1 / factor:.2g}× inside the goal"
+    return f"**{factor:.2g}× the goal**" if t["key"] != "random_jobs_per_s" else (
+        f"**{factor:.2g}× too few**")  # fmt: skip
+
+
+def why_not_met(report: dict[str, Any]) -> list[str]:
+    """For each missed target, what this run's own figures say about the cause."""
+    missed = {t["key"] for t in report["targets"] if t["met"] is False}
+    methods = report["methods"]
+    nrf, floor = methods.get("nrf", {}), methods.get("floor", {})
+    lines = []
+    if "bnw_ms" in missed and floor.get("bnw_median_ms"):
+        floor_ms = floor["bnw_median_ms"]
+        lines.append(
+            f"* 245 sites: the exact overlays alone (the in-memory floor: no reading, no "
+            f"assessment beyond the two overlays, one thread) take {floor_ms:,.1f} ms "
+            f"for this batch on this machine, against the 150 ms goal; nrf adds reading "
+            f"the polygons from disk, majority zones, wastewater, the split and the levy, on "
+            f"{nrf.get('processes', 1)} processes. See docs/benchmark.md, 'What is not met'."
+        )
+    for t in report["targets"]:
+        if t["key"] in missed and t["key"] != "bnw_ms":
+            lines.append(f"* {t['label']}: see docs/benchmark.md, 'What is not met'.")
+    return lines
+
+
 def touched_table(per_site: list[list[float]]) -> list[dict[str, Any]]:
     """Median time of random jobs by how many coefficient polygons their bbox read."""
     rows = []
@@ -87,12 +120,23 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append(f"| {name} | {small} | {_cell(m, 'bnw_median_ms')} | "
                      f"{_cell(m, 'random_median_ms')} | {m.get('random_jobs_per_s', '-')} | "
                      f"{rss} | {same_text} |")  # fmt: skip
-    lines += ["", "| target | goal | measured | met |", "|---|---|---|---|"]
+    lines += ["", "| target | goal | measured | met | by how much |", "|---|---|---|---|---|"]
     for t in report["targets"]:
         goal = ("≤ " if t["key"] != "random_jobs_per_s" else "≥ ") + f"{t['target']:g}"
         value = "-" if t["value"] is None else f"{t['value']:,.1f}"
         met = {True: "yes", False: "**no**", None: "-"}[t["met"]]
-        lines.append(f"| {t['label']} | {goal} | {value} | {met} |")
+        lines.append(f"| {t['label']} | {goal} | {value} | {met} | {shortfall(t)} |")
+    why = why_not_met(report)
+    if why:
+        lines += ["", "Why the missed targets are missed:", "", *why]
+    ratios = report.get("ratios_vs_nrf", {})
+    if ratios:
+        lines += ["", "| method time ÷ nrf time | 1 small site | 245 sites | random site |",
+                  "|---|---|---|---|"]  # fmt: skip
+        for name, r in ratios.items():
+            cells = [f"{r[k]:g}×" if k in r else "-"
+                     for k in ("small_median_ms", "bnw_median_ms", "random_median_ms")]  # fmt: skip
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
     if report.get("touched"):
         lines += ["", "| polygons touched by a random job | jobs | median ms |", "|---|---|---|"]
         lines += [f"| {r['polygons_touched']} | {r['jobs']} | {r['median_ms']} |"

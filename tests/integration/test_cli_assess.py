@@ -101,10 +101,10 @@ def test_rule_sets_change_the_figures(tmp_path: Path) -> None:
     assert sept["provenance"]["rule_set"] == "iat-2025-09"
 
 
-def test_threads_must_be_a_positive_whole_number(capsys: pytest.CaptureFixture[str]) -> None:
+def test_processes_must_be_a_positive_whole_number(capsys: pytest.CaptureFixture[str]) -> None:
     for bad in ("0", "two"):
         with pytest.raises(SystemExit) as caught:
-            main(["assess", str(SMALL_SHP), "--threads", bad])
+            main(["assess", str(SMALL_SHP), "--processes", bad])
         assert caught.value.code == 2
     assert "must be at least 1" in capsys.readouterr().err
 

@@ -217,9 +217,9 @@ def test_demo_layers_and_tables(demo: GeoPackageBoundaryData) -> None:
     assert set(lookups.levy_rates) == {"1", "2"}
 
 
-def test_threads_change_nothing_in_a_batch(demo: GeoPackageBoundaryData) -> None:
+def test_processes_change_nothing_in_a_batch(demo: GeoPackageBoundaryData) -> None:
     from nrf.adapters.boundary_files import read_boundary_file
-    from nrf.adapters.thread_pool_map import ThreadPoolMap
+    from nrf.adapters.forked_site_map import ForkedSiteMap
     from nrf.domain.assessment import AssessDevelopments
     from nrf.domain.rules import rule_set_named
     from nrf.domain.validation import validate_features
@@ -230,10 +230,10 @@ def test_threads_change_nothing_in_a_batch(demo: GeoPackageBoundaryData) -> None
     rules = rule_set_named(None)
     seen: list[tuple[int, int]] = []
     one_by_one = AssessDevelopments(demo)(sites, rules)
-    on_threads = AssessDevelopments(demo, ThreadPoolMap(3))(
+    forked = AssessDevelopments(demo, ForkedSiteMap(3))(
         sites, rules, progress=lambda done, total: seen.append((done, total))
     )
-    assert on_threads == one_by_one
-    assert [s.site.rlb_id for s in on_threads.sites] == [s.site.rlb_id for s in one_by_one.sites]
-    assert len(on_threads.sites) + len(on_threads.out_of_scope) == 245
+    assert forked == one_by_one
+    assert [s.site.rlb_id for s in forked.sites] == [s.site.rlb_id for s in one_by_one.sites]
+    assert len(forked.sites) + len(forked.out_of_scope) == 245
     assert seen == [(i, 245) for i in range(1, 246)]

@@ -31,8 +31,9 @@ def test_a_fake_notifier_can_be_swapped_in() -> None:
         assert process._notifier is fake
 
 
-def test_assessment_threads_come_from_the_environment() -> None:
-    c = build_container(settings=load_settings({"NRF_ASSESS_THREADS": "3"}))
-    assert c.site_map().threads == 3
+def test_only_the_command_line_splits_a_batch_over_processes() -> None:
+    # A worker job is one development, so the worker keeps everything in its job process.
+    assert build_container().site_map().processes == 1
+    c = build_container(assess_processes=3)
+    assert c.site_map().processes == 3
     assert c.assess_developments()._map is c.site_map()
-    assert build_container().site_map().threads == 2

@@ -15,20 +15,19 @@ def test_defaults_are_the_documented_ones() -> None:
     assert (s.heartbeat_timeout, s.task_timeout_buffer, s.shutdown_grace_seconds) == (
         180.0, 1.5, 30.0)  # fmt: skip
     assert (s.health_port, s.notifier, s.result_store) == (8085, "log", "local")
-    assert s.assess_threads == 2
 
 
 def test_every_bad_variable_is_named_in_one_error() -> None:
     with pytest.raises(ConfigError) as caught:
         load_settings({
             "AWS_SQS_MAX_MESSAGES": "99", "WORKER_CONCURRENCY": "0",
-            "AWS_HEALTH_PORT": "http", "NRF_NOTIFIER": "pigeon", "NRF_ASSESS_THREADS": "0",
+            "AWS_HEALTH_PORT": "http", "NRF_NOTIFIER": "pigeon",
         })  # fmt: skip
     text = caught.value.message
     for variable in ("AWS_SQS_MAX_MESSAGES", "WORKER_CONCURRENCY", "AWS_HEALTH_PORT",
-                     "NRF_NOTIFIER", "NRF_ASSESS_THREADS"):  # fmt: skip
+                     "NRF_NOTIFIER"):  # fmt: skip
         assert variable in text
-    assert len(caught.value.problems) == 5
+    assert len(caught.value.problems) == 4
 
 
 def test_notify_needs_its_key_and_templates() -> None:

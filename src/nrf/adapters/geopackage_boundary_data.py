@@ -123,8 +123,8 @@ class GeoPackageBoundaryData:
         )
 
     def _connection(self) -> sqlite3.Connection:
-        # One handle per thread (sites of a batch are read on several threads at once)
-        # and per process (the worker forks: a child must not share its parent's handle).
+        # One handle per thread (a handle must not be shared between threads) and per
+        # process (a forked child must not use its parent's handle).
         local = self._local
         if getattr(local, "pid", None) != os.getpid():
             uri = f"{self.path.resolve().as_uri()}?mode=ro"

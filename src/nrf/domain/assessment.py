@@ -164,7 +164,7 @@ def provenance(info: BundleInfo, rules: RuleSet) -> Provenance:
 class AssessDevelopments:
     """Use case: assess a batch of developments; each site sees only its own data.
 
-    Because no site depends on another, ``site_map`` may run them on several threads;
+    Because no site depends on another, ``site_map`` may run them in several processes;
     results keep the input order, so the run is the same whichever map is used.
     """
 

@@ -17,9 +17,9 @@ _R = TypeVar("_R")
 
 
 class SiteMap(Protocol):
-    """Calls ``fn`` on every item, maybe on several threads, yielding results in item order.
+    """Calls ``fn`` on every item, maybe in several processes, yielding results in item order.
 
-    The builtin ``map`` is one; a repository used through it must allow concurrent reads.
+    The builtin ``map`` is one.
     """
 
     def __call__(self, fn: Callable[[_T], _R], items: Sequence[_T], /) -> Iterator[_R]: ...

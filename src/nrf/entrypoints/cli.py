@@ -12,7 +12,6 @@ from pathlib import Path
 from nrf import __version__
 from nrf.domain.errors import InvalidInput, NrfError
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
-from nrf.entrypoints.settings import WorkerSettings
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INVALID_INPUT, EXIT_BAD_REFERENCE = 0, 1, 2, 3, 4
 
@@ -65,7 +64,7 @@ def cmd_assess(args: argparse.Namespace) -> int:
     developments = validate_features(read_boundary_file(Path(args.input), limits), limits)
     container = build_container(
         args.reference_data or os.environ.get("NRF_REFERENCE_DATA"),
-        WorkerSettings(assess_threads=args.threads),
+        assess_processes=args.processes,
     )
     assess = container.assess_developments()
     started = time.perf_counter()
@@ -182,11 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="reference bundle (.gpkg); default $NRF_REFERENCE_DATA or the bundled synthetic one",
     )  # fmt: skip
     assess.add_argument(
-        "--threads",
-        type=_positive_int,
-        default=WorkerSettings().assess_threads,
-        help="threads to assess sites on (default %(default)s)",
-    )
+        "--processes", type=_positive_int, default=min(8, os.cpu_count() or 1),
+        help="processes a batch of sites is split over (default: the CPUs, at most 8)",
+    )  # fmt: skip
     assess.add_argument(
         "--rules", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
         help=f"rule set (default {DEFAULT_RULE_SET})",

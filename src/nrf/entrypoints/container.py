@@ -9,6 +9,7 @@ import attrs
 import boto3
 from dependency_injector import containers, providers
 
+from nrf.adapters.forked_site_map import ForkedSiteMap
 from nrf.adapters.geopackage_boundary_data import GeoPackageBoundaryData
 from nrf.adapters.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
 from nrf.adapters.local_result_store import LocalResultStore
@@ -19,7 +20,6 @@ from nrf.adapters.s3_result_store import S3ResultStore
 from nrf.adapters.ses_notifier import SesNotifier
 from nrf.adapters.sqs_job_queue import SqsJobQueue
 from nrf.adapters.system_clock import SystemClock, SystemSleeper
-from nrf.adapters.thread_pool_map import ThreadPoolMap
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.job_emails import NotifySettings
 from nrf.domain.jobs import NotificationKind
@@ -60,7 +60,7 @@ class Container(containers.DeclarativeContainer):
     sleeper = providers.Singleton(SystemSleeper)
 
     boundary_data = providers.Singleton(GeoPackageBoundaryData, path=config.reference_data)
-    site_map = providers.Singleton(ThreadPoolMap, threads=config.assess_threads.as_(int))
+    site_map = providers.Singleton(ForkedSiteMap, processes=config.assess_processes.as_(int))
     assess_developments = providers.Factory(
         AssessDevelopments, repository=boundary_data, site_map=site_map
     )
@@ -147,9 +147,14 @@ class Container(containers.DeclarativeContainer):
 
 
 def build_container(
-    reference_data: str | Path | None = None, settings: WorkerSettings | None = None
+    reference_data: str | Path | None = None,
+    settings: WorkerSettings | None = None,
+    assess_processes: int = 1,
 ) -> Container:
-    """One container for this process, configured from worker settings when given."""
+    """One container for this process, configured from worker settings when given.
+
+    ``assess_processes`` > 1 splits a batch of sites over forked processes (`nrf assess`).
+    """
     container = Container()
     settings = settings or WorkerSettings()
     values = attrs.asdict(settings)
@@ -157,5 +162,6 @@ def build_container(
     values["dlq_name"] = settings.dlq_name or f"{settings.queue_name}_dlq"
     path = reference_data or settings.reference_data
     values["reference_data"] = str(path or bundled_reference_data())
+    values["assess_processes"] = assess_processes
     container.config.from_dict(values)
     return container

@@ -31,7 +31,6 @@ class WorkerSettings:
     wait_time_seconds: int = 20
     max_messages: int = 1
     concurrency: int = 1
-    assess_threads: int = 2
     visibility_timeout: int = 600
     visibility_heartbeat_seconds: int = 240
     visibility_extension_seconds: int = 300
@@ -114,7 +113,6 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "AWS_SQS_WAIT_TIME_SECONDS": ("wait_time_seconds", _int(0, 20)),
     "AWS_SQS_MAX_MESSAGES": ("max_messages", _int(1, 10)),
     "WORKER_CONCURRENCY": ("concurrency", _int(1, 64)),
-    "NRF_ASSESS_THREADS": ("assess_threads", _int(1, 64)),
     "SQS_VISIBILITY_TIMEOUT": ("visibility_timeout", _int(1, 43_200)),
     "VISIBILITY_HEARTBEAT_SECONDS": ("visibility_heartbeat_seconds", _int(1, 43_200)),
     "VISIBILITY_EXTENSION_SECONDS": ("visibility_extension_seconds", _int(1, 43_200)),

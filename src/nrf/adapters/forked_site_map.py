@@ -1,0 +1,101 @@
+"""A batch's sites spread over forked processes; the caller works its share too."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.connection import Connection
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+class ChildFailed(RuntimeError):
+    """A forked child died or could not send its results back."""
+
+
+def blocks(count: int, size: int) -> list[range]:
+    """Consecutive index ranges of ``size`` (the last may be shorter) covering ``count``."""
+    return [range(start, min(start + size, count)) for start in range(0, count, size)]
+
+
+def _child(
+    fn: Callable[[Any], Any], items: Sequence[Any], mine: list[range], send: Connection
+) -> None:
+    try:
+        for block in mine:
+            send.send(("ok", [fn(items[i]) for i in block]))
+    except BaseException as exc:  # whatever failed must reach the parent
+        try:
+            send.send(("error", exc))
+        except Exception:  # the exception itself would not pickle
+            send.send(("error", ChildFailed(f"{type(exc).__name__}: {exc}")))
+    finally:
+        send.close()
+
+
+class ForkedSiteMap:
+    """``map`` whose batches of ``min_items`` or more run on ``processes`` processes.
+
+    Children are forked per batch, so they start with everything the caller has loaded
+    (nothing to pickle but results). Blocks of sites are dealt round-robin, which evens
+    out a few large sites, and come back block by block, so results still stream in
+    input order (progress keeps moving) and a child's exception is raised in the caller.
+    """
+
+    def __init__(self, processes: int, min_items: int = 16) -> None:
+        if processes < 1:
+            raise ValueError("processes must be at least 1")
+        self.processes = processes
+        self.min_items = min_items
+
+    def __call__(self, fn: Callable[[_T], _R], items: Sequence[_T]) -> Iterator[_R]:
+        parts = min(self.processes, len(items) // max(1, self.min_items // 2))
+        if parts < 2 or len(items) < self.min_items or sys.platform == "win32":
+            return map(fn, items)
+        return self._forked(fn, items, parts)
+
+    def _forked(self, fn: Callable[[_T], _R], items: Sequence[_T], parts: int) -> Iterator[_R]:
+        context = multiprocessing.get_context("fork")
+        dealt = blocks(len(items), max(1, min(32, len(items) // (parts * 16))))
+        # A child flushes the stdio buffers it inherits: empty them first or text is doubled.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        children: list[tuple[Any, Connection]] = []
+        try:
+            for k in range(1, parts):
+                receive, send = context.Pipe(duplex=False)
+                process = context.Process(
+                    target=_child, args=(fn, items, dealt[k::parts], send), daemon=True
+                )
+                process.start()
+                send.close()
+                children.append((process, receive))
+            for index, block in enumerate(dealt):
+                owner = index % parts
+                if owner == 0:
+                    yield from (fn(items[i]) for i in block)
+                else:
+                    yield from self._receive(*children[owner - 1])
+        finally:
+            for process, receive in children:
+                receive.close()
+                if process.is_alive():
+                    process.kill()
+                process.join()
+
+    @staticmethod
+    def _receive(process: Any, receive: Connection) -> list[Any]:
+        try:
+            status, payload = receive.recv()
+        except EOFError:
+            process.join()
+            raise ChildFailed(
+                f"a forked assessment process ended early (exit code {process.exitcode})"
+            ) from None
+        if status != "ok":
+            raise payload
+        results: list[Any] = payload
+        return results

@@ -1,0 +1,100 @@
+"""ForkedSiteMap: map's results in map's order, really in other processes; failures surface."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from nrf.adapters.forked_site_map import ChildFailed, ForkedSiteMap, blocks
+
+
+def square(x: int) -> int:
+    return x * x
+
+
+@pytest.mark.parametrize("count", [0, 1, 15, 16, 17, 33, 100, 245])
+@pytest.mark.parametrize("processes", [1, 2, 3])
+def test_results_are_maps_results_in_order(count: int, processes: int) -> None:
+    items = list(range(count))
+    assert list(ForkedSiteMap(processes)(square, items)) == [x * x for x in items]
+
+
+def test_blocks_cover_every_index_once_in_order() -> None:
+    assert blocks(10, 4) == [range(0, 4), range(4, 8), range(8, 10)]
+    assert [i for b in blocks(245, 7) for i in b] == list(range(245))
+
+
+def test_a_big_batch_runs_in_as_many_processes_as_asked() -> None:
+    pids = list(ForkedSiteMap(3)(lambda _: os.getpid(), list(range(96))))
+    assert len(set(pids)) == 3 and os.getpid() in pids
+
+
+def test_a_small_batch_stays_in_the_calling_process() -> None:
+    pids = set(ForkedSiteMap(4, min_items=16)(lambda _: os.getpid(), list(range(15))))
+    assert pids == {os.getpid()}
+
+
+def test_a_childs_exception_is_raised_in_the_caller() -> None:
+    def fail_on_last(x: int) -> int:
+        if x == 63:  # the last block belongs to a child with 2 processes and 64 items
+            raise ValueError(f"bad item {x}")
+        return x
+
+    with pytest.raises(ValueError, match="bad item 63"):
+        list(ForkedSiteMap(2)(fail_on_last, list(range(64))))
+
+
+def test_an_exception_that_cannot_travel_still_says_what_happened() -> None:
+    class Local(Exception):  # defined in a function: pickle cannot find it by name
+        pass
+
+    def fail(x: int) -> int:
+        if x == 63:
+            raise Local("cannot be pickled")
+        return x
+
+    with pytest.raises(ChildFailed, match="Local: cannot be pickled"):
+        list(ForkedSiteMap(2)(fail, list(range(64))))
+
+
+def test_a_child_that_dies_is_reported_not_waited_for() -> None:
+    def die(x: int) -> int:
+        if x == 63:
+            os._exit(7)
+        return x
+
+    with pytest.raises(ChildFailed, match="exit code 7"):
+        list(ForkedSiteMap(2)(die, list(range(64))))
+
+
+def test_stopping_early_leaves_no_child_behind() -> None:
+    results = ForkedSiteMap(2)(square, list(range(200)))
+    assert next(results) == 0
+    results.close()  # type: ignore[attr-defined]
+    assert multiprocessing.active_children() == []
+
+
+def test_text_buffered_before_the_fork_is_printed_once() -> None:
+    script = textwrap.dedent(
+        """
+        import sys
+        from nrf.adapters.forked_site_map import ForkedSiteMap
+        print("before", end="")  # stdout is a pipe here, so this sits in the buffer
+        assert list(ForkedSiteMap(2)(abs, list(range(64)))) == list(range(64))
+        print(" after")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout == "before after\n"
+
+
+def test_zero_processes_is_refused() -> None:
+    with pytest.raises(ValueError):
+        ForkedSiteMap(0)
