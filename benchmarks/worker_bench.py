@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import boto3
@@ -42,9 +44,13 @@ def _descendants(pid: int) -> list[int]:
 def _wait_for(root: Path, job_ids: list[str], timeout: float) -> float:
     """Seconds until every job has its status.json (written last by the result store)."""
     started = time.perf_counter()
-    remaining = list(job_ids)
+    remaining = list(reversed(job_ids))
     while remaining:
-        remaining = [j for j in remaining if not (root / j / "status.json").exists()]
+        # One file at a time, oldest first: moto's server runs in this process, and
+        # checking every file every few ms would take the GIL from it and slow the queue.
+        if (root / remaining[-1] / "status.json").exists():
+            remaining.pop()
+            continue
         if time.perf_counter() - started > timeout:
             raise TimeoutError(f"{len(remaining)} jobs unfinished after {timeout:.0f} s")
         time.sleep(0.005)
@@ -90,6 +96,12 @@ def run(bundle: Path, sites: list[Development], concurrency: int, warmup: Develo
             ])  # fmt: skip
         _wait_for(results, [j for j, _ in messages], 600)
         seconds = time.perf_counter() - started
+        outcomes = Counter(
+            json.loads((results / j / "status.json").read_text())["status"] for j, _ in messages
+        )
+        if set(outcomes) != {"succeeded"}:
+            # Timing failed jobs would measure the wrong thing: stop the report here.
+            raise RuntimeError(f"worker benchmark jobs did not all succeed: {dict(outcomes)}")
         hwm = {pid: vm_hwm_mb(pid) for pid in _descendants(worker.pid)}
         log(f"worker x{concurrency}: {len(sites)} jobs in {seconds:.2f} s")
         return {
@@ -97,6 +109,7 @@ def run(bundle: Path, sites: list[Development], concurrency: int, warmup: Develo
             "jobs": len(sites),
             "seconds": round(seconds, 3),
             "jobs_per_s": round(len(sites) / seconds, 1),
+            "outcomes": dict(outcomes),
             "ms_per_job": round(seconds * 1000 / len(sites), 3),
             "first_job_after_start_s": round(ready_s, 2),
             "peak_rss_mb_by_process": {str(k): v for k, v in hwm.items() if v is not None},

@@ -69,7 +69,8 @@ def random_sites(n: int, seed: int, extent: list[float]) -> list[Development]:
                 rlb_id=i + 1,
                 id=f"random-{i + 1}",
                 name=f"Random site {i + 1}",
-                dwelling_category="",
+                # A real category: the worker refuses a job without one, as it should.
+                dwelling_category="allocation",
                 source="benchmark",
                 dwellings=int(rng.integers(1, 300)),
                 boundary=random_site(rng, centre, hectares),
