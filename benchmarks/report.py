@@ -50,9 +50,11 @@ def shortfall(t: dict[str, Any]) -> str:
         return "-"
     factor = value / target if t["key"] != "random_jobs_per_s" else target / value
     if factor <= 1:
-        return f"{1 / factor:.2g}× inside the goal"
-    return f"**{factor:.2g}× the goal**" if t["key"] != "random_jobs_per_s" else (
-        f"**{factor:.2g}× too few**")  # fmt: skip
+        if factor > 2 / 3:
+            return f"{(1 - factor) * 100:.0f} % inside the goal"
+        return f"{1 / factor:.1f}× inside the goal"
+    return f"**{factor:.1f}× the goal**" if t["key"] != "random_jobs_per_s" else (
+        f"**{factor:.1f}× too few**")  # fmt: skip
 
 
 def why_not_met(report: dict[str, Any]) -> list[str]:
