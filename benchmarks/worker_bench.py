@@ -12,7 +12,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import boto3
 from moto.server import ThreadedMotoServer
@@ -43,22 +45,49 @@ def _descendants(pid: int) -> list[int]:
 
 def _wait_for(root: Path, job_ids: list[str], timeout: float) -> float:
     """Seconds until every job has its status.json (written last by the result store)."""
+    return _feed(root, [(j, None) for j in job_ids], None, timeout)
+
+
+def _feed(
+    root: Path,
+    jobs: Sequence[tuple[str, str | None]],
+    send: Any,
+    timeout: float,
+    max_queued: int | None = None,
+) -> float:
+    """Send ``jobs`` 10 at a time, at most ``max_queued`` unfinished (None: all at once);
+    the seconds until every one has its status.json."""
     started = time.perf_counter()
-    remaining = list(reversed(job_ids))
-    while remaining:
+    sent = done = 0
+    limit = max_queued or len(jobs)
+    while done < len(jobs):
+        while send is not None and sent < len(jobs) and sent - done < limit:
+            batch = jobs[sent : sent + 10]
+            send([{"Id": str(k), "MessageBody": body} for k, (_, body) in enumerate(batch)])
+            sent += len(batch)
         # One file at a time, oldest first: moto's server runs in this process, and
         # checking every file every few ms would take the GIL from it and slow the queue.
-        if (root / remaining[-1] / "status.json").exists():
-            remaining.pop()
+        if (root / jobs[done][0] / "status.json").exists():
+            done += 1
             continue
         if time.perf_counter() - started > timeout:
-            raise TimeoutError(f"{len(remaining)} jobs unfinished after {timeout:.0f} s")
-        time.sleep(0.005)
+            raise TimeoutError(f"{len(jobs) - done} jobs unfinished after {timeout:.0f} s")
+        time.sleep(0.002)
     return time.perf_counter() - started
 
 
-def run(bundle: Path, sites: list[Development], concurrency: int, warmup: Development) -> dict:
-    """Throughput of ``sites`` as one job each, after a warm-up job; worker memory too."""
+def run(
+    bundle: Path,
+    sites: list[Development],
+    concurrency: int,
+    warmup: Development,
+    max_queued: int | None = None,
+) -> dict:
+    """Throughput of ``sites`` as one job each, after a warm-up job; worker memory too.
+
+    ``max_queued`` keeps the queue that shallow (None: every job sent at once). moto's
+    ReceiveMessage scans the whole queue, so a deep queue slows every receive.
+    """
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
     moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     moto.start()
@@ -89,13 +118,9 @@ def run(bundle: Path, sites: list[Development], concurrency: int, warmup: Develo
         _wait_for(results, [wid], 120)
         ready_s = time.perf_counter() - started
         messages = list(job_messages(sites, f"c{concurrency}", "bench@example.gov.uk"))
-        started = time.perf_counter()
-        for i in range(0, len(messages), 10):
-            sqs.send_message_batch(QueueUrl=url, Entries=[
-                {"Id": str(k), "MessageBody": b} for k, (_, b) in enumerate(messages[i:i + 10])
-            ])  # fmt: skip
-        _wait_for(results, [j for j, _ in messages], 600)
-        seconds = time.perf_counter() - started
+        seconds = _feed(results, messages,
+                        lambda entries: sqs.send_message_batch(QueueUrl=url, Entries=entries),
+                        600, max_queued)  # fmt: skip
         outcomes = Counter(
             json.loads((results / j / "status.json").read_text())["status"] for j, _ in messages
         )
@@ -106,6 +131,7 @@ def run(bundle: Path, sites: list[Development], concurrency: int, warmup: Develo
         log(f"worker x{concurrency}: {len(sites)} jobs in {seconds:.2f} s")
         return {
             "concurrency": concurrency,
+            "max_queued": max_queued,
             "jobs": len(sites),
             "seconds": round(seconds, 3),
             "jobs_per_s": round(len(sites) / seconds, 1),
