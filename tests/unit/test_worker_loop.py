@@ -138,3 +138,63 @@ def test_a_crashed_job_process_means_retry_and_a_fresh_pool() -> None:
     loop._step()
     assert executor.replaced == 1
     assert queue.visibility_changes == [(message.message_id, 30)]
+
+
+class GatedDeleteQueue(FakeJobQueue):
+    """Deletes wait for ``gate`` (or fail with ``delete_error``): a slow or broken endpoint."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(clock, visibility_timeout=600)
+        self.gate = threading.Event()
+        self.delete_error: Exception | None = None
+
+    def delete(self, message: QueueMessage) -> None:
+        self.gate.wait(10)
+        if self.delete_error is not None:
+            raise self.delete_error
+        super().delete(message)
+
+
+def background(queue: GatedDeleteQueue, clock: FakeClock, executor: ManualExecutor):
+    from concurrent.futures import ThreadPoolExecutor
+
+    settings = WorkerSettings(wait_time_seconds=0, shutdown_grace_seconds=0)
+    acks = ThreadPoolExecutor(1)
+    loop = WorkerLoop(queue, FakeHeartbeatStore(), executor, settings, clock,
+                      threading.Event(), acks=acks)  # fmt: skip
+    return loop, acks
+
+
+def test_the_next_job_is_received_while_the_last_one_is_still_being_deleted() -> None:
+    clock = FakeClock()
+    queue, executor = GatedDeleteQueue(clock), ManualExecutor()
+    loop, acks = background(queue, clock, executor)
+    queue.send("a")
+    queue.send("b")
+    loop._step()
+    (ma, fa), = executor.futures  # fmt: skip
+    fa.set_result(JobOutcome("a", "succeeded", delete=True))
+    # One step finishes "a" (its delete goes to the acknowledgement thread, where it
+    # hangs) and receives "b" without waiting for that delete.
+    loop._step()
+    assert [m.body for m, _ in executor.futures] == ["a", "b"]
+    assert queue.deleted == []
+    queue.gate.set()
+    loop._stop.set()
+    assert loop.run() == 0  # stopping waits for every acknowledgement
+    assert queue.deleted == [ma.message_id]
+    acks.shutdown()
+
+
+def test_a_fatal_error_from_a_background_delete_stops_the_loop() -> None:
+    clock = FakeClock()
+    queue, executor = GatedDeleteQueue(clock), ManualExecutor()
+    queue.delete_error = QueueFatalError("access denied")
+    queue.gate.set()
+    loop, acks = background(queue, clock, executor)
+    queue.send("a")
+    loop._step()
+    executor.futures[0][1].set_result(JobOutcome("a", "succeeded", delete=True))
+    loop._step()
+    acks.shutdown(wait=True)  # the delete has failed by now
+    assert loop.run() == 3

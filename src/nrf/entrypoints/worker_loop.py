@@ -64,8 +64,31 @@ class Executor(Protocol):
     def terminate(self) -> None: ...
 
 
+class InlineAcks:
+    """Runs an acknowledgement at once, in the loop's own thread (tests; the simple case)."""
+
+    def submit(self, fn: Callable[[], None]) -> Future[None]:
+        future: Future[None] = Future()
+        try:
+            fn()
+            future.set_result(None)
+        except BaseException as exc:  # handed to whoever reads the future, as a pool would
+            future.set_exception(exc)
+        return future
+
+
+class Acks(Protocol):
+    """Where delete / change-visibility calls run: inline, or on a background thread."""
+
+    def submit(self, fn: Callable[[], None], /) -> Future[None]: ...
+
+
 class WorkerLoop:
-    """One loop; each message succeeds, fails or is retried on its own."""
+    """One loop; each message succeeds, fails or is retried on its own.
+
+    A finished message is acknowledged through ``acks``: on a background thread in the
+    worker, so the next receive does not wait for the delete's round trip.
+    """
 
     def __init__(
         self,
@@ -78,6 +101,7 @@ class WorkerLoop:
         metrics: Metrics | None = None,
         rng: random.Random | None = None,
         claims: ResultStore | None = None,
+        acks: Acks | None = None,
     ) -> None:
         self._queue, self._heartbeat, self._executor = queue, heartbeat, executor
         self._s, self._clock, self._stop = settings, clock, stop
@@ -85,6 +109,8 @@ class WorkerLoop:
         self._rng = rng or random.Random()
         self._claims = claims  # renewed with the visibility, released on every way out
         self._in_flight: dict[Future[JobOutcome], InFlight] = {}
+        self._acks = acks or InlineAcks()
+        self._pending_acks: list[Future[None]] = []
         self._queue_failures = 0
 
     def run(self) -> int:
@@ -100,10 +126,27 @@ class WorkerLoop:
             self._hand_back_all()
             return EXIT_FATAL
         self._drain()
+        try:
+            self._reap_acks(block=True)
+        except QueueFatalError as exc:
+            log.error("queue_fatal", extra={"code": exc.code, "error": exc.message})
+            self._heartbeat.set_status(STATUS_ERROR)
+            return EXIT_FATAL
         self._heartbeat.set_status(STATUS_STOPPED)
         return EXIT_CLEAN
 
+    def _reap_acks(self, block: bool = False) -> None:
+        """Collect finished acknowledgements; a fatal queue error in one stops the loop."""
+        pending = []
+        for future in self._pending_acks:
+            if block or future.done():
+                future.result()
+            else:
+                pending.append(future)
+        self._pending_acks = pending
+
     def _step(self) -> None:
+        self._reap_acks()
         now = self._clock.now()
         self._heartbeat.beat(now)
         self._collect(timeout=0)
@@ -180,6 +223,12 @@ class WorkerLoop:
         seconds = self._clock.now() - tracked.started
         # The job process released its claim already; this undoes a renewal made after that.
         self._release_claim(tracked)
+        self._pending_acks.append(
+            self._acks.submit(lambda: self._acknowledge(tracked, outcome, seconds))
+        )
+
+    def _acknowledge(self, tracked: InFlight, outcome: JobOutcome, seconds: float) -> None:
+        """Delete or delay the message, then log the job as finished: settled on the queue."""
         try:
             if outcome.delete:
                 self._queue.delete(tracked.message)

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
 
 from nrf.entrypoints.settings import WorkerSettings
@@ -61,9 +62,13 @@ def worker_process_main(settings: WorkerSettings, heartbeat: object) -> None:
     metrics = lambda status, seconds, job_id: publish_metrics(  # noqa: E731
         settings.metrics_namespace, status, seconds, job_id)  # fmt: skip
     claims = container.result_store()
+    # One thread: acknowledgements stay in order and never pile up on the endpoint.
+    acks = ThreadPoolExecutor(1, thread_name_prefix="nrf-ack")
     code = WorkerLoop(
-        queue, store, processes, settings, SystemClock(), stop, metrics, claims=claims
-    ).run()
+        queue, store, processes, settings, SystemClock(), stop, metrics, claims=claims,
+        acks=acks,
+    ).run()  # fmt: skip
+    acks.shutdown(wait=True)
     processes.terminate()
     log.info("worker_stopped", extra={"exit_code": code})
     sys.exit(code)
