@@ -198,3 +198,16 @@ def test_a_fatal_error_from_a_background_delete_stops_the_loop() -> None:
     loop._step()
     acks.shutdown(wait=True)  # the delete has failed by now
     assert loop.run() == 3
+
+
+def test_inline_acknowledgements_run_at_once_and_keep_their_errors() -> None:
+    from nrf.entrypoints.acks import InlineAcks
+
+    ran: list[int] = []
+    assert InlineAcks().submit(lambda: ran.append(1)).result() is None
+    assert ran == [1]
+
+    def fail() -> None:
+        raise QueueFatalError("gone")
+
+    assert isinstance(InlineAcks().submit(fail).exception(), QueueFatalError)

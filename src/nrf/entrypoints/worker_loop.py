@@ -18,6 +18,7 @@ from nrf.domain.job_message import InvalidJobMessage, parse_job_message
 from nrf.domain.job_outcome import JobOutcome, retry_delay
 from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
 from nrf.domain.ports import Clock, HeartbeatStore, JobQueue, ResultStore
+from nrf.entrypoints.acks import Acks, InlineAcks
 from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.worker")
@@ -62,25 +63,6 @@ class Executor(Protocol):
     def submit_timed_out(self, message: QueueMessage, seconds: float) -> Future[JobOutcome]: ...
     def replace(self) -> None: ...
     def terminate(self) -> None: ...
-
-
-class InlineAcks:
-    """Runs an acknowledgement at once, in the loop's own thread (tests; the simple case)."""
-
-    def submit(self, fn: Callable[[], None]) -> Future[None]:
-        future: Future[None] = Future()
-        try:
-            fn()
-            future.set_result(None)
-        except BaseException as exc:  # handed to whoever reads the future, as a pool would
-            future.set_exception(exc)
-        return future
-
-
-class Acks(Protocol):
-    """Where delete / change-visibility calls run: inline, or on a background thread."""
-
-    def submit(self, fn: Callable[[], None], /) -> Future[None]: ...
 
 
 class WorkerLoop:
