@@ -102,17 +102,12 @@ class WorkerLoop:
         try:
             while not self._stop.is_set():
                 self._step()
-        except QueueFatalError as exc:
-            log.error("queue_fatal", extra={"code": exc.code, "error": exc.message})
-            self._heartbeat.set_status(STATUS_ERROR)
-            self._hand_back_all()
-            return EXIT_FATAL
-        self._drain()
-        try:
+            self._drain()
             self._reap_acks(block=True)
         except QueueFatalError as exc:
             log.error("queue_fatal", extra={"code": exc.code, "error": exc.message})
             self._heartbeat.set_status(STATUS_ERROR)
+            self._hand_back_all()
             return EXIT_FATAL
         self._heartbeat.set_status(STATUS_STOPPED)
         return EXIT_CLEAN
