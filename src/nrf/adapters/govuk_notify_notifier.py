@@ -12,13 +12,11 @@ from notifications_python_client.notifications import NotificationsAPIClient
 
 from nrf.adapters.notification_delivery import (
     RetryPolicy,
-    deliver,
     full_jitter,
-    log_outcome,
     normalise_domains,
     recipient_problem,
-    refused,
     scrub,
+    send_or_refuse,
 )
 from nrf.domain.jobs import (
     Notification,
@@ -92,22 +90,20 @@ class GovUkNotifyNotifier:
 
     def send(self, notification: Notification) -> NotificationRecord:
         problem = recipient_problem(notification.recipient, self._allowed)
-        template = self._templates.get(notification.kind)
-        if problem is None and template is None:
+        template = self._templates.get(notification.kind, "")  # empty ids were dropped above
+        if problem is None and not template:
             problem = "no_template_for_kind"
-        if problem is not None or template is None:
-            record = refused(notification, problem or "no_template_for_kind")
-        else:
-            record = deliver(
-                notification,
-                lambda: self._attempt(notification, template),
-                policy=self._policy,
-                sleeper=self._sleeper,
-                clock=self._clock,
-                jitter=self._jitter,
-            )
-        log_outcome(logger, record, notification, "govuk_notify")
-        return record
+        return send_or_refuse(
+            notification,
+            problem,
+            lambda: self._attempt(notification, template),
+            policy=self._policy,
+            sleeper=self._sleeper,
+            clock=self._clock,
+            jitter=self._jitter,
+            logger=logger,
+            provider="govuk_notify",
+        )
 
     def sent_before(self, notification: Notification) -> bool | None:
         """Ask Notify for emails with this reference: same template and recipient means sent."""

@@ -126,3 +126,26 @@ def log_outcome(
             "error": record.error,
         },
     )
+
+
+def send_or_refuse(
+    notification: Notification,
+    problem: str | None,
+    attempt: Callable[[], str | None],
+    *,
+    policy: RetryPolicy,
+    sleeper: Sleeper,
+    clock: Clock,
+    jitter: Callable[[float], float],
+    logger: logging.Logger,
+    provider: str,
+) -> NotificationRecord:
+    """Refuse for ``problem`` or deliver through ``attempt``; either way log the outcome once."""
+    if problem is not None:
+        record = refused(notification, problem)
+    else:
+        record = deliver(
+            notification, attempt, policy=policy, sleeper=sleeper, clock=clock, jitter=jitter
+        )
+    log_outcome(logger, record, notification, provider)
+    return record

@@ -10,12 +10,10 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from nrf.adapters.notification_delivery import (
     RetryPolicy,
-    deliver,
     full_jitter,
-    log_outcome,
     normalise_domains,
     recipient_problem,
-    refused,
+    send_or_refuse,
 )
 from nrf.domain.jobs import Notification, NotificationFailed, NotificationKind, NotificationRecord
 from nrf.domain.ports import Clock, Sleeper
@@ -82,19 +80,17 @@ class SesNotifier:
 
     def send(self, notification: Notification) -> NotificationRecord:
         problem = recipient_problem(notification.recipient, self._allowed)
-        if problem is not None:
-            record = refused(notification, problem)
-        else:
-            record = deliver(
-                notification,
-                lambda: self._attempt(notification),
-                policy=self._policy,
-                sleeper=self._sleeper,
-                clock=self._clock,
-                jitter=self._jitter,
-            )
-        log_outcome(logger, record, notification, "ses")
-        return record
+        return send_or_refuse(
+            notification,
+            problem,
+            lambda: self._attempt(notification),
+            policy=self._policy,
+            sleeper=self._sleeper,
+            clock=self._clock,
+            jitter=self._jitter,
+            logger=logger,
+            provider="ses",
+        )
 
     def sent_before(self, notification: Notification) -> bool | None:
         """SES keeps no lookup by reference: the caller must decide without knowing."""
