@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from nrf.adapters.bundle_digest import file_sha256
-from nrf.adapters.synthetic_bundle import DEFAULT_SEED, generate_bundle
+from nrf.adapters.boundary_data.bundle_digest import file_sha256
+from nrf.bundles.synthetic_bundle import DEFAULT_SEED, generate_bundle
 
 
 def cached_bundle(cache: Path, polygons: int, seed: int = DEFAULT_SEED) -> tuple[Path, dict]:

@@ -8,7 +8,7 @@ import random
 from attrs import evolve, frozen
 
 from benchmarks.workload import BNW, random_sites, real_sites
-from nrf.adapters.synthetic_norfolk import NORFOLK_EXTENT
+from nrf.bundles.synthetic_norfolk import NORFOLK_EXTENT
 from nrf.entrypoints.job_submission import job_messages
 
 EMAIL = "load@example.gov.uk"

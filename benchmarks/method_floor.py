@@ -14,8 +14,8 @@ import shapely
 from benchmarks import figures
 from benchmarks.timing import log, median, repeat_ms, timed
 from benchmarks.workload import Workload
-from nrf.adapters.geopackage_blob import decode_blobs
-from nrf.adapters.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.adapters.boundary_data.geopackage_blob import decode_blobs
+from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
 from nrf.domain.model import Development
 from nrf.domain.rules import RuleSet
 

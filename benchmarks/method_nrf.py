@@ -14,8 +14,8 @@ from typing import Any
 from benchmarks import figures
 from benchmarks.timing import median, ms_since, repeat_ms, timed
 from benchmarks.workload import Workload
-from nrf.adapters.forked_site_map import ForkedSiteMap
-from nrf.adapters.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.rules import RuleSet
 

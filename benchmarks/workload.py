@@ -11,8 +11,8 @@ import shapely
 from attrs import frozen
 from shapely.geometry import Polygon
 
-from nrf.adapters.boundary_files import read_boundary_file
-from nrf.adapters.synthetic_norfolk import NORFOLK_EXTENT
+from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
+from nrf.bundles.synthetic_norfolk import NORFOLK_EXTENT
 from nrf.domain.model import Development
 from nrf.domain.validation import validate_features
 from nrf.entrypoints.container import bundled_samples

@@ -23,12 +23,12 @@ from pyproj import Transformer
 from shapely.geometry import Point, box
 
 import nrf
-from nrf.adapters.boundary_files import (
+from nrf.adapters.site_boundaries.boundary_files import (
     features_from_geojson,
     read_boundary_bytes,
     read_boundary_file,
 )
-from nrf.adapters.boundary_zip import _copy
+from nrf.adapters.site_boundaries.boundary_zip import _copy
 from nrf.domain.errors import InvalidInput
 from nrf.domain.model import Development
 from nrf.domain.validation import InputLimits, RawFeature, validate_features

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nrf.adapters.boundary_files import read_boundary_file
+from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.domain.rules import DEFAULT_RULE_SET, rule_set_named
 from nrf.domain.validation import validate_features
 from nrf.entrypoints.container import build_container, bundled_samples

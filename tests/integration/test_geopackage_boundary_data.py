@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from shapely.geometry import LineString, Polygon, box
 
-from nrf.adapters.geopackage_boundary_data import GeoPackageBoundaryData
-from nrf.adapters.geopackage_writer import Layer, Table, write_geopackage
+from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.bundles.geopackage_writer import Layer, Table, write_geopackage
 from nrf.domain.errors import BrokenBundle
 from nrf.domain.model import OccupancyRate
 

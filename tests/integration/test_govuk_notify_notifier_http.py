@@ -9,8 +9,8 @@ import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 
 from fakes import FakeClock, FakeSleeper
-from nrf.adapters.govuk_notify_notifier import GovUkNotifyNotifier
-from nrf.adapters.notification_delivery import RetryPolicy
+from nrf.adapters.notifier.govuk_notify_notifier import GovUkNotifyNotifier
+from nrf.adapters.notifier.notification_delivery import RetryPolicy
 from nrf.domain.jobs import Notification, NotificationKind
 from support.fake_notify import FakeNotifyServer
 

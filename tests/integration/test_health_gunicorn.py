@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from nrf.adapters.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
+from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
 from nrf.domain.health import STATUS_RUNNING
 from nrf.entrypoints.health_app import gunicorn_command
 from support.moto_server import free_port

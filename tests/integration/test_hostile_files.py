@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from nrf.adapters.boundary_files import read_boundary_bytes, read_boundary_file
-from nrf.adapters.boundary_geojson import json_budget
+from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
+from nrf.adapters.site_boundaries.boundary_geojson import json_budget
 from nrf.domain.errors import InvalidInput
 from nrf.domain.validation import InputLimits
 from support.hostile import (
@@ -71,7 +71,7 @@ def test_a_geojson_inside_a_zip_is_held_to_the_file_size_limit(tmp_path: Path) -
 
 MEASURE = """
 import json, sys
-from nrf.adapters.boundary_files import read_boundary_bytes
+from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
 from nrf.domain.errors import InvalidInput
 data = open(sys.argv[1], "rb").read()
 before = int([l for l in open("/proc/self/status") if l.startswith("VmRSS")][0].split()[1])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nrf.adapters.s3_result_store import S3ResultStore
+from nrf.adapters.result_store.s3_result_store import S3ResultStore
 from nrf.domain.claims import Lease
 from nrf.domain.jobs import ResultStoreUnavailable
 from support.moto_server import MotoServer

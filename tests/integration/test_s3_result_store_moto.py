@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nrf.adapters.s3_result_store import S3ResultStore
+from nrf.adapters.result_store.s3_result_store import S3ResultStore
 from nrf.domain.errors import InvalidInput
 from nrf.domain.jobs import JobRecord, JobStatus, ResultStoreUnavailable
 from support.moto_server import MotoServer, aws_client, client_config, free_port

@@ -6,7 +6,7 @@ from moto.backends import get_backend
 from moto.core import DEFAULT_ACCOUNT_ID
 
 from fakes import FakeClock, FakeSleeper
-from nrf.adapters.ses_notifier import SesNotifier
+from nrf.adapters.notifier.ses_notifier import SesNotifier
 from nrf.domain.jobs import Notification, NotificationKind
 from support.moto_server import REGION, MotoServer
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from nrf.adapters.sqs_job_queue import SqsJobQueue
+from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue
 from nrf.domain.jobs import QueueFatalError, QueueTransientError
 from support.moto_server import MotoServer, aws_client, client_config, free_port
 

@@ -11,10 +11,10 @@ import pyogrio
 import pytest
 import shapely
 
-from nrf.adapters.geopackage_boundary_data import GeoPackageBoundaryData
-from nrf.adapters.synthetic_bundle import generate_bundle, generate_norfolk_demo, plan_grid
-from nrf.adapters.synthetic_norfolk import BROADS, WENSUM
-from nrf.adapters.synthetic_parcels import parcel_rows
+from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.bundles.synthetic_bundle import generate_bundle, generate_norfolk_demo, plan_grid
+from nrf.bundles.synthetic_norfolk import BROADS, WENSUM
+from nrf.bundles.synthetic_parcels import parcel_rows
 
 DATA = Path(str(files("nrf") / "data"))
 DEMO = DATA / "synthetic-norfolk.gpkg"
@@ -218,8 +218,8 @@ def test_demo_layers_and_tables(demo: GeoPackageBoundaryData) -> None:
 
 
 def test_processes_change_nothing_in_a_batch(demo: GeoPackageBoundaryData) -> None:
-    from nrf.adapters.boundary_files import read_boundary_file
-    from nrf.adapters.forked_site_map import ForkedSiteMap
+    from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
+    from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
     from nrf.domain.assessment import AssessDevelopments
     from nrf.domain.rules import rule_set_named
     from nrf.domain.validation import validate_features

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nrf.adapters.boundary_files import read_boundary_bytes, read_boundary_file
-from nrf.adapters.boundary_geojson import features_from_geojson
+from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
+from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson
 from nrf.domain.errors import InvalidInput
 from nrf.domain.job_message import JobRequest, allowed_uri, parse_job_message
 from nrf.domain.validation import InputLimits, RawFeature, validate_features

@@ -1,11 +1,11 @@
 """The container wires the configured adapters; tests swap fakes in with override."""
 
 from fakes import FakeNotifier
-from nrf.adapters.local_result_store import LocalResultStore
-from nrf.adapters.log_notifier import LogNotifier
-from nrf.domain.process_job import ProcessJob
+from nrf.adapters.notifier.log_notifier import LogNotifier
+from nrf.adapters.result_store.local_result_store import LocalResultStore
 from nrf.entrypoints.container import build_container
 from nrf.entrypoints.settings import load_settings
+from nrf.service_layer.process_job import ProcessJob
 
 
 def test_defaults_are_the_embedded_adapters(tmp_path) -> None:

@@ -3,9 +3,9 @@
 import json
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
-from nrf.domain.drain_dead_letters import DrainDeadLetters
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind
-from nrf.domain.notification_ledger import intent
+from nrf.service_layer.drain_dead_letters import DrainDeadLetters
+from nrf.service_layer.notification_ledger import intent
 
 SUPPORT = "support@example.gov.uk"
 

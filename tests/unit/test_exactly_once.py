@@ -10,10 +10,10 @@ from test_process_job import FakeBoundarySource, body, msg, render, repo
 from fakes import FakeClock, FakeNotifier, FakeResultStore
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.claims import claim_owner
-from nrf.domain.job_emails import NotifySettings
 from nrf.domain.jobs import JobRecord, Notification, NotificationKind, NotificationRecord
-from nrf.domain.notification_ledger import OUTCOME_UNKNOWN
-from nrf.domain.process_job import ProcessJob
+from nrf.service_layer.job_emails import NotifySettings
+from nrf.service_layer.notification_ledger import OUTCOME_UNKNOWN
+from nrf.service_layer.process_job import ProcessJob
 
 LEASE = 600.0
 

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from nrf.adapters.forked_site_map import ChildFailed, ForkedSiteMap, blocks
+from nrf.adapters.site_map.forked_site_map import ChildFailed, ForkedSiteMap, blocks
 
 
 def square(x: int) -> int:
@@ -83,7 +83,7 @@ def test_text_buffered_before_the_fork_is_printed_once() -> None:
     script = textwrap.dedent(
         """
         import sys
-        from nrf.adapters.forked_site_map import ForkedSiteMap
+        from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
         print("before", end="")  # stdout is a pipe here, so this sits in the buffer
         assert list(ForkedSiteMap(2)(abs, list(range(64)))) == list(range(64))
         print(" after")

@@ -8,7 +8,7 @@ import pytest
 import shapely
 from shapely.geometry import Polygon, box
 
-from nrf.adapters.geopackage_blob import (
+from nrf.adapters.boundary_data.geopackage_blob import (
     BlobError,
     decode_blobs,
     encode_blob,

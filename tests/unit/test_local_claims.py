@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from nrf.adapters.local_result_store import LocalResultStore
+from nrf.adapters.result_store.local_result_store import LocalResultStore
 from nrf.domain.claims import Lease
 
 T0 = 1_700_000_000.0

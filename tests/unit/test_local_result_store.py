@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nrf.adapters.local_result_store import LocalResultStore
+from nrf.adapters.result_store.local_result_store import LocalResultStore
 from nrf.domain.errors import InvalidInput
 from nrf.domain.jobs import JobRecord, JobStatus, ResultStoreUnavailable
 

@@ -12,10 +12,10 @@ from botocore.exceptions import ClientError, EndpointConnectionError
 from notifications_python_client.errors import HTTPError, TokenError
 
 from fakes import FakeClock, FakeSleeper
-from nrf.adapters.govuk_notify_notifier import GovUkNotifyNotifier
-from nrf.adapters.log_notifier import LogNotifier, mask_email
-from nrf.adapters.notification_delivery import RetryPolicy, full_jitter, is_valid_email
-from nrf.adapters.ses_notifier import SesNotifier, render
+from nrf.adapters.notifier.govuk_notify_notifier import GovUkNotifyNotifier
+from nrf.adapters.notifier.log_notifier import LogNotifier, mask_email
+from nrf.adapters.notifier.notification_delivery import RetryPolicy, full_jitter, is_valid_email
+from nrf.adapters.notifier.ses_notifier import SesNotifier, render
 from nrf.domain.jobs import Notification, NotificationKind
 
 API_KEY = "nrf_live-11111111-2222-3333-4444-555555555555-66666666-7777-8888-9999-000000000000"

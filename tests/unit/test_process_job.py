@@ -7,13 +7,13 @@ from shapely.geometry import box
 from fakes import FakeClock, FakeNotifier, FakeResultStore
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput, Problem
-from nrf.domain.job_emails import NotifySettings
 from nrf.domain.job_message import JobRequest
-from nrf.domain.job_outcome import retry_delay
 from nrf.domain.jobs import JobStatus, NotificationKind, QueueMessage
 from nrf.domain.model import CoefficientPolygon, NnCatchment, Zone
-from nrf.domain.process_job import ProcessJob
 from nrf.domain.validation import RawFeature
+from nrf.service_layer.job_emails import NotifySettings
+from nrf.service_layer.job_outcome import retry_delay
+from nrf.service_layer.process_job import ProcessJob
 from support.reference import InMemoryBoundaryData, levy_rate, permit
 
 X0, Y0 = 600_000.0, 300_000.0

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-import nrf.adapters.shared_memory_heartbeat_store as heartbeat_layout
-from nrf.adapters.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
+import nrf.adapters.heartbeat.shared_memory_heartbeat_store as heartbeat_layout
+from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
 from nrf.domain.health import STATUS_RUNNING, STATUS_STOPPED, HeartbeatSnapshot
 
 
@@ -96,7 +96,7 @@ def test_snapshots_are_never_torn_while_another_process_writes(
 
 READER = (
     "import sys\n"
-    "from nrf.adapters.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore\n"
+    "from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore\n"
     "store = SharedMemoryHeartbeatStore.attach(sys.argv[1])\n"
     "print(store.snapshot().job_id)\n"
     "store.close()\n"

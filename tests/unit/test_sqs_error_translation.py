@@ -14,7 +14,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
-from nrf.adapters.sqs_job_queue import SqsJobQueue, translate_error
+from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue, translate_error
 from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
 
 MESSAGE = QueueMessage("m-1", "handle-1", "{}", 1, None)

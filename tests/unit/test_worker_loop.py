@@ -4,10 +4,10 @@ import threading
 from concurrent.futures import Future
 
 from fakes import FakeClock, FakeHeartbeatStore, FakeJobQueue
-from nrf.domain.job_outcome import JobOutcome
 from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
 from nrf.entrypoints.settings import WorkerSettings
-from nrf.entrypoints.worker_loop import WorkerLoop
+from nrf.entrypoints.worker.loop import WorkerLoop
+from nrf.service_layer.job_outcome import JobOutcome
 
 
 class ManualExecutor:
@@ -201,7 +201,7 @@ def test_a_fatal_error_from_a_background_delete_stops_the_loop() -> None:
 
 
 def test_inline_acknowledgements_run_at_once_and_keep_their_errors() -> None:
-    from nrf.entrypoints.acks import InlineAcks
+    from nrf.entrypoints.worker.acks import InlineAcks
 
     ran: list[int] = []
     assert InlineAcks().submit(lambda: ran.append(1)).result() is None

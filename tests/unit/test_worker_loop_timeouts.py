@@ -9,10 +9,10 @@ from test_worker_loop import ManualExecutor
 
 from fakes import FakeClock, FakeHeartbeatStore, FakeJobQueue, FakeResultStore
 from nrf.domain.claims import claim_owner
-from nrf.domain.job_outcome import JobOutcome
 from nrf.domain.jobs import QueueMessage
 from nrf.entrypoints.settings import WorkerSettings
-from nrf.entrypoints.worker_loop import WorkerLoop
+from nrf.entrypoints.worker.loop import WorkerLoop
+from nrf.service_layer.job_outcome import JobOutcome
 
 
 class TimeoutExecutor(ManualExecutor):

@@ -52,8 +52,8 @@ def _progress_printer(label: str) -> Callable[[int, int], None]:
 
 
 def cmd_assess(args: argparse.Namespace) -> int:
-    from nrf.adapters.boundary_files import read_boundary_file
-    from nrf.adapters.result_files import render, write_all
+    from nrf.adapters.outputs.result_files import render, write_all
+    from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
     from nrf.domain.rules import rule_set_named
     from nrf.domain.validation import InputLimits, validate_features
     from nrf.entrypoints.container import build_container
@@ -87,7 +87,7 @@ def cmd_assess(args: argparse.Namespace) -> int:
 
 
 def cmd_bundle_generate(args: argparse.Namespace) -> int:
-    from nrf.adapters.synthetic_bundle import generate_bundle, generate_norfolk_demo
+    from nrf.bundles.synthetic_bundle import generate_bundle, generate_norfolk_demo
 
     started = time.perf_counter()
     if args.norfolk_demo:
@@ -102,16 +102,16 @@ def cmd_bundle_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from nrf.entrypoints.worker_main import run_worker
+    from nrf.entrypoints.worker.main import run_worker
 
     return run_worker(os.environ)
 
 
 def cmd_dlq(args: argparse.Namespace) -> int:
-    from nrf.domain.drain_dead_letters import DrainDeadLetters
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.settings import load_settings
+    from nrf.service_layer.drain_dead_letters import DrainDeadLetters
 
     settings = load_settings(os.environ)
     configure_logging(secrets=[settings.notify_api_key or ""])
@@ -125,7 +125,7 @@ def cmd_dlq(args: argparse.Namespace) -> int:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    from nrf.adapters.boundary_files import read_boundary_file
+    from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
     from nrf.domain.validation import InputLimits, validate_features
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.job_submission import job_messages

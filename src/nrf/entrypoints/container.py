@@ -9,23 +9,23 @@ import attrs
 import boto3
 from dependency_injector import containers, providers
 
-from nrf.adapters.forked_site_map import ForkedSiteMap
-from nrf.adapters.geopackage_boundary_data import GeoPackageBoundaryData
-from nrf.adapters.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
-from nrf.adapters.local_result_store import LocalResultStore
-from nrf.adapters.log_notifier import LogNotifier
-from nrf.adapters.result_files import job_files
-from nrf.adapters.s3_job_boundary_source import S3JobBoundarySource
-from nrf.adapters.s3_result_store import S3ResultStore
-from nrf.adapters.ses_notifier import SesNotifier
-from nrf.adapters.sqs_job_queue import SqsJobQueue
-from nrf.adapters.system_clock import SystemClock, SystemSleeper
+from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.adapters.clock.system_clock import SystemClock, SystemSleeper
+from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue
+from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
+from nrf.adapters.notifier.log_notifier import LogNotifier
+from nrf.adapters.notifier.ses_notifier import SesNotifier
+from nrf.adapters.outputs.result_files import job_files
+from nrf.adapters.result_store.local_result_store import LocalResultStore
+from nrf.adapters.result_store.s3_result_store import S3ResultStore
+from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
+from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
-from nrf.domain.job_emails import NotifySettings
 from nrf.domain.jobs import NotificationKind
-from nrf.domain.process_job import ProcessJob
 from nrf.domain.validation import InputLimits
 from nrf.entrypoints.settings import WorkerSettings
+from nrf.service_layer.job_emails import NotifySettings
+from nrf.service_layer.process_job import ProcessJob
 
 
 def bundled_reference_data() -> Path:

@@ -11,7 +11,7 @@ from typing import Any
 
 from attrs import frozen
 
-from nrf.adapters.result_files import SYNTHETIC_NOTICE
+from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
 
 
 @frozen

@@ -100,7 +100,7 @@ def create_app(probe: HealthProbe) -> falcon.App:
 
 def get_app() -> falcon.App:
     """Gunicorn's factory: attach to the store named in the environment."""
-    from nrf.adapters.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
+    from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
 
     store = SharedMemoryHeartbeatStore.attach(os.environ[STORE_ENV])
     probe = StoreProbe(

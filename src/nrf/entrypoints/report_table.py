@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from nrf.adapters.result_files import SYNTHETIC_NOTICE
+from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
 from nrf.domain.results import AssessmentRun
 
 

@@ -15,8 +15,8 @@ from nrf.domain.jobs import (
     NotificationRecord,
     QueueMessage,
 )
-from nrf.domain.notification_ledger import NotificationLedger, has_pending
 from nrf.domain.ports import Clock, JobQueue, Notifier, ResultStore
+from nrf.service_layer.notification_ledger import NotificationLedger, has_pending
 
 log = logging.getLogger("nrf.dlq")
 

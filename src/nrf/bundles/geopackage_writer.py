@@ -15,7 +15,7 @@ import pyproj
 import shapely
 from attrs import field, frozen
 
-from nrf.adapters.geopackage_blob import encode_geometries
+from nrf.adapters.boundary_data.geopackage_blob import encode_geometries
 
 APPLICATION_ID = 0x47504B47  # "GPKG"
 USER_VERSION = 10300  # GeoPackage 1.3

@@ -13,10 +13,10 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from nrf.adapters import geopackage_lookups as clean
-from nrf.adapters.bundle_digest import file_sha256
-from nrf.adapters.geopackage_blob import BlobError, decode_blobs
-from nrf.adapters.geopackage_schema import (
+from nrf.adapters.boundary_data import geopackage_lookups as clean
+from nrf.adapters.boundary_data.bundle_digest import file_sha256
+from nrf.adapters.boundary_data.geopackage_blob import BlobError, decode_blobs
+from nrf.adapters.boundary_data.geopackage_schema import (
     COEFFICIENT_COLUMNS,
     COEFFICIENT_LAYER,
     TableSchema,

@@ -15,11 +15,11 @@ from attrs import define, field
 from nrf.domain.claims import claim_owner
 from nrf.domain.errors import NrfError
 from nrf.domain.job_message import InvalidJobMessage, parse_job_message
-from nrf.domain.job_outcome import JobOutcome, retry_delay
 from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
 from nrf.domain.ports import Clock, HeartbeatStore, JobQueue, ResultStore
-from nrf.entrypoints.acks import Acks, InlineAcks
 from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.worker.acks import Acks, InlineAcks
+from nrf.service_layer.job_outcome import JobOutcome, retry_delay
 
 log = logging.getLogger("nrf.worker")
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import shapely
 
-from nrf.adapters import legacy_csv
+from nrf.adapters.outputs import legacy_csv
 from nrf.domain.errors import NrfError
 from nrf.domain.model import Development
 from nrf.domain.results import AssessmentRun

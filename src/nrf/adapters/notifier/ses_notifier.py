@@ -8,7 +8,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from nrf.adapters.notification_delivery import (
+from nrf.adapters.notifier.notification_delivery import (
     RetryPolicy,
     full_jitter,
     normalise_domains,

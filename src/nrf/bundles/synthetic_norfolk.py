@@ -6,7 +6,7 @@ import numpy as np
 import shapely
 from shapely.geometry import MultiPoint, MultiPolygon, Point, Polygon, box
 
-from nrf.adapters.geopackage_writer import Layer, Table
+from nrf.bundles.geopackage_writer import Layer, Table
 from nrf.domain.model import Boundary
 
 # Bounding box of the Broads & Wensum sample sites plus 3 km, rounded out to 100 m.

@@ -8,7 +8,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from nrf.adapters.local_result_store import RECORD_NAME, check_file_names
+from nrf.adapters.result_store.local_result_store import RECORD_NAME, check_file_names
 from nrf.domain.claims import Lease, lease_from_json, lease_to_json, next_lease
 from nrf.domain.jobs import (
     JobRecord,

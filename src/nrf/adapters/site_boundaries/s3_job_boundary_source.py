@@ -7,8 +7,8 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from nrf.adapters.boundary_files import read_boundary_bytes
-from nrf.adapters.boundary_geojson import features_from_geojson
+from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
+from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson
 from nrf.domain.errors import InvalidInput, NrfError, Problem
 from nrf.domain.job_message import JobRequest, allowed_uri
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature

@@ -12,9 +12,9 @@ import pyogrio
 import pyogrio.raw
 import shapely
 
-from nrf.adapters.boundary_crs import accepted_crs, to_bng
-from nrf.adapters.boundary_geojson import features_from_geojson, read_geojson_bytes
-from nrf.adapters.boundary_zip import extracted_boundary
+from nrf.adapters.site_boundaries.boundary_crs import accepted_crs, to_bng
+from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, read_geojson_bytes
+from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 from attrs import frozen
 
-from nrf.adapters import synthetic_norfolk as norfolk
-from nrf.adapters.geopackage_writer import GeoPackageWriter
-from nrf.adapters.synthetic_parcels import (
+from nrf.bundles import synthetic_norfolk as norfolk
+from nrf.bundles.geopackage_writer import GeoPackageWriter
+from nrf.bundles.synthetic_parcels import (
     ParcelGrid,
     coefficients,
     fitted_sides,
@@ -148,7 +148,7 @@ def generate_norfolk_demo(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m nrf.adapters.synthetic_bundle OUT.gpkg [--parcels N] [--norfolk]``."""
+    """``python -m nrf.bundles.synthetic_bundle OUT.gpkg [--parcels N] [--norfolk]``."""
     parser = argparse.ArgumentParser(description="Write a synthetic NRF reference bundle.")
     parser.add_argument("path", type=Path)
     parser.add_argument("--parcels", type=int, default=None)

@@ -25,14 +25,14 @@ RESTART_WINDOW_SECONDS = 300.0
 
 def worker_process_main(settings: WorkerSettings, heartbeat: object) -> None:
     """Entry of the worker process: poll, dispatch to job processes, drain on SIGTERM."""
-    from nrf.adapters.system_clock import SystemClock
+    from nrf.adapters.clock.system_clock import SystemClock
     from nrf.domain.errors import NrfError
     from nrf.domain.ports import HeartbeatStore
     from nrf.entrypoints.container import build_container
-    from nrf.entrypoints.job_processes import JobProcesses
     from nrf.entrypoints.logging_setup import configure_logging, publish_metrics
-    from nrf.entrypoints.worker_loop import EXIT_FATAL as LOOP_FATAL
-    from nrf.entrypoints.worker_loop import STATUS_ERROR, WorkerLoop
+    from nrf.entrypoints.worker.job_processes import JobProcesses
+    from nrf.entrypoints.worker.loop import EXIT_FATAL as LOOP_FATAL
+    from nrf.entrypoints.worker.loop import STATUS_ERROR, WorkerLoop
 
     store: HeartbeatStore = heartbeat  # type: ignore[assignment]
     configure_logging(secrets=[settings.notify_api_key or ""])
@@ -78,7 +78,7 @@ class Supervisor:
     """Starts the health server and the worker process, forwards signals, restarts a crash."""
 
     def __init__(self, settings: WorkerSettings, environ: Mapping[str, str]) -> None:
-        from nrf.adapters.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
+        from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
 
         self._s = settings
         self._env = dict(environ)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import shapely
 from shapely.geometry import MultiPolygon, Polygon
 
-from nrf.adapters.boundary_crs import WGS84, geojson_crs, to_bng
+from nrf.adapters.site_boundaries.boundary_crs import WGS84, geojson_crs, to_bng
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
 

@@ -13,9 +13,7 @@ from attrs import evolve
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.claims import Lease, claim_owner
 from nrf.domain.errors import InvalidInput, NrfError, Problem
-from nrf.domain.job_emails import NotifySettings, personalisation
 from nrf.domain.job_message import InvalidJobMessage, JobRequest, parse_job_message
-from nrf.domain.job_outcome import JobOutcome, retry_delay
 from nrf.domain.jobs import (
     JobRecord,
     JobStatus,
@@ -26,11 +24,13 @@ from nrf.domain.jobs import (
     ResultStoreUnavailable,
 )
 from nrf.domain.model import Development
-from nrf.domain.notification_ledger import NotificationLedger, has_pending, intent
 from nrf.domain.ports import Clock, JobBoundarySource, Notifier, ResultStore
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature, validate_features
+from nrf.service_layer.job_emails import NotifySettings, personalisation
+from nrf.service_layer.job_outcome import JobOutcome, retry_delay
+from nrf.service_layer.notification_ledger import NotificationLedger, has_pending, intent
 
 log = logging.getLogger("nrf.job")
 

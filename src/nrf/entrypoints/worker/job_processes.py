@@ -10,10 +10,10 @@ import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing.connection import wait
 
-from nrf.domain.job_outcome import JobOutcome
 from nrf.domain.jobs import QueueMessage
-from nrf.domain.process_job import ProcessJob
 from nrf.entrypoints.settings import WorkerSettings
+from nrf.service_layer.job_outcome import JobOutcome
+from nrf.service_layer.process_job import ProcessJob
 
 log = logging.getLogger("nrf.worker")
 

@@ -10,7 +10,7 @@ import requests
 from notifications_python_client.errors import APIError, TokenError
 from notifications_python_client.notifications import NotificationsAPIClient
 
-from nrf.adapters.notification_delivery import (
+from nrf.adapters.notifier.notification_delivery import (
     RetryPolicy,
     full_jitter,
     normalise_domains,

@@ -1,0 +1,1 @@
+"""BoundaryDataRepository: the reference-data bundle read from a GeoPackage."""

@@ -1,0 +1,1 @@
+"""Clock: the system's."""

@@ -1,0 +1,1 @@
+"""HeartbeatStore: shared memory between the supervisor and its worker process."""

@@ -1,0 +1,1 @@
+"""JobQueue: Amazon SQS."""

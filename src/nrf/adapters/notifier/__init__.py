@@ -1,0 +1,1 @@
+"""Notifier: GOV.UK Notify, Amazon SES and the log."""

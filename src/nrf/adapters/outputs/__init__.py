@@ -1,0 +1,1 @@
+"""Renderers: the result documents (legacy CSV, JSON, GeoJSON)."""

@@ -1,0 +1,1 @@
+"""ResultStore and JobClaims: a local directory or S3."""

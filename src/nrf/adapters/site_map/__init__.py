@@ -1,0 +1,1 @@
+"""SiteMap: a batch's sites split over forked processes."""

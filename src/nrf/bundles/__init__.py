@@ -1,0 +1,1 @@
+"""Bundle tooling: writing, generating and building reference-data bundles (not an adapter)."""

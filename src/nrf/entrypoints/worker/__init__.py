@@ -1,0 +1,1 @@
+"""The queue worker: supervisor, worker process, its loop and its job processes."""

@@ -1,0 +1,1 @@
+"""Use cases: they take typed requests and talk to the world only through ports."""
