@@ -170,6 +170,9 @@ class FakeResultStore:
         self.saves.append(job_id)
         return f"memory://{job_id}/"
 
+    def sweep_temporaries(self, now: float, older_than: float) -> int:
+        return 0  # nothing is ever written part-way in memory
+
     def claim(self, job_id: str, owner: str, now: float, lease_seconds: float) -> Lease:
         if self.claim_failures:
             self.claim_failures -= 1

@@ -49,7 +49,8 @@ def test_duplicated_messages_across_two_workers_do_no_duplicate_work(
             time.sleep(0.2)
         workers = (first, second)
         stored = Counter(e["job_id"] for w in workers for e in w.matching("job_stored"))
-        raced = sum(w.count("job_claimed_elsewhere") for w in workers)
+        raced = sum(w.count("job_duplicate_deleted") for w in workers)
+        waited = sum(w.count("job_claimed_elsewhere") for w in workers)
 
     assert all(w.count("job_received") for w in workers), "both workers took messages"
     assert [stored[j] for j in job_ids] == [1] * len(job_ids), stored
@@ -57,4 +58,5 @@ def test_duplicated_messages_across_two_workers_do_no_duplicate_work(
     assert [emails[(j, TEMPLATES["COMPLETED"])] for j in job_ids] == [1] * len(job_ids)
     assert all(emails[(j, TEMPLATES["STARTED"])] <= 1 for j in job_ids)
     assert raced > 0, "copies did meet a held claim: the test exercised the race"
+    assert waited == 0, "a copy held by another message is deleted, not put back"
     assert queue_counts(sqs, queues.dlq_url) == (0, 0)

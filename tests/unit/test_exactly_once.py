@@ -154,19 +154,35 @@ def test_a_notify_outage_keeps_the_message_until_the_email_is_sent_once() -> Non
     assert store.saves.count("job-1") == 5  # computed once: 1 result save, 4 ledger updates
 
 
-def test_a_duplicate_message_while_the_job_runs_elsewhere_is_retried_not_computed() -> None:
+def test_a_duplicate_message_while_the_job_runs_elsewhere_is_deleted_not_computed() -> None:
     clock, store, notifier = FakeClock(), FakeResultStore(), FakeNotifier()
     process = make(store, notifier, clock)
     first = msg(body(), count=1)
     store.claim("job-1", claim_owner(first), clock.now(), LEASE)  # another process has it
     clock.advance(100)
-    copy = msg(body(), count=1)
-    copy = type(copy)("m-2", "r-other", copy.body, 1, None)
+    copy = type(first)("m-2", "r-other", first.body, 1, None)  # another message, same job
 
     outcome = process(copy)
 
+    # The holder's message still carries the job: the copy would only burn receives.
+    assert (outcome.status, outcome.delete) == ("duplicate", True)
+    assert notifier.sent == [] and store.saves == []
+
+
+def test_a_redelivery_of_the_holders_own_message_waits_for_its_lease() -> None:
+    clock, store, notifier = FakeClock(), FakeResultStore(), FakeNotifier()
+    process = make(store, notifier, clock)
+    first = msg(body(), count=1)
+    store.claim("job-1", claim_owner(first), clock.now(), LEASE)
+    clock.advance(100)
+    # The same message received again (a new receipt handle): deleting it would delete the
+    # holder's own message, so it comes back just after the holder's lease ends.
+    again = type(first)(first.message_id, "r-again", first.body, 2, None)
+
+    outcome = process(again)
+
     assert (outcome.status, outcome.delete) == ("claimed_elsewhere", False)
-    assert outcome.retry_after == LEASE - 100 + 1  # back just after the holder's lease ends
+    assert outcome.retry_after == LEASE - 100 + 1
     assert notifier.sent == [] and store.saves == []
 
 

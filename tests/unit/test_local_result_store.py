@@ -99,3 +99,22 @@ def test_a_corrupt_record_is_reported_not_ignored(tmp_path: Path) -> None:
     (tmp_path / "NRF-000001" / "status.json").write_text("{half")
     with pytest.raises(ResultStoreUnavailable):
         LocalResultStore(tmp_path).record("NRF-000001")
+
+
+def test_sweep_deletes_only_stale_temporaries_left_by_killed_writers(tmp_path: Path) -> None:
+    store = LocalResultStore(tmp_path)
+    store.save("NRF-000001", FILES, RECORD)
+    folder = tmp_path / "NRF-000001"
+    stale, fresh = folder / ".result.json.x1.tmp", folder / ".status.json.x2.tmp"
+    for temp in (stale, fresh):
+        temp.write_bytes(b"{")
+    os.utime(stale, (1_000.0, 1_000.0))
+    os.utime(fresh, (4_000.0, 4_000.0))
+
+    # At 4 600 s with a 3 600 s limit: stale is 3 600 s old (swept), fresh 600 s (kept).
+    assert store.sweep_temporaries(now=4_600.0, older_than=3_600.0) == 1
+    assert not stale.exists() and fresh.exists()
+    assert store.record("NRF-000001") == RECORD, "finished files are never touched"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [".status.json.x2.tmp", "legacy.csv", "result.json", "status.json"]
+    )

@@ -166,13 +166,13 @@ def test_retry_delay_doubles_and_caps() -> None:
     assert retry_delay(1, jitter=0.2) == 36
 
 
-def test_a_bad_message_whose_job_is_claimed_elsewhere_waits_and_sends_nothing() -> None:
+def test_a_bad_message_whose_job_is_claimed_by_another_message_is_dropped_silently() -> None:
     from nrf.domain.claims import Lease
 
     process, store, notifier = make()
-    store.leases["job-1"] = Lease("job-1", "someone-else", 1e12)
+    store.leases["job-1"] = Lease("job-1", "another-message/0123", 1e12)
     outcome = process(msg(body(development={"dwellings": -1})))
-    assert (outcome.status, outcome.delete) == ("claimed_elsewhere", False)
+    assert (outcome.status, outcome.delete) == ("duplicate", True)
     assert notifier.sent == [] and "job-1" not in store.records
 
 
@@ -183,3 +183,17 @@ def test_a_bad_message_is_failed_even_when_the_claim_cannot_be_taken() -> None:
     assert (outcome.status, outcome.delete) == ("failed", True)
     assert store.records["job-1"].status is JobStatus.FAILED
     assert [n.kind for n in notifier.sent] == [NotificationKind.FAILED]
+
+
+def test_a_bad_boundary_with_the_store_down_is_retried_not_failed() -> None:
+    # docs/worker.md: a boundary is read and validated under the claim; with the store down
+    # the claim cannot be taken, so the message is retried (and, if the store stays down,
+    # dead-lettered) rather than failed without a record.
+    source = FakeBoundarySource([Problem("self_intersection", "the boundary crosses itself")])
+    process, store, notifier = make(source=source)
+    store.claim_failures = 1
+    outcome = process(msg(body()))
+    assert (outcome.status, outcome.delete) == ("retry", False)
+    assert 30 <= outcome.retry_after <= 36  # NRF_RETRY_BASE_SECONDS 30 × 2^0, +0-20 % jitter
+    assert source.requests == [], "the boundary is not even read without the claim"
+    assert notifier.sent == [] and store.records == {}

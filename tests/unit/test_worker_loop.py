@@ -2,6 +2,7 @@
 
 import threading
 from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 
 from fakes import FakeClock, FakeHeartbeatStore, FakeJobQueue
 from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
@@ -17,11 +18,27 @@ class ManualExecutor:
         self.futures: list[tuple[QueueMessage, Future[JobOutcome]]] = []
         self.terminated = 0
         self.replaced = 0
+        self.recovered = 0
+        self.broken = False  # submit raises BrokenProcessPool until recovered
+        self.dead: set[str] = set()  # keys whose job process died on its own
 
-    def submit(self, message: QueueMessage) -> Future[JobOutcome]:
+    def submit(self, key: str, work: QueueMessage) -> Future[JobOutcome]:
+        if self.broken:
+            raise BrokenProcessPool("a job process died")
         future: Future[JobOutcome] = Future()
-        self.futures.append((message, future))
+        self.futures.append((work, future))
         return future
+
+    def recover(self) -> bool:
+        self.recovered += 1
+        self.broken = False
+        return True
+
+    def died_running(self, key: str) -> bool:
+        return key in self.dead
+
+    def forget(self, key: str) -> None:
+        self.dead.discard(key)
 
     def replace(self) -> None:
         self.replaced += 1
@@ -127,17 +144,68 @@ def test_fatal_queue_error_stops_with_status_error() -> None:
     assert heartbeat.state.status == -1
 
 
-def test_a_crashed_job_process_means_retry_and_a_fresh_pool() -> None:
-    from concurrent.futures.process import BrokenProcessPool
-
-    loop, queue, _, executor, _ = make()
+def test_a_job_whose_process_died_is_retried_with_the_configured_back_off() -> None:
+    loop, queue, _, executor, _ = make(retry_base_seconds=5)
     queue.send("a")
     loop._step()
     message, future = executor.futures[0]
+    executor.dead.add(message.message_id)
     future.set_exception(BrokenProcessPool("killed"))
     loop._step()
-    assert executor.replaced == 1
-    assert queue.visibility_changes == [(message.message_id, 30)]
+    assert executor.recovered == 1
+    [(message_id, delay)] = queue.visibility_changes
+    # NRF_RETRY_BASE_SECONDS=5, first receive: 5 × 2^0 = 5 s, plus at most 20 % jitter.
+    assert message_id == message.message_id and 5 <= delay <= 6
+
+
+def test_jobs_killed_beside_a_dead_job_process_are_handed_back_at_once() -> None:
+    loop, queue, _, executor, _ = make(concurrency=2, max_messages=2)
+    queue.send("dies")
+    queue.send("beside")
+    loop._step()
+    (dead, fd), (beside, fb) = executor.futures
+    executor.dead.add(dead.message_id)
+    for future in (fd, fb):  # a broken pool fails every job it holds
+        future.set_exception(BrokenProcessPool("killed"))
+    loop._step()
+    assert executor.recovered == 1
+    changes = dict(queue.visibility_changes)
+    assert changes[beside.message_id] == 0, "nothing wrong with it: back at once"
+    assert changes[dead.message_id] >= 30, "its own job waits for the back-off"
+
+
+def test_a_pool_broken_by_an_idle_death_is_replaced_and_polling_goes_on() -> None:
+    loop, queue, _, executor, _ = make()
+    executor.broken = True  # an idle job process was killed; the next submit finds out
+
+    queue.send("a")
+    real_submit = executor.submit
+
+    def submit(key: str, work: QueueMessage) -> Future[JobOutcome]:
+        try:
+            return real_submit(key, work)
+        except BrokenProcessPool:  # what JobProcesses.submit does: recover, submit again
+            executor.recover()
+            return real_submit(key, work)
+
+    executor.submit = submit  # type: ignore[method-assign]
+    loop._step()
+    assert executor.recovered == 1
+    assert [m.body for m, _ in executor.futures] == ["a"]
+
+
+def test_a_message_that_cannot_be_dispatched_is_handed_back_and_the_loop_goes_on() -> None:
+    loop, queue, _, executor, _ = make()
+    executor.broken = True  # and it stays broken: submit keeps raising
+    executor.recover = lambda: False  # type: ignore[method-assign]
+    queue.send("a")
+    loop._step()
+    [(_, seconds)] = queue.visibility_changes
+    assert seconds == 0
+    queue.send("b")
+    executor.broken = False
+    loop._step()
+    assert len(executor.futures) == 1, "the next receive is dispatched"
 
 
 class GatedDeleteQueue(FakeJobQueue):

@@ -24,6 +24,10 @@ class Lease:
     def held_by(self, owner: str) -> bool:
         return self.owner == owner
 
+    def held_by_message(self, message_id: str) -> bool:
+        """Whether the holder is a receive of that message (see :func:`claim_owner`)."""
+        return self.owner.split("/", 1)[0] == message_id
+
     def seconds_left(self, now: float) -> int:
         """Whole seconds until the lease runs out, at least 1 (a retry delay)."""
         return max(1, math.ceil(self.expires_at - now))

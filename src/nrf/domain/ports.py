@@ -82,6 +82,10 @@ class ResultStore(Protocol):
         """Store the files and then the record; returns where (a URI or a path)."""
         ...
 
+    def sweep_temporaries(self, now: float, older_than: float) -> int:
+        """Delete partial writes left by killed writers, untouched for ``older_than`` seconds."""
+        ...
+
     def claim(self, job_id: str, owner: str, now: float, lease_seconds: float) -> Lease:
         """Atomically take (or renew) the job's claim unless another owner's lease is live.
 

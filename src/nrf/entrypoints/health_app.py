@@ -23,6 +23,7 @@ from nrf.domain.ports import HeartbeatStore
 STORE_ENV = "NRF_HEARTBEAT_STORE"
 HEARTBEAT_TIMEOUT_ENV = "HEARTBEAT_TIMEOUT"
 TASK_TIMEOUT_BUFFER_ENV = "TASK_TIMEOUT_BUFFER"
+SUPERVISOR_PID_ENV = "NRF_SUPERVISOR_PID"
 
 
 class HealthProbe(Protocol):
@@ -103,6 +104,10 @@ def get_app() -> falcon.App:
     from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
 
     store = SharedMemoryHeartbeatStore.attach(os.environ[STORE_ENV])
+    if os.environ.get(SUPERVISOR_PID_ENV):
+        from nrf.entrypoints.worker.lifeline import stop_server_without
+
+        stop_server_without(int(os.environ[SUPERVISOR_PID_ENV]))
     probe = StoreProbe(
         store,
         heartbeat_timeout=float(os.environ.get(HEARTBEAT_TIMEOUT_ENV, DEFAULT_HEARTBEAT_TIMEOUT)),

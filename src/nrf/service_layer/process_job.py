@@ -123,6 +123,12 @@ class ProcessJob:
                     raise
                 log.warning("claim_unavailable", extra=ctx)
                 return work(None)
+            if not lease.held_by(owner) and not lease.held_by_message(message.message_id):
+                # Another message holds the job and carries it to the end (or comes back
+                # if its holder dies): this copy is not needed, and keeping it would only
+                # burn receives towards the dead-letter queue.
+                log.info("job_duplicate_deleted", extra={**ctx, "holder": lease.owner})
+                return JobOutcome(job_id, "duplicate", delete=True, error_codes=("duplicate",))
             if not lease.held_by(owner):
                 delay = min(900, lease.seconds_left(self._clock.now()) + 1)
                 log.info("job_claimed_elsewhere", extra={**ctx, "retry_after": delay})

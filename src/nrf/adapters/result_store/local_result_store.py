@@ -104,6 +104,24 @@ class LocalResultStore:
         finally:
             handle.close()  # closing drops the lock
 
+    def sweep_temporaries(self, now: float, older_than: float) -> int:
+        """Delete ``.<file>.*.tmp`` files left by writers killed mid-write; returns how many.
+
+        Only those untouched for ``older_than`` seconds: a live writer renames its
+        temporary within the one save call, so an old one has no writer left.
+        """
+        swept = 0
+        for temp in self.root.glob("*/.*.tmp"):
+            try:
+                if now - temp.stat().st_mtime >= older_than:
+                    temp.unlink()
+                    swept += 1
+            except FileNotFoundError:  # renamed or swept by someone else meanwhile
+                continue
+            except OSError as exc:
+                raise ResultStoreUnavailable(f"cannot sweep {temp.name}: {exc.strerror}") from exc
+        return swept
+
     def _write(self, path: Path, data: bytes) -> None:
         # A hidden temporary name in the same folder: a reader sees the old file or
         # the whole new one, never half of it.

@@ -91,6 +91,10 @@ class S3ResultStore:
         if current is not None and current.held_by(owner):
             self._put_claim(job_id, Lease(job_id, owner, now), etag)
 
+    def sweep_temporaries(self, now: float, older_than: float) -> int:
+        """Nothing to sweep: a PutObject lands whole or not at all."""
+        return 0
+
     def _claim_key(self, job_id: str) -> str:
         name = f".claims/{validate_job_id(job_id)}.json"
         return f"{self.prefix}/{name}" if self.prefix else name

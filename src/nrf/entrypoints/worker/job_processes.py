@@ -1,24 +1,37 @@
-"""Child processes that do the geo work, so polling and heartbeats never wait for it."""
+"""Child processes that do the geo work, so polling and heartbeats never wait for it.
+
+A dead job process breaks the whole pool (``BrokenProcessPool``); :meth:`JobProcesses.recover`
+replaces it and remembers which jobs were running in a process that died on its own, so the
+worker retries those with a back-off and hands the others (killed with the pool) back at once.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import wait
+from pathlib import Path
+from typing import Any
 
-from nrf.domain.jobs import QueueMessage
 from nrf.entrypoints.settings import WorkerSettings
-from nrf.service_layer.job_outcome import JobOutcome
-from nrf.service_layer.process_job import ProcessJob
+from nrf.entrypoints.worker.lifeline import die_with_parent
 
 log = logging.getLogger("nrf.worker")
 
-_process_job: ProcessJob | None = None
+Job = Callable[[Any], Any]
+_job: Job | None = None
+_marks: Path | None = None
 EXIT_ORPHANED = 70
+WARM_UP_ATTEMPTS = 3
 
 
 def _exit_with_parent() -> None:
@@ -27,6 +40,7 @@ def _exit_with_parent() -> None:
     An orphaned job process would finish its job next to the restarted worker's copy of
     the same message: two computations and two emails.
     """
+    die_with_parent(signal.SIGKILL)
     parent = multiprocessing.parent_process()
     if parent is None:
         return
@@ -40,68 +54,125 @@ def _exit_with_parent() -> None:
 
 def _init_child(settings: WorkerSettings) -> None:
     """Build this child's own container (clients and the bundle are per process)."""
-    global _process_job
-    # The worker process owns shutdown: a Ctrl-C reaching the whole group must not kill jobs.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _exit_with_parent()
+    global _job
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
 
     configure_logging(secrets=[settings.notify_api_key or ""])
     container = build_container(settings=settings)
     container.boundary_data().info()  # read the bundle digest now rather than in the first job
-    _process_job = container.process_job()
+    _job = container.process_job()
     log.info("job_process_ready", extra={"pid": os.getpid()})
 
 
-def _run(message: QueueMessage) -> JobOutcome:
-    assert _process_job is not None, "job process not initialised"
-    return _process_job(message)
+def _start_child(marks: str, init: Callable[..., None], init_args: tuple[Any, ...]) -> None:
+    global _marks
+    # The worker process owns shutdown: a Ctrl-C reaching the whole group must not kill jobs.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _exit_with_parent()
+    _marks = Path(marks)
+    init(*init_args)
 
 
-def _run_timed_out(message: QueueMessage, seconds: float) -> JobOutcome:
-    assert _process_job is not None, "job process not initialised"
-    return _process_job.timed_out(message, seconds)
+def _run(key: str, work: Any) -> Any:
+    """Note which job this process runs (read if it dies), then run it."""
+    assert _job is not None, "job process not initialised"
+    if _marks is not None:
+        temp = _marks / f".{os.getpid()}.tmp"
+        temp.write_text(key)
+        os.replace(temp, _marks / str(os.getpid()))
+    return _job(work)
+
+
+def _run_timed_out(work: Any, seconds: float) -> Any:
+    assert _job is not None, "job process not initialised"
+    return _job.timed_out(work, seconds)  # type: ignore[attr-defined]
 
 
 class JobProcesses:
-    """A pool of job processes that can be torn down at once when the grace period ends."""
+    """A pool of job processes that is replaced whole when one of them dies."""
 
-    def __init__(self, settings: WorkerSettings) -> None:
+    def __init__(
+        self,
+        settings: WorkerSettings,
+        init: Callable[..., None] = _init_child,
+        init_args: tuple[Any, ...] | None = None,
+    ) -> None:
         self._settings = settings
+        self._init, self._init_args = init, (settings,) if init_args is None else init_args
+        self._marks = Path(tempfile.mkdtemp(prefix="nrf-job-marks-"))
+        self._died_running: set[str] = set()
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
             max_workers=self._settings.concurrency,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_child,
-            initargs=(self._settings,),
+            initializer=_start_child,
+            initargs=(str(self._marks), self._init, self._init_args),
         )
 
-    def submit(self, message: QueueMessage) -> Future[JobOutcome]:
-        return self._pool.submit(_run, message)
+    def submit(self, key: str, work: Any) -> Future[Any]:
+        """Run ``work`` in a job process; a pool broken by a dead process is replaced first."""
+        try:
+            return self._pool.submit(_run, key, work)
+        except BrokenProcessPool:
+            self.recover()
+            return self._pool.submit(_run, key, work)
 
-    def submit_timed_out(self, message: QueueMessage, seconds: float) -> Future[JobOutcome]:
+    def submit_timed_out(self, work: Any, seconds: float) -> Future[Any]:
         """Record a killed job as failed (``job_timeout``) and tell the requester."""
-        return self._pool.submit(_run_timed_out, message, seconds)
+        return self._pool.submit(_run_timed_out, work, seconds)
 
     def warm_up(self) -> None:
-        """Start every job process now, so the first job does not pay for the imports."""
-        futures = [self._pool.submit(os.getpid) for _ in range(self._settings.concurrency)]
-        for future in futures:
-            future.result()
+        """Start every job process now, so the first job does not pay for the imports.
+
+        A job process that dies while starting breaks the pool like any other: it is
+        replaced and the warm-up tried again (a few times: a cause that stays is fatal).
+        """
+        for attempt in range(1, WARM_UP_ATTEMPTS + 1):
+            try:
+                futures = [self._pool.submit(os.getpid) for _ in range(self._settings.concurrency)]
+                for future in futures:
+                    future.result()
+                return
+            except BrokenProcessPool:
+                log.error("job_process_died_warming_up", extra={"attempt": attempt})
+                if attempt == WARM_UP_ATTEMPTS:
+                    raise
+                self.recover()
+
+    def recover(self) -> bool:
+        """Replace the pool if a job process died (True); a healthy pool is left alone."""
+        if not getattr(self._pool, "_broken", False):
+            return False
+        for pid, process in _processes(self._pool).items():
+            code = process.exitcode
+            # The pool itself terminates the survivors (SIGTERM); any other end is a death.
+            if code is not None and code != -signal.SIGTERM:
+                with contextlib.suppress(OSError):
+                    self._died_running.add((self._marks / str(pid)).read_text())
+                log.error("job_process_died", extra={"pid": pid, "exit_code": code})
+        self.terminate()
+        self._pool = self._new_pool()
+        return True
+
+    def died_running(self, key: str) -> bool:
+        """Whether the job ``key`` was running in a job process that died on its own."""
+        return key in self._died_running
+
+    def forget(self, key: str) -> None:
+        self._died_running.discard(key)
 
     def replace(self) -> None:
-        """After a job process died: throw the broken pool away and start a new one."""
+        """After a timeout: throw the pool (and the job processes in it) away, start anew."""
         self.terminate()
         self._pool = self._new_pool()
 
     def terminate(self) -> None:
         """Stop at once: kill job processes still running (their messages are handed back)."""
-        # After a first terminate the pool has forgotten its processes (None): nothing to do.
-        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        processes = list(_processes(self._pool).values())
         self._pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             if process.is_alive():
@@ -110,4 +181,10 @@ class JobProcesses:
             process.join(5)
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        self.terminate()
+        shutil.rmtree(self._marks, ignore_errors=True)
+
+
+def _processes(pool: ProcessPoolExecutor) -> dict[int, multiprocessing.process.BaseProcess]:
+    # After a first terminate the pool has forgotten its processes (None).
+    return dict(getattr(pool, "_processes", None) or {})

@@ -59,8 +59,11 @@ class InFlight:
 class Executor(Protocol):
     """What the loop needs from the job processes (JobProcesses, or a fake in tests)."""
 
-    def submit(self, message: QueueMessage) -> Future[JobOutcome]: ...
-    def submit_timed_out(self, message: QueueMessage, seconds: float) -> Future[JobOutcome]: ...
+    def submit(self, key: str, work: QueueMessage) -> Future[JobOutcome]: ...
+    def submit_timed_out(self, work: QueueMessage, seconds: float) -> Future[JobOutcome]: ...
+    def recover(self) -> bool: ...
+    def died_running(self, key: str) -> bool: ...
+    def forget(self, key: str) -> None: ...
     def replace(self) -> None: ...
     def terminate(self) -> None: ...
 
@@ -163,7 +166,12 @@ class WorkerLoop:
             self._hand_back(message)
             return
         expected = expected_seconds(message)
-        future = self._executor.submit(message)
+        try:
+            future = self._executor.submit(message.message_id, message)
+        except Exception:  # the pool could not be replaced: the message goes back at once
+            log.exception("job_dispatch_failed", extra={"message_id": message.message_id})
+            self._hand_back(message)
+            return
         self._in_flight[future] = InFlight(message, now, now, expected, job_id=job_id_of(message))
         self._update_job_state()
         log.info("job_received", extra={"message_id": message.message_id,
@@ -175,26 +183,38 @@ class WorkerLoop:
                 self._stop.wait(timeout)
             return
         done, _ = wait(list(self._in_flight), timeout=timeout, return_when=FIRST_COMPLETED)
-        broken = False
+        if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
+            # Replace the pool before anything else; it remembers whose process died.
+            self._executor.recover()
         for future in done:
             tracked = self._in_flight.pop(future)
-            try:
-                outcome = future.result()
-            except BrokenProcessPool:
-                broken = True
-                outcome = JobOutcome(None, "retry", False,
-                                     retry_delay(tracked.message.receive_count),
-                                     ("job_process_died",))  # fmt: skip
-                log.error("job_process_died", extra={"message_id": tracked.message.message_id})
-            except Exception:
-                log.exception("job_unexpected_error")
-                outcome = JobOutcome(None, "retry", False,
-                                     retry_delay(tracked.message.receive_count),
-                                     ("unexpected_error",))  # fmt: skip
-            self._finish(tracked, outcome)
-        if broken:
-            self._executor.replace()
+            self._finish(tracked, self._outcome_of(future, tracked))
         self._update_job_state()
+
+    def _outcome_of(self, future: Future[JobOutcome], tracked: InFlight) -> JobOutcome:
+        """The job's outcome; a dead job process means a retry (its own job) or a hand-back."""
+        message = tracked.message
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            if not self._executor.died_running(message.message_id):
+                # Killed with the pool beside the dead one: nothing wrong with it, back at once.
+                reason = "job_process_died_beside"
+                log.warning("job_handed_back", extra={"message_id": message.message_id,
+                                                      "reason": reason})  # fmt: skip
+                return JobOutcome(tracked.job_id, "retry", False, 0, ("job_process_died_beside",))
+            self._executor.forget(message.message_id)
+            log.error("job_process_died", extra={"message_id": message.message_id})
+            return JobOutcome(tracked.job_id, "retry", False, self._retry_delay(message),
+                              ("job_process_died",))  # fmt: skip
+        except Exception:
+            log.exception("job_unexpected_error")
+            return JobOutcome(tracked.job_id, "retry", False, self._retry_delay(message),
+                              ("unexpected_error",))  # fmt: skip
+
+    def _retry_delay(self, message: QueueMessage) -> int:
+        return retry_delay(message.receive_count, base=self._s.retry_base_seconds,
+                           jitter=self._rng.random() * 0.2)  # fmt: skip
 
     def _finish(self, tracked: InFlight, outcome: JobOutcome) -> None:
         seconds = self._clock.now() - tracked.started

@@ -15,15 +15,20 @@ from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
 
 from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.worker.lifeline import die_with_parent
 
 log = logging.getLogger("nrf.main")
 
 EXIT_CLEAN, EXIT_CONFIG, EXIT_FATAL = 0, 2, 3
 MAX_RESTARTS = 5
 RESTART_WINDOW_SECONDS = 300.0
+# A partial write older than this has no writer left (a save renames its file at once).
+STALE_TEMPORARY_SECONDS = 3600.0
 
 
-def worker_process_main(settings: WorkerSettings, heartbeat: object) -> None:
+def worker_process_main(
+    settings: WorkerSettings, heartbeat: object, supervisor_pid: int | None = None
+) -> None:
     """Entry of the worker process: poll, dispatch to job processes, drain on SIGTERM."""
     from nrf.adapters.clock.system_clock import SystemClock
     from nrf.domain.errors import NrfError
@@ -31,6 +36,7 @@ def worker_process_main(settings: WorkerSettings, heartbeat: object) -> None:
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging, publish_metrics
     from nrf.entrypoints.worker.job_processes import JobProcesses
+    from nrf.entrypoints.worker.lifeline import watch_parent
     from nrf.entrypoints.worker.loop import EXIT_FATAL as LOOP_FATAL
     from nrf.entrypoints.worker.loop import STATUS_ERROR, WorkerLoop
 
@@ -45,12 +51,19 @@ def worker_process_main(settings: WorkerSettings, heartbeat: object) -> None:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    if supervisor_pid is not None:
+        # Without its supervisor nobody watches this process: drain and stop (SIGTERM).
+        die_with_parent(signal.SIGTERM)
+        watch_parent(supervisor_pid, lambda: on_signal(signal.SIGTERM, None))
     container = build_container(settings=settings)
     try:
         # Refuse a broken bundle now, not on the first job; hashing it now (or reading its
         # digest sidecar) also keeps that cost out of the first job.
         container.boundary_data().info()
         queue = container.job_queue()
+        swept = container.result_store().sweep_temporaries(time.time(), STALE_TEMPORARY_SECONDS)
+        if swept:
+            log.info("temporaries_swept", extra={"count": swept})
     except NrfError as exc:
         log.error("worker_cannot_start", extra={"code": exc.code, "error": exc.message})
         store.set_status(STATUS_ERROR)
@@ -69,7 +82,7 @@ def worker_process_main(settings: WorkerSettings, heartbeat: object) -> None:
         acks=acks,
     ).run()  # fmt: skip
     acks.shutdown(wait=True)
-    processes.terminate()
+    processes.close()
     log.info("worker_stopped", extra={"exit_code": code})
     sys.exit(code)
 
@@ -110,14 +123,16 @@ class Supervisor:
             os.kill(self._worker.pid, signal.SIGTERM)
 
     def _start_health(self) -> None:
-        from nrf.entrypoints.health_app import gunicorn_command
+        from nrf.entrypoints.health_app import SUPERVISOR_PID_ENV, gunicorn_command
 
         command = gunicorn_command(
             f"{self._s.health_host}:{self._s.health_port}", self._store.name,
             heartbeat_timeout=self._s.heartbeat_timeout,
             task_timeout_buffer=self._s.task_timeout_buffer,
         )  # fmt: skip
-        self._health = subprocess.Popen(command, env=self._env)
+        env = {**self._env, SUPERVISOR_PID_ENV: str(os.getpid())}
+        # The server stops with the supervisor, even one killed by kill -9.
+        self._health = subprocess.Popen(command, env=env, preexec_fn=_stop_with_parent)
         log.info("health_started", extra={"pid": self._health.pid, "port": self._s.health_port})
 
     def _stop_health(self) -> None:
@@ -132,7 +147,9 @@ class Supervisor:
 
     def _start_worker(self) -> None:
         self._worker = self._ctx.Process(
-            target=worker_process_main, args=(self._s, self._store), name="nrf-worker"
+            target=worker_process_main,
+            args=(self._s, self._store, os.getpid()),
+            name="nrf-worker",
         )
         self._worker.start()
         log.info("worker_process_started", extra={"pid": self._worker.pid})
@@ -174,6 +191,11 @@ class Supervisor:
         self._restarts = [t for t in self._restarts if now - t < RESTART_WINDOW_SECONDS]
         self._restarts.append(now)
         return len(self._restarts) <= MAX_RESTARTS
+
+
+def _stop_with_parent() -> None:
+    """Runs in the health server's process before exec: SIGTERM it when the supervisor dies."""
+    die_with_parent(signal.SIGTERM)
 
 
 def run_worker(environ: Mapping[str, str]) -> int:
