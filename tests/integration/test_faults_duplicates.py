@@ -44,7 +44,10 @@ def test_duplicated_messages_across_two_workers_do_no_duplicate_work(
             sqs.send_message_batch(QueueUrl=queues.url, Entries=entries)
 
         deadline = time.monotonic() + 120
-        while not all(settled(tmp_path, j) for j in job_ids) or sum(queue_counts(sqs, queues.url)):
+        while not all(settled(tmp_path, j) for j in job_ids) or queue_counts(sqs, queues.url) != (
+            0,
+            0,
+        ):
             assert time.monotonic() < deadline, (first.transcript(), second.transcript())
             time.sleep(0.2)
         workers = (first, second)

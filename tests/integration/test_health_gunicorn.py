@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
-from nrf.domain.health import STATUS_RUNNING
+from nrf.domain.health import WorkerStatus
 from nrf.entrypoints.health_app import gunicorn_command
 from support.moto_server import free_port
 
@@ -25,7 +25,7 @@ BEAT_INTERVAL = 0.1
 
 
 def beat_forever(store: SharedMemoryHeartbeatStore) -> None:
-    store.set_status(STATUS_RUNNING)
+    store.set_status(WorkerStatus.RUNNING)
     store.set_ready(bundle_loaded=True, queue_reachable=True)
     while True:
         store.beat(time.time())
@@ -124,7 +124,7 @@ def test_a_stopped_worker_turns_health_503_while_the_server_stays_responsive(
 def test_draining_makes_ready_503_but_not_health(
     store: SharedMemoryHeartbeatStore, health_url: str
 ) -> None:
-    store.set_status(STATUS_RUNNING)
+    store.set_status(WorkerStatus.RUNNING)
     store.set_ready(bundle_loaded=True, queue_reachable=True)
     store.beat(time.time())
     store.set_draining(True)

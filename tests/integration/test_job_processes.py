@@ -61,7 +61,7 @@ def test_submit_after_an_idle_job_process_was_killed_replaces_the_pool(
 ) -> None:
     for future in [pool.submit(str(n), "sleep:0.5") for n in range(2)]:
         future.result(timeout=30)
-    victim = next(iter(pool._pool._processes))  # type: ignore[attr-defined]
+    victim = next(iter(pool._pool._processes))
     os.kill(victim, signal.SIGKILL)
     time.sleep(1.0)  # the pool notices and marks itself broken
 

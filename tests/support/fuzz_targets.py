@@ -11,10 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from nrf.adapters.job_queue.job_message import parse_job_message
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson
 from nrf.domain.errors import InvalidInput
-from nrf.domain.job_message import JobRequest, allowed_uri, parse_job_message
+from nrf.domain.job_request import JobRequest, allowed_uri
 from nrf.domain.validation import InputLimits, RawFeature, validate_features
 from support.hostile import BOWTIE, SQUARE, job, polygon, zip_bomb, zip_of
 
@@ -122,6 +123,7 @@ TARGETS: dict[str, Callable[[bytes], str]] = {
 def run_one(target: str, data: bytes) -> dict[str, Any] | None:
     """None when the input ended as promised; else a finding to record."""
     started = time.monotonic()
+    problem: dict[str, Any] | None
     try:
         TARGETS[target](data)
         problem = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import Any
 
 import shapely
 from shapely.geometry import box
@@ -101,7 +102,7 @@ class InMemoryBoundaryData:
         self.queries.append(boundary)
         env = shapely.box(*boundary.bounds)
 
-        def near(items: Sequence) -> tuple:  # type: ignore[type-arg]
+        def near(items: Sequence[Any]) -> tuple[Any, ...]:
             return tuple(i for i in items if shapely.box(*i.geometry.bounds).intersects(env))
 
         return SiteReferenceData(

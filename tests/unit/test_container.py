@@ -1,6 +1,6 @@
 """The container wires the configured adapters; tests swap fakes in with override."""
 
-from fakes import FakeNotifier
+from fakes import FakeClock, FakeJobQueue, FakeNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.result_store.local_result_store import LocalResultStore
 from nrf.entrypoints.container import build_container
@@ -28,7 +28,25 @@ def test_a_fake_notifier_can_be_swapped_in() -> None:
     with c.notifier.override(fake):
         process = c.process_job()
         assert isinstance(process, ProcessJob)
-        assert process._notifier is fake
+        assert process._settler.ledger._notifier is fake
+
+
+def test_the_retry_base_from_the_environment_reaches_every_retry() -> None:
+    c = build_container(settings=load_settings({"NRF_RETRY_BASE_SECONDS": "5"}))
+    c.job_queue.override(FakeJobQueue(FakeClock()))
+    retry = c.retry_policy()
+    # One policy for the worker loop, the claim step and the use cases: 5 × 2^(n-1).
+    assert c.worker_loop(heartbeat=None, executor=None, stop=None)._retry is retry
+    assert c.in_flight()._retry is retry
+    assert c.process_job()._settler._retry is retry
+    assert 20 <= retry.delay(3) <= 24  # 5 × 2^2 = 20, plus up to 20 % jitter
+
+
+def test_the_store_is_the_claims_and_the_inbox_reads_the_queue(tmp_path) -> None:
+    c = build_container(settings=load_settings({"NRF_RESULTS_DIR": str(tmp_path)}))
+    c.job_queue.override(FakeJobQueue(FakeClock()))
+    assert c.job_claims() is c.result_store()
+    assert c.job_inbox()._queue is c.job_queue()
 
 
 def test_only_the_command_line_splits_a_batch_over_processes() -> None:

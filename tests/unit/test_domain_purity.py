@@ -28,7 +28,7 @@ FORBIDDEN = (
 
 
 def _imports(path: Path) -> list[str]:
-    names = []
+    names: list[str] = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)

@@ -2,10 +2,19 @@
 
 import json
 
+import pytest
+
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
-from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind
+from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
+from nrf.domain.jobs import (
+    JobRecord,
+    JobStatus,
+    Notification,
+    NotificationKind,
+    NotificationRecord,
+)
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
-from nrf.service_layer.notification_ledger import intent
+from nrf.service_layer.notification_ledger import NotificationLedger, intent
 
 SUPPORT = "support@example.gov.uk"
 
@@ -22,7 +31,9 @@ def body(job_id: str) -> str:
 def make(support: str | None = SUPPORT):
     clock = FakeClock()
     dlq, store, notifier = FakeJobQueue(clock), FakeResultStore(), FakeNotifier()
-    return DrainDeadLetters(dlq, store, notifier, clock, support), dlq, store, notifier
+    ledger = NotificationLedger(store, notifier)
+    drain = DrainDeadLetters(ReadingJobInbox(dlq), store, ledger, clock, support)
+    return drain, dlq, store, notifier
 
 
 def test_an_unfinished_job_is_failed_and_support_and_requester_are_told() -> None:
@@ -45,8 +56,9 @@ def test_a_stored_job_whose_email_never_went_gets_it_now_and_support_hears() -> 
     drain()
     completed = [n for n in notifier.sent if n.kind is NotificationKind.COMPLETED]
     assert len(completed) == 1 and completed[0].personalisation["levy_amount"] == "£1"
-    (entry,) = [n for n in store.records["done-1"].notifications]
-    assert (entry.sent, entry.pending) == (True, False)
+    entries = {n.kind: n for n in store.records["done-1"].notifications}
+    assert set(entries) == {NotificationKind.COMPLETED, NotificationKind.DEAD_LETTERED}
+    assert all((n.sent, n.pending) == (True, False) for n in entries.values())
     assert [n.recipient for n in notifier.sent if n.kind is NotificationKind.DEAD_LETTERED] == [
         SUPPORT]  # fmt: skip
     assert dlq.messages == {}
@@ -58,3 +70,45 @@ def test_a_finished_and_told_job_is_just_deleted() -> None:
     dlq.send(body("ok-1"))
     assert drain() == ["ok-1"]
     assert notifier.sent == [] and dlq.messages == {}
+
+
+class DiesAfterSending(FakeNotifier):
+    """The drain's process dies right after the provider took the ``kind`` email."""
+
+    def __init__(self, kind: NotificationKind) -> None:
+        super().__init__()
+        self.kind, self.armed = kind, True
+
+    def send(self, notification: Notification) -> NotificationRecord:
+        record = super().send(notification)
+        if self.armed and notification.kind is self.kind:
+            self.armed = False
+            raise Died()
+        return record
+
+
+class Died(BaseException):
+    """The process ends here: nothing after it runs."""
+
+
+@pytest.mark.parametrize("dies_after", [NotificationKind.DEAD_LETTERED, NotificationKind.FAILED])
+def test_a_drain_killed_between_its_sends_and_its_save_sends_nothing_twice(
+    dies_after: NotificationKind,
+) -> None:
+    clock = FakeClock()
+    dlq, store, notifier = FakeJobQueue(clock, visibility_timeout=60), FakeResultStore(), (
+        DiesAfterSending(dies_after))  # fmt: skip
+    drain = DrainDeadLetters(ReadingJobInbox(dlq), store, NotificationLedger(store, notifier),
+                             clock, SUPPORT)  # fmt: skip
+    dlq.send(body("dead-2"))
+    with pytest.raises(Died):
+        drain()
+    clock.advance(61)  # the message was not deleted: it comes back to the next drain
+    assert drain() == ["dead-2"]
+
+    kinds = [n.kind for n in notifier.delivered]
+    # Each email reached the provider once: the second drain found the intents on the record
+    # and asked the provider (fake Notify knows what it took) before sending anything.
+    assert sorted(kinds) == sorted([NotificationKind.DEAD_LETTERED, NotificationKind.FAILED])
+    assert all(not n.pending for n in store.records["dead-2"].notifications)
+    assert dlq.messages == {}

@@ -8,14 +8,10 @@ import pytest
 from test_process_job import FakeBoundarySource, body, msg, render, repo
 
 from fakes import FakeClock, FakeNotifier, FakeResultStore
-from nrf.domain.assessment import AssessDevelopments
-from nrf.domain.claims import claim_owner
+from nrf.adapters.job_queue.job_message import claim_owner
 from nrf.domain.jobs import JobRecord, Notification, NotificationKind, NotificationRecord
-from nrf.service_layer.job_emails import NotifySettings
 from nrf.service_layer.notification_ledger import OUTCOME_UNKNOWN
-from nrf.service_layer.process_job import ProcessJob
-
-LEASE = 600.0
+from support.deliveries import LEASE, Deliveries
 
 
 class Crash(BaseException):
@@ -55,18 +51,16 @@ class CrashingNotifier(FakeNotifier):
         return super().send(notification)
 
 
-def make(store: FakeResultStore, notifier: FakeNotifier, clock: FakeClock) -> ProcessJob:
-    return ProcessJob(
-        AssessDevelopments(repo()), FakeBoundarySource(), store, notifier, clock, render,
-        NotifySettings(results_base_url="https://results.example/jobs/"), lease_seconds=LEASE,
-    )  # fmt: skip
+def make(store: FakeResultStore, notifier: FakeNotifier, clock: FakeClock) -> Deliveries:
+    return Deliveries(repository=repo(), source=FakeBoundarySource(), render=render,
+                      store=store, notifier=notifier, clock=clock)  # fmt: skip
 
 
 def delivered(notifier: FakeNotifier, kind: NotificationKind) -> int:
     return sum(1 for n in notifier.delivered if n.kind is kind)
 
 
-def crash_then_redeliver(process: ProcessJob, clock: FakeClock) -> str:
+def crash_then_redeliver(process: Deliveries, clock: FakeClock) -> str:
     """Deliver once (it dies), then again after the dead holder's lease ran out."""
     with pytest.raises(Crash):
         process(msg(body(), count=1))

@@ -6,7 +6,7 @@ import falcon.testing
 import pytest
 
 from fakes import FakeClock, FakeHeartbeatStore
-from nrf.domain.health import STATUS_RUNNING, HealthVerdict, ReadinessVerdict
+from nrf.domain.health import HealthVerdict, ReadinessVerdict, WorkerStatus
 from nrf.entrypoints.health_app import StoreProbe, create_app, gunicorn_command
 
 
@@ -80,7 +80,7 @@ def test_unknown_paths_are_404() -> None:
 def test_the_store_probe_applies_the_configured_timeout(age: float, code: int) -> None:
     clock = FakeClock(1_000.0)
     store = FakeHeartbeatStore()
-    store.set_status(STATUS_RUNNING)
+    store.set_status(WorkerStatus.RUNNING)
     store.beat(1_000.0 - age)
     probe = StoreProbe(store, heartbeat_timeout=10.0, clock=clock.now)
     result = client(probe).simulate_get("/health")

@@ -5,10 +5,8 @@ from __future__ import annotations
 import pytest
 
 from nrf.domain.health import (
-    STATUS_ERROR,
-    STATUS_RUNNING,
-    STATUS_STOPPED,
     HeartbeatSnapshot,
+    WorkerStatus,
     evaluate_health,
     evaluate_readiness,
     heartbeat_limit,
@@ -19,7 +17,7 @@ BEAT = 1_000.0
 
 def running(**changes: object) -> HeartbeatSnapshot:
     values: dict[str, object] = {
-        "status": STATUS_RUNNING,
+        "status": WorkerStatus.RUNNING,
         "last_heartbeat": BEAT,
         "task_started_at": 900.0,
         "bundle_loaded": True,
@@ -82,7 +80,8 @@ def test_a_job_without_an_estimate_uses_the_idle_timeout() -> None:
 
 
 @pytest.mark.parametrize(
-    ("status", "reason"), [(STATUS_ERROR, "worker_error"), (STATUS_STOPPED, "worker_not_running")]
+    ("status", "reason"),
+    [(WorkerStatus.ERROR, "worker_error"), (WorkerStatus.STOPPED, "worker_not_running")],
 )
 def test_a_worker_that_is_not_running_is_unhealthy_even_with_a_fresh_beat(
     status: int, reason: str
@@ -104,8 +103,8 @@ def test_a_clock_stepping_back_gives_age_zero_not_negative() -> None:
         ({"bundle_loaded": False}, False, "bundle_not_loaded"),
         ({"queue_reachable": False}, False, "queue_unreachable"),
         ({"draining": True}, False, "draining"),
-        ({"status": STATUS_STOPPED}, False, "worker_not_running"),
-        ({"status": STATUS_ERROR}, False, "worker_not_running"),
+        ({"status": WorkerStatus.STOPPED}, False, "worker_not_running"),
+        ({"status": WorkerStatus.ERROR}, False, "worker_not_running"),
     ],
 )
 def test_readiness_needs_bundle_queue_running_and_not_draining(

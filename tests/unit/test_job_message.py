@@ -8,11 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nrf.domain.job_message import (
-    InvalidJobMessage,
-    allowed_uri,
-    parse_job_message,
-)
+from nrf.adapters.job_queue.job_message import InvalidJobMessage, parse_job_message
+from nrf.domain.job_request import allowed_uri
 
 SQUARE = {
     "type": "Polygon",

@@ -50,6 +50,7 @@ class RecordingNotifyClient:
     def __init__(self, *outcomes: Any, clock: FakeClock | None = None, takes: float = 0.0):
         self.outcomes = list(outcomes)
         self.calls: list[dict[str, Any]] = []
+        self.lookups: list[str | None] = []
         self._clock, self._takes = clock, takes
 
     def send_email_notification(
@@ -73,6 +74,16 @@ class RecordingNotifyClient:
         if isinstance(outcome, BaseException):
             raise outcome
         return outcome
+
+    def get_all_notifications(
+        self,
+        status: str | None = None,
+        template_type: str | None = None,
+        reference: str | None = None,
+    ) -> Any:
+        """Notify's lookup by reference: this client has never delivered anything."""
+        self.lookups.append(reference)
+        return {"notifications": []}
 
 
 def completed(recipient: str = "dev@example.gov.uk") -> Notification:
@@ -266,6 +277,7 @@ class RecordingSesClient:
     def __init__(self, *outcomes: Any) -> None:
         self.outcomes = list(outcomes)
         self.calls: list[dict[str, Any]] = []
+        self.lookups: list[str | None] = []
 
     def send_email(self, **request: Any) -> Any:
         self.calls.append(request)
@@ -273,6 +285,16 @@ class RecordingSesClient:
         if isinstance(outcome, BaseException):
             raise outcome
         return outcome
+
+    def get_all_notifications(
+        self,
+        status: str | None = None,
+        template_type: str | None = None,
+        reference: str | None = None,
+    ) -> Any:
+        """Notify's lookup by reference: this client has never delivered anything."""
+        self.lookups.append(reference)
+        return {"notifications": []}
 
 
 def ses(client: RecordingSesClient, clock: FakeClock, sleeper: FakeSleeper) -> SesNotifier:

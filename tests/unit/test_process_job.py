@@ -5,15 +5,13 @@ import json
 from shapely.geometry import box
 
 from fakes import FakeClock, FakeNotifier, FakeResultStore
-from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput, Problem
-from nrf.domain.job_message import JobRequest
+from nrf.domain.job_request import JobRequest
 from nrf.domain.jobs import JobStatus, NotificationKind, QueueMessage
 from nrf.domain.model import CoefficientPolygon, NnCatchment, Zone
 from nrf.domain.validation import RawFeature
-from nrf.service_layer.job_emails import NotifySettings
 from nrf.service_layer.job_outcome import retry_delay
-from nrf.service_layer.process_job import ProcessJob
+from support.deliveries import Deliveries
 from support.reference import InMemoryBoundaryData, levy_rate, permit
 
 X0, Y0 = 600_000.0, 300_000.0
@@ -63,10 +61,9 @@ def body(**overrides) -> str:
 def make(source=None, store=None, notifier=None):
     store = store or FakeResultStore()
     notifier = notifier or FakeNotifier()
-    process = ProcessJob(
-        AssessDevelopments(repo()), source or FakeBoundarySource(), store, notifier,
-        FakeClock(), render, NotifySettings(results_base_url="https://results.example/jobs/"),
-    )  # fmt: skip
+    source = source or FakeBoundarySource()
+    process = Deliveries(repository=repo(), source=source, render=render, store=store,
+                         notifier=notifier, clock=FakeClock())  # fmt: skip
     return process, store, notifier
 
 

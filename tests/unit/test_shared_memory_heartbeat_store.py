@@ -13,7 +13,7 @@ import pytest
 
 import nrf.adapters.heartbeat.shared_memory_heartbeat_store as heartbeat_layout
 from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
-from nrf.domain.health import STATUS_RUNNING, STATUS_STOPPED, HeartbeatSnapshot
+from nrf.domain.health import HeartbeatSnapshot, WorkerStatus
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def store() -> Iterator[SharedMemoryHeartbeatStore]:
 
 
 def work_in_child(store: SharedMemoryHeartbeatStore) -> None:
-    store.set_status(STATUS_RUNNING)
+    store.set_status(WorkerStatus.RUNNING)
     store.set_ready(bundle_loaded=True, queue_reachable=True)
     store.start_job("NRF-000042", 600.0, now=200.0)
     store.beat(250.0)
@@ -36,7 +36,7 @@ def churn_in_child(store: SharedMemoryHeartbeatStore, rounds: int) -> None:
 
 
 def test_a_new_store_is_stopped_with_the_task_start_time(store: SharedMemoryHeartbeatStore) -> None:
-    assert store.snapshot() == HeartbeatSnapshot(status=STATUS_STOPPED, task_started_at=100.0)
+    assert store.snapshot() == HeartbeatSnapshot(status=WorkerStatus.STOPPED, task_started_at=100.0)
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
@@ -49,7 +49,7 @@ def test_a_child_process_writes_what_the_parent_reads(
     child.join(timeout=60)
     assert child.exitcode == 0
     assert store.snapshot() == HeartbeatSnapshot(
-        status=STATUS_RUNNING,
+        status=WorkerStatus.RUNNING,
         last_heartbeat=250.0,
         job_id="NRF-000042",
         job_started_at=200.0,

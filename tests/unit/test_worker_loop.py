@@ -3,12 +3,19 @@
 import threading
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
-from fakes import FakeClock, FakeHeartbeatStore, FakeJobQueue
+from attrs import define
+
+from fakes import FakeClock, FakeHeartbeatStore, FakeJobQueue, FakeResultStore
+from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
+from nrf.domain.job_request import IncomingJob
 from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
 from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.worker.acks import Acks
+from nrf.entrypoints.worker.in_flight import InFlight
 from nrf.entrypoints.worker.loop import WorkerLoop
-from nrf.service_layer.job_outcome import JobOutcome
+from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus, RetryPolicy
 
 
 class ManualExecutor:
@@ -16,17 +23,19 @@ class ManualExecutor:
 
     def __init__(self) -> None:
         self.futures: list[tuple[QueueMessage, Future[JobOutcome]]] = []
+        self.jobs: list[IncomingJob] = []
         self.terminated = 0
         self.replaced = 0
         self.recovered = 0
         self.broken = False  # submit raises BrokenProcessPool until recovered
         self.dead: set[str] = set()  # keys whose job process died on its own
 
-    def submit(self, key: str, work: QueueMessage) -> Future[JobOutcome]:
+    def submit(self, key: str, work: IncomingJob) -> Future[JobOutcome]:
         if self.broken:
             raise BrokenProcessPool("a job process died")
         future: Future[JobOutcome] = Future()
-        self.futures.append((work, future))
+        self.futures.append((work.message, future))
+        self.jobs.append(work)
         return future
 
     def recover(self) -> bool:
@@ -47,15 +56,61 @@ class ManualExecutor:
         self.terminated += 1
 
 
-def make(concurrency: int = 1, max_messages: int = 1, **overrides):
-    clock = FakeClock()
-    queue = FakeJobQueue(clock, visibility_timeout=600)
-    heartbeat = FakeHeartbeatStore()
-    executor = ManualExecutor()
+class TimeoutRecorder:
+    """Stands in for FailJob.timed_out: records the job and the seconds, fails it for good."""
+
+    def __init__(self) -> None:
+        self.recorded: list[tuple[str, float]] = []
+
+    def __call__(self, job: IncomingJob, seconds: float) -> JobOutcome:
+        self.recorded.append((job.job_id, seconds))
+        return JobOutcome(job_id=job.job_id, status=OutcomeStatus.FAILED, delete=True,
+                          error_codes=("job_timeout",))  # fmt: skip
+
+
+@define
+class Rig:
+    loop: WorkerLoop
+    queue: FakeJobQueue
+    heartbeat: FakeHeartbeatStore
+    executor: ManualExecutor
+    clock: FakeClock
+    claims: FakeResultStore
+    timeouts: TimeoutRecorder
+
+
+def rig(
+    concurrency: int = 1,
+    max_messages: int = 1,
+    queue: FakeJobQueue | None = None,
+    acks: Acks | None = None,
+    **overrides: Any,
+) -> Rig:
+    clock = queue.clock if queue is not None else FakeClock()
+    queue = queue or FakeJobQueue(clock, visibility_timeout=600)
     settings = WorkerSettings(concurrency=concurrency, max_messages=max_messages,
                               wait_time_seconds=0, **overrides)  # fmt: skip
-    loop = WorkerLoop(queue, heartbeat, executor, settings, clock, threading.Event())
-    return loop, queue, heartbeat, executor, clock
+    retry = RetryPolicy(base_seconds=settings.retry_base_seconds)
+    inbox, claims = ReadingJobInbox(queue), FakeResultStore()
+    executor, heartbeat, timeouts = ManualExecutor(), FakeHeartbeatStore(), TimeoutRecorder()
+    loop = WorkerLoop(
+        inbox=inbox, in_flight=InFlight(inbox, claims, settings, clock, retry),
+        heartbeat=heartbeat, executor=executor, settings=settings, clock=clock,
+        stop=threading.Event(), retry=retry, record_timeout=timeouts, acks=acks,
+    )  # fmt: skip
+    return Rig(loop, queue, heartbeat, executor, clock, claims, timeouts)
+
+
+def make(concurrency: int = 1, max_messages: int = 1, **overrides: Any) -> tuple[
+    WorkerLoop, FakeJobQueue, FakeHeartbeatStore, ManualExecutor, FakeClock
+]:  # fmt: skip
+    r = rig(concurrency, max_messages, **overrides)
+    return r.loop, r.queue, r.heartbeat, r.executor, r.clock
+
+
+def done(job_id: str, *, delete: bool = True, retry_after: int = 0) -> JobOutcome:
+    status = OutcomeStatus.SUCCEEDED if delete else OutcomeStatus.RETRY
+    return JobOutcome(job_id=job_id, status=status, delete=delete, retry_after=retry_after)
 
 
 def test_a_finished_job_is_deleted_and_a_retried_one_gets_its_backoff() -> None:
@@ -66,8 +121,8 @@ def test_a_finished_job_is_deleted_and_a_retried_one_gets_its_backoff() -> None:
     assert [m.body for m, _ in executor.futures] == ["a", "b"]
     assert queue.receive_calls[-1] == (2, 0, 600)  # asks for as many as there are free slots
     (ma, fa), (mb, fb) = executor.futures
-    fa.set_result(JobOutcome("a", "succeeded", delete=True))
-    fb.set_result(JobOutcome("b", "retry", delete=False, retry_after=60))
+    fa.set_result(done("a"))
+    fb.set_result(done("b", delete=False, retry_after=60))
     loop._step()
     assert queue.deleted == [ma.message_id]
     assert queue.visibility_changes == [(mb.message_id, 60)]
@@ -94,13 +149,13 @@ def test_visibility_is_extended_while_a_long_job_runs() -> None:
     loop._step()
     message, _ = executor.futures[0]
     clock.advance(239)
-    loop._extend_visibility(clock.now())
+    loop._in_flight.extend_due(clock.now())
     assert queue.visibility_changes == []
     clock.advance(2)
-    loop._extend_visibility(clock.now())
+    loop._in_flight.extend_due(clock.now())
     assert queue.visibility_changes == [(message.message_id, 300)]
     clock.advance(241)
-    loop._extend_visibility(clock.now())
+    loop._in_flight.extend_due(clock.now())
     assert len(queue.visibility_changes) == 2
     # No second consumer: the message stays invisible well past the first timeout.
     assert queue.receive(1, 0, 600) == []
@@ -111,7 +166,7 @@ def test_health_state_tracks_the_running_job() -> None:
     queue.send("x" * 20_000)
     loop._step()
     assert heartbeat.state.job_id == executor.futures[0][0].message_id
-    assert heartbeat.state.expected_seconds == 32.0  # 30 s + 1 s per 10 kB of body
+    assert heartbeat.state.expected_seconds == 32.0  # 30 s + 1 s per 10 kB: 20 000 B is 2 s
 
 
 def test_drain_hands_unfinished_jobs_back_at_once() -> None:
@@ -181,14 +236,14 @@ def test_a_pool_broken_by_an_idle_death_is_replaced_and_polling_goes_on() -> Non
     queue.send("a")
     real_submit = executor.submit
 
-    def submit(key: str, work: QueueMessage) -> Future[JobOutcome]:
+    def submit(key: str, work: IncomingJob) -> Future[JobOutcome]:
         try:
             return real_submit(key, work)
         except BrokenProcessPool:  # what JobProcesses.submit does: recover, submit again
             executor.recover()
             return real_submit(key, work)
 
-    executor.submit = submit  # type: ignore[method-assign]
+    executor.submit = submit  # type: ignore[method-assign]  # as JobProcesses recovers
     loop._step()
     assert executor.recovered == 1
     assert [m.body for m, _ in executor.futures] == ["a"]
@@ -223,25 +278,23 @@ class GatedDeleteQueue(FakeJobQueue):
         super().delete(message)
 
 
-def background(queue: GatedDeleteQueue, clock: FakeClock, executor: ManualExecutor):
+def background(queue: GatedDeleteQueue):
     from concurrent.futures import ThreadPoolExecutor
 
-    settings = WorkerSettings(wait_time_seconds=0, shutdown_grace_seconds=0)
     acks = ThreadPoolExecutor(1)
-    loop = WorkerLoop(queue, FakeHeartbeatStore(), executor, settings, clock,
-                      threading.Event(), acks=acks)  # fmt: skip
-    return loop, acks
+    r = rig(queue=queue, acks=acks, shutdown_grace_seconds=0)
+    return r.loop, acks, r.executor
 
 
 def test_the_next_job_is_received_while_the_last_one_is_still_being_deleted() -> None:
     clock = FakeClock()
-    queue, executor = GatedDeleteQueue(clock), ManualExecutor()
-    loop, acks = background(queue, clock, executor)
+    queue = GatedDeleteQueue(clock)
+    loop, acks, executor = background(queue)
     queue.send("a")
     queue.send("b")
     loop._step()
     (ma, fa), = executor.futures  # fmt: skip
-    fa.set_result(JobOutcome("a", "succeeded", delete=True))
+    fa.set_result(done("a"))
     # One step finishes "a" (its delete goes to the acknowledgement thread, where it
     # hangs) and receives "b" without waiting for that delete.
     loop._step()
@@ -256,13 +309,13 @@ def test_the_next_job_is_received_while_the_last_one_is_still_being_deleted() ->
 
 def test_a_fatal_error_from_a_background_delete_stops_the_loop() -> None:
     clock = FakeClock()
-    queue, executor = GatedDeleteQueue(clock), ManualExecutor()
+    queue = GatedDeleteQueue(clock)
     queue.delete_error = QueueFatalError("access denied")
     queue.gate.set()
-    loop, acks = background(queue, clock, executor)
+    loop, acks, executor = background(queue)
     queue.send("a")
     loop._step()
-    executor.futures[0][1].set_result(JobOutcome("a", "succeeded", delete=True))
+    executor.futures[0][1].set_result(done("a"))
     loop._step()
     acks.shutdown(wait=True)  # the delete has failed by now
     assert loop.run() == 3

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 
 from attrs import frozen
-
-from nrf.domain.jobs import QueueMessage
 
 
 @frozen
@@ -25,22 +22,12 @@ class Lease:
         return self.owner == owner
 
     def held_by_message(self, message_id: str) -> bool:
-        """Whether the holder is a receive of that message (see :func:`claim_owner`)."""
+        """Whether the holder is a receive of that message (owner: ``<message id>/<digest>``)."""
         return self.owner.split("/", 1)[0] == message_id
 
     def seconds_left(self, now: float) -> int:
         """Whole seconds until the lease runs out, at least 1 (a retry delay)."""
         return max(1, math.ceil(self.expires_at - now))
-
-
-def claim_owner(message: QueueMessage) -> str:
-    """The claim owner for one receive of a message: the job process and the worker agree.
-
-    A new receive (a new receipt handle) is a new owner, so a redelivery after a crash
-    must wait for the old lease to run out or be released.
-    """
-    digest = hashlib.sha256(message.receipt_handle.encode()).hexdigest()[:16]
-    return f"{message.message_id}/{digest}"
 
 
 def lease_to_json(lease: Lease) -> bytes:

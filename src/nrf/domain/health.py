@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 from attrs import frozen
 
-STATUS_ERROR = -1
-STATUS_STOPPED = 0
-STATUS_RUNNING = 1
+
+class WorkerStatus(IntEnum):
+    """The worker's state as kept in shared memory (an int there)."""
+
+    ERROR = -1
+    STOPPED = 0
+    RUNNING = 1
+
 
 DEFAULT_HEARTBEAT_TIMEOUT = 180.0
 DEFAULT_TASK_TIMEOUT_BUFFER = 1.5
@@ -16,7 +23,7 @@ DEFAULT_TASK_TIMEOUT_BUFFER = 1.5
 class HeartbeatSnapshot:
     """A consistent copy of the worker's shared state; times are epoch seconds."""
 
-    status: int = STATUS_STOPPED
+    status: int = WorkerStatus.STOPPED
     last_heartbeat: float = 0.0
     job_id: str | None = None
     job_started_at: float | None = None
@@ -76,9 +83,9 @@ def evaluate_health(
             healthy=healthy, reason=reason, heartbeat_age=age, job_in_progress=busy
         )
 
-    if snapshot.status == STATUS_ERROR:
+    if snapshot.status == WorkerStatus.ERROR:
         return verdict(False, "worker_error")
-    if snapshot.status != STATUS_RUNNING:
+    if snapshot.status != WorkerStatus.RUNNING:
         return verdict(False, "worker_not_running")
     if age >= heartbeat_limit(snapshot, heartbeat_timeout, task_timeout_buffer):
         return verdict(False, "job_heartbeat_stale" if busy else "heartbeat_stale")
@@ -87,7 +94,7 @@ def evaluate_health(
 
 def evaluate_readiness(snapshot: HeartbeatSnapshot) -> ReadinessVerdict:
     """Ready only when running, the bundle is loaded, the queue answered and not draining."""
-    if snapshot.status != STATUS_RUNNING:
+    if snapshot.status != WorkerStatus.RUNNING:
         return ReadinessVerdict(False, "worker_not_running")
     if snapshot.draining:
         return ReadinessVerdict(False, "draining")

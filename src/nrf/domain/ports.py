@@ -7,7 +7,7 @@ from typing import Protocol, TypeVar
 
 from nrf.domain.claims import Lease
 from nrf.domain.health import HeartbeatSnapshot
-from nrf.domain.job_message import JobRequest
+from nrf.domain.job_request import IncomingJob, JobRequest
 from nrf.domain.jobs import JobRecord, Notification, NotificationRecord, QueueMessage
 from nrf.domain.model import Boundary, BundleInfo, LookupTables, SiteReferenceData
 from nrf.domain.validation import RawFeature
@@ -86,6 +86,10 @@ class ResultStore(Protocol):
         """Delete partial writes left by killed writers, untouched for ``older_than`` seconds."""
         ...
 
+
+class JobClaims(Protocol):
+    """Per-job leases, so two copies of one job never run at once."""
+
     def claim(self, job_id: str, owner: str, now: float, lease_seconds: float) -> Lease:
         """Atomically take (or renew) the job's claim unless another owner's lease is live.
 
@@ -96,6 +100,18 @@ class ResultStore(Protocol):
     def release(self, job_id: str, owner: str, now: float) -> None:
         """End ``owner``'s lease now (kept on record, so a later claim is not ``first``)."""
         ...
+
+
+class JobInbox(Protocol):
+    """Jobs from a queue, each message read once at the edge; acknowledged per job."""
+
+    def receive(
+        self, max_messages: int, wait_seconds: int, visibility_timeout: int | None
+    ) -> list[IncomingJob]: ...
+
+    def delete(self, job: IncomingJob) -> None: ...
+
+    def change_visibility(self, job: IncomingJob, seconds: int) -> None: ...
 
 
 class Notifier(Protocol):

@@ -14,11 +14,11 @@ from attrs import field, frozen
 from shapely.geometry import MultiPolygon, Polygon
 
 from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.job_request import MAX_DWELLINGS
 from nrf.domain.model import Boundary, Development
 
 BNG = "EPSG:27700"
 MIB = 1024 * 1024
-MAX_DWELLINGS = 100_000
 # The extent of British National Grid; a site outside it is in the wrong CRS or not in GB.
 GB_BOUNDS = (0.0, 0.0, 700_000.0, 1_300_000.0)
 # Snake-case column -> the name planning teams' files use for it (used only if snake is absent).

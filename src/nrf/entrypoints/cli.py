@@ -111,15 +111,10 @@ def cmd_dlq(args: argparse.Namespace) -> int:
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.settings import load_settings
-    from nrf.service_layer.drain_dead_letters import DrainDeadLetters
 
     settings = load_settings(os.environ)
     configure_logging(secrets=[settings.notify_api_key or ""])
-    c = build_container(settings=settings)
-    drain = DrainDeadLetters(
-        c.dead_letter_queue(), c.result_store(), c.notifier(), c.clock(), settings.support_email
-    )
-    handled = drain()
+    handled = build_container(settings=settings).drain_dead_letters()()
     print(f"{len(handled)} dead-lettered jobs marked failed: {', '.join(handled) or '-'}")
     return EXIT_OK
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from dependency_injector import containers, providers
 
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
 from nrf.adapters.clock.system_clock import SystemClock, SystemSleeper
+from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
 from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue
 from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier
@@ -23,8 +25,17 @@ from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.jobs import NotificationKind
 from nrf.domain.validation import InputLimits
+from nrf.entrypoints.logging_setup import publish_metrics
 from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.worker.in_flight import InFlight
+from nrf.entrypoints.worker.job_processes import JobProcesses
+from nrf.entrypoints.worker.loop import WorkerLoop
+from nrf.service_layer.drain_dead_letters import DrainDeadLetters
+from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.job_emails import NotifySettings
+from nrf.service_layer.job_outcome import RetryPolicy
+from nrf.service_layer.job_settler import JobSettler
+from nrf.service_layer.notification_ledger import NotificationLedger
 from nrf.service_layer.process_job import ProcessJob
 
 
@@ -126,12 +137,23 @@ class Container(containers.DeclarativeContainer):
         prefix=config.input_prefix, limits=limits,
     )  # fmt: skip
 
+    # The stores implement both ports; a job's claim lives beside its results.
+    job_claims = result_store
+    job_inbox = providers.Singleton(ReadingJobInbox, queue=job_queue)
+    dead_letter_inbox = providers.Singleton(ReadingJobInbox, queue=dead_letter_queue)
+
+    retry_policy = providers.Singleton(RetryPolicy, base_seconds=config.retry_base_seconds.as_(int))
+    ledger = providers.Singleton(NotificationLedger, store=result_store, notifier=notifier)
+    settler = providers.Singleton(JobSettler, ledger=ledger, retry=retry_policy)
+    fail_job = providers.Singleton(FailJob, store=result_store, settler=settler, clock=clock)
+
     process_job = providers.Singleton(
         ProcessJob,
         assess=assess_developments,
         boundaries=boundary_source,
         store=result_store,
-        notifier=notifier,
+        settler=settler,
+        fail=fail_job,
         clock=clock,
         render=providers.Object(job_files),
         settings=providers.Factory(
@@ -140,9 +162,24 @@ class Container(containers.DeclarativeContainer):
         ),
         default_rules=config.default_rules,
         limits=limits,
-        # A claim lives as long as the message stays hidden; the worker renews both.
-        lease_seconds=config.visibility_timeout.as_(float),
-        retry_base=config.retry_base_seconds.as_(int),
+    )  # fmt: skip
+
+    drain_dead_letters = providers.Factory(
+        DrainDeadLetters, dlq=dead_letter_inbox, store=result_store, ledger=ledger, clock=clock,
+        support_email=config.support_email,
+    )  # fmt: skip
+
+    # The worker process; the heartbeat store, stop event and ack thread are passed in by it.
+    worker_settings = providers.Object(WorkerSettings())
+    job_processes = providers.Factory(JobProcesses, settings=worker_settings)
+    in_flight = providers.Factory(
+        InFlight, inbox=job_inbox, claims=job_claims, settings=worker_settings, clock=clock,
+        retry=retry_policy,
+    )  # fmt: skip
+    worker_loop = providers.Factory(
+        WorkerLoop, inbox=job_inbox, in_flight=in_flight, settings=worker_settings, clock=clock,
+        retry=retry_policy, record_timeout=fail_job.provided.timed_out,
+        metrics=providers.Factory(functools.partial, publish_metrics, config.metrics_namespace),
     )  # fmt: skip
 
 
@@ -164,4 +201,5 @@ def build_container(
     values["reference_data"] = str(path or bundled_reference_data())
     values["assess_processes"] = assess_processes
     container.config.from_dict(values)
+    container.worker_settings.override(providers.Object(settings))
     return container

@@ -1,4 +1,9 @@
-"""Use case: fail every dead-lettered job on the record and tell support, so none is stuck."""
+"""Use case: fail every dead-lettered job on the record and tell support, so none is stuck.
+
+Every email goes through the ledger: recorded as pending with the job, then sent, so a
+crash between the sends and the save finds the intents on the next drain (the message is
+deleted last) and the provider is asked before anything is sent again.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +11,10 @@ import logging
 
 from attrs import evolve
 
-from nrf.domain.job_message import InvalidJobMessage, parse_job_message
-from nrf.domain.jobs import (
-    JobRecord,
-    JobStatus,
-    Notification,
-    NotificationKind,
-    NotificationRecord,
-    QueueMessage,
-)
-from nrf.domain.ports import Clock, JobQueue, Notifier, ResultStore
-from nrf.service_layer.notification_ledger import NotificationLedger, has_pending
+from nrf.domain.job_request import IncomingJob
+from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind, NotificationRecord
+from nrf.domain.ports import Clock, JobInbox, ResultStore
+from nrf.service_layer.notification_ledger import NotificationLedger, has_pending, intent
 
 log = logging.getLogger("nrf.dlq")
 
@@ -26,80 +24,83 @@ class DrainDeadLetters:
 
     def __init__(
         self,
-        dlq: JobQueue,
+        dlq: JobInbox,
         store: ResultStore,
-        notifier: Notifier,
+        ledger: NotificationLedger,
         clock: Clock,
         support_email: str | None,
     ) -> None:
-        self._dlq, self._store, self._notifier = dlq, store, notifier
+        self._dlq, self._store, self._ledger = dlq, store, ledger
         self._clock, self._support = clock, support_email
 
     def __call__(self, max_batches: int = 1000) -> list[str]:
         """Drain until the queue is empty; returns the job ids handled."""
         handled: list[str] = []
         for _ in range(max_batches):
-            messages = self._dlq.receive(10, 1, 60)
-            if not messages:
+            jobs = self._dlq.receive(10, 1, 60)
+            if not jobs:
                 break
-            for message in messages:
-                handled.append(self._handle(message))
+            for job in jobs:
+                self._handle(job)
+                handled.append(job.job_id)
         return handled
 
-    def _handle(self, message: QueueMessage) -> str:
-        email = trace = None
-        try:
-            request = parse_job_message(message.body)
-            job_id, email, trace = request.job_id, request.email, request.trace_id
-        except InvalidJobMessage as exc:
-            job_id = exc.job_id or f"message-{message.message_id}"
-            email, trace = exc.email, exc.trace_id
+    def _handle(self, job: IncomingJob) -> None:
+        job_id, email = job.job_id, (job.request or job.rejected).email  # type: ignore[union-attr]
         existing = self._store.record(job_id)
-        if existing is not None and existing.status is JobStatus.SUCCEEDED:
-            if has_pending(existing):
+        had_pending = existing is not None and has_pending(existing)
+        if existing is not None and had_pending:
+            # Emails of an earlier attempt (or an earlier drain that died after saving its
+            # intents): the provider is asked before anything goes out again.
+            existing = self._ledger.settle(existing, ask_provider=True)
+        if existing is not None and _support_heard(existing):
+            log.info("dead_letter_already_handled", extra={"job_id": job_id})
+        elif existing is not None and existing.status is JobStatus.SUCCEEDED:
+            if had_pending:
                 # Stored, but the email kept failing until the message was dead-lettered:
-                # try it once more, and tell support whatever happens.
-                settled = NotificationLedger(self._store, self._notifier).settle(
-                    existing, ask_provider=True
-                )
-                self._tell_support(job_id, "the result is stored but the requester's email "
-                                   f"could not be confirmed: {_email_state(settled)}")  # fmt: skip
+                # tried once more above; support hears what happened to it.
+                self._record_and_send(existing, self._support_entry(
+                    job_id, "the result is stored but the requester's email could not be "
+                    f"confirmed: {_email_state(existing)}"))  # fmt: skip
             else:
                 log.info("dead_letter_already_finished", extra={"job_id": job_id})
-            self._dlq.delete(message)
-            return job_id
-        reason = (
-            f"the job failed {message.receive_count} times and was moved to the dead-letter queue"
-        )
-        sent: list[NotificationRecord] = []
-        personal = {"job_reference": job_id, "error_codes": "dead_lettered",
-                    "error_message": reason}  # fmt: skip
-        if self._support:
-            sent.append(self._tell_support(job_id, reason))
-        if email and not (existing and existing.notifications):
-            sent.append(self._notifier.send(Notification(
-                NotificationKind.FAILED, email, job_id, personal, job_id)))  # fmt: skip
-        record = existing or JobRecord(job_id, JobStatus.FAILED, ("dead_lettered",), reason,
-                                       self._clock.now(), (), trace)  # fmt: skip
-        record = evolve(record, notifications=(*record.notifications, *sent))
-        self._store.save(job_id, {}, record)
-        self._dlq.delete(message)
-        log.warning(
-            "job_dead_lettered",
-            extra={"job_id": job_id, "trace_id": trace, "receive_count": message.receive_count},
-        )
-        return job_id
+        else:
+            self._fail(job, existing, email)
+        self._dlq.delete(job)
 
-    def _tell_support(self, job_id: str, reason: str) -> NotificationRecord:
-        personal = {"job_reference": job_id, "error_codes": "dead_lettered",
-                    "error_message": reason}  # fmt: skip
+    def _fail(self, job: IncomingJob, existing: JobRecord | None, email: str | None) -> None:
+        reason = (f"the job failed {job.delivery.receive_count} times and was moved to the "
+                  "dead-letter queue")  # fmt: skip
+        entries = [self._support_entry(job.job_id, reason)]
+        if email and not (existing and existing.notifications):
+            entries.append(intent(NotificationKind.FAILED, email, _details(job.job_id, reason)))
+        record = existing or JobRecord(
+            job_id=job.job_id, status=JobStatus.FAILED, error_codes=("dead_lettered",),
+            message=reason, finished_at=self._clock.now(), trace_id=job.trace_id,
+        )  # fmt: skip
+        self._record_and_send(record, *entries)
+        ctx = {"job_id": job.job_id, "trace_id": job.trace_id}
+        log.warning("job_dead_lettered", extra={**ctx, "receive_count": job.delivery.receive_count})
+
+    def _record_and_send(self, record: JobRecord, *entries: NotificationRecord) -> None:
+        record = evolve(record, notifications=(*record.notifications, *entries))
+        self._store.save(record.job_id, {}, record)  # the intents first ...
+        self._ledger.settle(record, ask_provider=False)  # ... then the sends
+
+    def _support_entry(self, job_id: str, reason: str) -> NotificationRecord:
         if not self._support:
             log.warning("dead_letter_unreported", extra={"job_id": job_id, "reason": reason})
             return NotificationRecord(NotificationKind.DEAD_LETTERED, "", False,
                                       error="no_support_address")  # fmt: skip
-        return self._notifier.send(
-            Notification(NotificationKind.DEAD_LETTERED, self._support, job_id, personal, job_id)
-        )
+        return intent(NotificationKind.DEAD_LETTERED, self._support, _details(job_id, reason))
+
+
+def _details(job_id: str, reason: str) -> dict[str, str]:
+    return {"job_reference": job_id, "error_codes": "dead_lettered", "error_message": reason}
+
+
+def _support_heard(record: JobRecord) -> bool:
+    return any(n.kind is NotificationKind.DEAD_LETTERED for n in record.notifications)
 
 
 def _email_state(record: JobRecord) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from nrf.domain.job_message import JobRequest
+from nrf.domain.job_request import JobRequest
 from nrf.domain.results import AssessmentRun
 
 

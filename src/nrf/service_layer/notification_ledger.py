@@ -1,4 +1,9 @@
-"""The notification ledger: an email's intent is stored before it is sent, settled after."""
+"""The notification ledger: the only way an email is sent; its intent is stored first.
+
+Every email of a job goes through :meth:`NotificationLedger.settle`: stored as pending with
+the job record, sent, then updated. The one exception, :meth:`send_unrecorded`, is for the
+two emails that have no record to live in, and says why at each use.
+"""
 
 from __future__ import annotations
 
@@ -53,6 +58,20 @@ class NotificationLedger:
             record = evolve(record, notifications=tuple(entries))
             self._store.save(record.job_id, {}, record)
         return record
+
+    def send_unrecorded(self, notification: Notification) -> NotificationRecord:
+        """Send without a ledger entry: only where no job record can hold one.
+
+        The "started" email (no record exists until the job ends; it is at most once
+        because only the very first claim of a job sends it) and a failure that could not
+        be stored (the requester is told anyway; bad input is never retried).
+        """
+        sent = self._notifier.send(notification)
+        if not sent.sent:
+            log.warning("notification_failed", extra={"job_id": notification.job_id,
+                                                       "kind": str(notification.kind),
+                                                       "error": sent.error})  # fmt: skip
+        return sent
 
     def _settle_one(
         self, entry: NotificationRecord, notification: Notification, ask_provider: bool

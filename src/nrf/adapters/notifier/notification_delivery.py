@@ -4,24 +4,13 @@ from __future__ import annotations
 
 import logging
 import random
-import re
 from collections.abc import Callable, Iterable
 
 from attrs import frozen
 
+from nrf.domain.email_address import is_valid_email
 from nrf.domain.jobs import Notification, NotificationFailed, NotificationRecord
 from nrf.domain.ports import Clock, Sleeper
-
-# Deliberately strict: one @, dot-separated atoms, a dotted domain of letters, digits
-# and inner hyphens. A rare valid address may be refused; a typo is never sent.
-_EMAIL = re.compile(
-    r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
-    r"@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}"
-)
-
-
-def is_valid_email(address: str) -> bool:
-    return len(address) <= 254 and _EMAIL.fullmatch(address) is not None
 
 
 def recipient_problem(address: str, allowed_domains: frozenset[str]) -> str | None:

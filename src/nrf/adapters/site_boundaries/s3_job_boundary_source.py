@@ -10,7 +10,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson
 from nrf.domain.errors import InvalidInput, NrfError, Problem
-from nrf.domain.job_message import JobRequest, allowed_uri
+from nrf.domain.job_request import JobRequest, allowed_uri
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
 
 _MISSING = {"NoSuchKey", "404", "NotFound"}

@@ -1,66 +1,47 @@
-"""The worker process: poll SQS, hand jobs to job processes, extend visibility, beat."""
+"""The worker process's loop: poll, dispatch to job processes, acknowledge; nothing else.
+
+In-flight state (visibility, lease, deadlines) belongs to :class:`InFlight`; the job
+processes to :class:`JobProcesses`; acknowledgements run on one background thread.
+"""
 
 from __future__ import annotations
 
+import functools
 import logging
-import random
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Protocol
+from enum import IntEnum
+from typing import Any, Protocol
 
-from attrs import define, field
-
-from nrf.domain.claims import claim_owner
-from nrf.domain.errors import NrfError
-from nrf.domain.job_message import InvalidJobMessage, parse_job_message
-from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
-from nrf.domain.ports import Clock, HeartbeatStore, JobQueue, ResultStore
+from nrf.domain.health import WorkerStatus
+from nrf.domain.job_request import IncomingJob
+from nrf.domain.jobs import QueueFatalError, QueueTransientError
+from nrf.domain.ports import Clock, HeartbeatStore, JobInbox
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker.acks import Acks, InlineAcks
-from nrf.service_layer.job_outcome import JobOutcome, retry_delay
+from nrf.entrypoints.worker.in_flight import InFlight, Tracked, expected_seconds
+from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus, RetryPolicy
 
 log = logging.getLogger("nrf.worker")
 
-STATUS_ERROR, STATUS_STOPPED, STATUS_RUNNING = -1, 0, 1
-EXIT_CLEAN, EXIT_FATAL = 0, 3
 Metrics = Callable[[str, float, "str | None"], None]
+RecordTimeout = Callable[[IncomingJob, float], JobOutcome]
 
 
-def job_id_of(message: QueueMessage) -> str | None:
-    """The job id a message carries, or None when it cannot be read (it is failed anyway)."""
-    try:
-        return parse_job_message(message.body).job_id
-    except InvalidJobMessage as exc:
-        return exc.job_id
+class ExitCode(IntEnum):
+    """How the worker (supervisor and worker process alike) ends."""
 
-
-def expected_seconds(message: QueueMessage) -> float:
-    """A generous guess at a job's duration from its size, for the health check."""
-    return 30.0 + len(message.body) / 10_000
-
-
-@define
-class InFlight:
-    """A message being worked on and its visibility-heartbeat bookkeeping."""
-
-    message: QueueMessage
-    started: float
-    extended_at: float
-    expected: float
-    extensions: int = 0
-    seconds_extended: int = 0
-    last_error: str | None = field(default=None)
-    job_id: str | None = None
-    timed_out: bool = False  # its process was killed; now only its failure is being recorded
+    CLEAN = 0
+    CONFIG = 2
+    FATAL = 3
 
 
 class Executor(Protocol):
     """What the loop needs from the job processes (JobProcesses, or a fake in tests)."""
 
-    def submit(self, key: str, work: QueueMessage) -> Future[JobOutcome]: ...
-    def submit_timed_out(self, work: QueueMessage, seconds: float) -> Future[JobOutcome]: ...
+    def submit(self, key: str, work: Any) -> Future[Any]: ...
     def recover(self) -> bool: ...
     def died_running(self, key: str) -> bool: ...
     def forget(self, key: str) -> None: ...
@@ -69,38 +50,33 @@ class Executor(Protocol):
 
 
 class WorkerLoop:
-    """One loop; each message succeeds, fails or is retried on its own.
-
-    A finished message is acknowledged through ``acks``: on a background thread in the
-    worker, so the next receive does not wait for the delete's round trip.
-    """
+    """One loop; each message succeeds, fails or is retried on its own."""
 
     def __init__(
         self,
-        queue: JobQueue,
+        *,
+        inbox: JobInbox,
+        in_flight: InFlight,
         heartbeat: HeartbeatStore,
         executor: Executor,
         settings: WorkerSettings,
         clock: Clock,
         stop: threading.Event,
-        metrics: Metrics | None = None,
-        rng: random.Random | None = None,
-        claims: ResultStore | None = None,
+        retry: RetryPolicy,
+        record_timeout: RecordTimeout,
         acks: Acks | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
-        self._queue, self._heartbeat, self._executor = queue, heartbeat, executor
-        self._s, self._clock, self._stop = settings, clock, stop
-        self._metrics = metrics
-        self._rng = rng or random.Random()
-        self._claims = claims  # renewed with the visibility, released on every way out
-        self._in_flight: dict[Future[JobOutcome], InFlight] = {}
+        self._inbox, self._in_flight, self._heartbeat = inbox, in_flight, heartbeat
+        self._executor, self._s, self._clock, self._stop = executor, settings, clock, stop
+        self._retry, self._record_timeout, self._metrics = retry, record_timeout, metrics
         self._acks = acks or InlineAcks()
         self._pending_acks: list[Future[None]] = []
         self._queue_failures = 0
 
-    def run(self) -> int:
+    def run(self) -> ExitCode:
         """Poll until told to stop; returns the process exit code."""
-        self._heartbeat.set_status(STATUS_RUNNING)
+        self._heartbeat.set_status(WorkerStatus.RUNNING)
         self._heartbeat.beat(self._clock.now())
         try:
             while not self._stop.is_set():
@@ -109,11 +85,11 @@ class WorkerLoop:
             self._reap_acks(block=True)
         except QueueFatalError as exc:
             log.error("queue_fatal", extra={"code": exc.code, "error": exc.message})
-            self._heartbeat.set_status(STATUS_ERROR)
-            self._hand_back_all()
-            return EXIT_FATAL
-        self._heartbeat.set_status(STATUS_STOPPED)
-        return EXIT_CLEAN
+            self._heartbeat.set_status(WorkerStatus.ERROR)
+            self._in_flight.hand_back_all()
+            return ExitCode.FATAL
+        self._heartbeat.set_status(WorkerStatus.STOPPED)
+        return ExitCode.CLEAN
 
     def _reap_acks(self, block: bool = False) -> None:
         """Collect finished acknowledgements; a fatal queue error in one stops the loop."""
@@ -131,21 +107,23 @@ class WorkerLoop:
         self._heartbeat.beat(now)
         self._collect(timeout=0)
         self._enforce_timeout(now)
-        self._extend_visibility(now)
-        free = self._s.concurrency - len(self._in_flight)
+        self._in_flight.extend_due(now)
+        free = self._s.concurrency - len(self._in_flight.jobs)
         if free <= 0:
             self._collect(timeout=1.0)
             return
         # Long-poll only when idle; with jobs running, come back every second to tend them.
-        wait_seconds = self._s.wait_time_seconds if not self._in_flight else 1
+        wait_seconds = self._s.wait_time_seconds if not self._in_flight.jobs else 1
         try:
-            messages = self._queue.receive(
+            jobs = self._inbox.receive(
                 min(free, self._s.max_messages), wait_seconds, self._s.visibility_timeout
             )
         except QueueTransientError as exc:
             self._queue_failures += 1
             self._heartbeat.set_ready(bundle_loaded=True, queue_reachable=False)
-            delay = min(60.0, 2.0 ** min(self._queue_failures, 6)) * self._rng.uniform(0.5, 1.0)
+            delay = min(60.0, 2.0 ** min(self._queue_failures, 6)) * self._retry.rng.uniform(
+                0.5, 1.0
+            )
             log.warning("queue_unreachable", extra={"error": exc.message, "retry_in": delay})
             self._stop.wait(delay)
             return
@@ -157,80 +135,77 @@ class WorkerLoop:
             return
         self._queue_failures = 0
         self._heartbeat.set_ready(bundle_loaded=True, queue_reachable=True)
-        for message in messages:
-            self._start(message)
+        for job in jobs:
+            self._start(job)
 
-    def _start(self, message: QueueMessage) -> None:
-        now = self._clock.now()
+    def _start(self, job: IncomingJob) -> None:
+        log.info("job_received", extra={"message_id": job.delivery.message_id,
+                                        "receive_count": job.delivery.receive_count})  # fmt: skip
+        tracked, outcome = self._in_flight.claim(job)
+        if outcome is not None:  # a duplicate, or a claim that could not be taken
+            self._finish(tracked, outcome)
+            return
         if self._stop.is_set():
-            self._hand_back(message)
+            self._in_flight.hand_back(tracked)
             return
-        expected = expected_seconds(message)
         try:
-            future = self._executor.submit(message.message_id, message)
+            future = self._executor.submit(job.delivery.message_id, tracked.job)
         except Exception:  # the pool could not be replaced: the message goes back at once
-            log.exception("job_dispatch_failed", extra={"message_id": message.message_id})
-            self._hand_back(message)
+            log.exception("job_dispatch_failed", extra={"message_id": job.delivery.message_id})
+            self._in_flight.hand_back(tracked)
             return
-        self._in_flight[future] = InFlight(message, now, now, expected, job_id=job_id_of(message))
+        self._in_flight.jobs[future] = tracked
         self._update_job_state()
-        log.info("job_received", extra={"message_id": message.message_id,
-                                        "receive_count": message.receive_count})  # fmt: skip
 
     def _collect(self, timeout: float) -> None:
-        if not self._in_flight:
+        jobs = self._in_flight.jobs
+        if not jobs:
             if timeout:
                 self._stop.wait(timeout)
             return
-        done, _ = wait(list(self._in_flight), timeout=timeout, return_when=FIRST_COMPLETED)
+        done, _ = wait(list(jobs), timeout=timeout, return_when=FIRST_COMPLETED)
         if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
             # Replace the pool before anything else; it remembers whose process died.
             self._executor.recover()
         for future in done:
-            tracked = self._in_flight.pop(future)
+            tracked = jobs.pop(future)
             self._finish(tracked, self._outcome_of(future, tracked))
         self._update_job_state()
 
-    def _outcome_of(self, future: Future[JobOutcome], tracked: InFlight) -> JobOutcome:
+    def _outcome_of(self, future: Future[JobOutcome], tracked: Tracked) -> JobOutcome:
         """The job's outcome; a dead job process means a retry (its own job) or a hand-back."""
-        message = tracked.message
+        job, key = tracked.job, tracked.job.delivery.message_id
         try:
             return future.result()
         except BrokenProcessPool:
-            if not self._executor.died_running(message.message_id):
+            if not self._executor.died_running(key):
                 # Killed with the pool beside the dead one: nothing wrong with it, back at once.
                 reason = "job_process_died_beside"
-                log.warning("job_handed_back", extra={"message_id": message.message_id,
-                                                      "reason": reason})  # fmt: skip
-                return JobOutcome(tracked.job_id, "retry", False, 0, ("job_process_died_beside",))
-            self._executor.forget(message.message_id)
-            log.error("job_process_died", extra={"message_id": message.message_id})
-            return JobOutcome(tracked.job_id, "retry", False, self._retry_delay(message),
-                              ("job_process_died",))  # fmt: skip
+                log.warning("job_handed_back", extra={"message_id": key, "reason": reason})
+                return JobOutcome(job_id=job.job_id, status=OutcomeStatus.RETRY, delete=False,
+                                  error_codes=("job_process_died_beside",))  # fmt: skip
+            self._executor.forget(key)
+            log.error("job_process_died", extra={"message_id": key, "job_id": job.job_id})
+            code = "job_process_died"
         except Exception:
-            log.exception("job_unexpected_error")
-            return JobOutcome(tracked.job_id, "retry", False, self._retry_delay(message),
-                              ("unexpected_error",))  # fmt: skip
+            log.exception("job_unexpected_error", extra={"job_id": job.job_id})
+            code = "unexpected_error"
+        return self._retry.outcome(job.job_id, job.delivery.receive_count, code)
 
-    def _retry_delay(self, message: QueueMessage) -> int:
-        return retry_delay(message.receive_count, base=self._s.retry_base_seconds,
-                           jitter=self._rng.random() * 0.2)  # fmt: skip
-
-    def _finish(self, tracked: InFlight, outcome: JobOutcome) -> None:
+    def _finish(self, tracked: Tracked, outcome: JobOutcome) -> None:
         seconds = self._clock.now() - tracked.started
-        # The job process released its claim already; this undoes a renewal made after that.
-        self._release_claim(tracked)
+        self._in_flight.release(tracked)
         self._pending_acks.append(
             self._acks.submit(lambda: self._acknowledge(tracked, outcome, seconds))
         )
 
-    def _acknowledge(self, tracked: InFlight, outcome: JobOutcome, seconds: float) -> None:
+    def _acknowledge(self, tracked: Tracked, outcome: JobOutcome, seconds: float) -> None:
         """Delete or delay the message, then log the job as finished: settled on the queue."""
         try:
             if outcome.delete:
-                self._queue.delete(tracked.message)
+                self._inbox.delete(tracked.job)
             else:
-                self._queue.change_visibility(tracked.message, outcome.retry_after)
+                self._inbox.change_visibility(tracked.job, outcome.retry_after)
         except QueueTransientError as exc:
             # Harmless: the message comes back and is found finished in the result store.
             log.warning("queue_ack_failed", extra={"job_id": outcome.job_id, "error": exc.message})
@@ -238,106 +213,60 @@ class WorkerLoop:
             "job_id": outcome.job_id, "count": tracked.extensions,
             "seconds_extended": tracked.seconds_extended, "last_error": tracked.last_error,
         })  # fmt: skip
-        log.info("job_finished", extra={"job_id": outcome.job_id, "status": outcome.status,
+        log.info("job_finished", extra={"job_id": outcome.job_id, "status": str(outcome.status),
                                         "seconds": round(seconds, 3),
                                         "codes": list(outcome.error_codes)})  # fmt: skip
         if self._metrics is not None:
-            self._metrics(outcome.status, seconds, outcome.job_id)
-
-    def _extend_visibility(self, now: float) -> None:
-        for tracked in self._in_flight.values():
-            if now - tracked.extended_at < self._s.visibility_heartbeat_seconds:
-                continue
-            tracked.extended_at = now
-            seconds = self._s.visibility_extension_seconds
-            self._renew_claim(tracked, now, seconds)
-            try:
-                self._queue.change_visibility(tracked.message, seconds)
-                tracked.extensions += 1
-                tracked.seconds_extended += seconds
-                log.info("heartbeat_extended", extra={
-                    "message_id": tracked.message.message_id, "seconds": seconds})  # fmt: skip
-            except (QueueTransientError, QueueFatalError) as exc:
-                tracked.last_error = exc.code
-                log.warning("heartbeat_extend_failed", extra={"error": exc.message})
+            self._metrics(str(outcome.status), seconds, outcome.job_id)
 
     def _enforce_timeout(self, now: float) -> None:
-        """Kill a job past JOB_TIMEOUT_SECONDS and have its failure recorded instead.
+        """Kill jobs past JOB_TIMEOUT_SECONDS and record their failure from here.
 
         Job processes share one pool, which cannot lose one process and keep the others:
-        the jobs running beside it are handed back at once (and their claims released).
+        the jobs running beside them are handed back at once (and their claims released).
+        The failure is recorded on the acknowledgement thread, under the claim still held.
         """
-        limit = self._s.job_timeout_seconds
-        late = [t for t in self._in_flight.values() if not t.timed_out and now - t.started > limit]
+        late = self._in_flight.late(now)
         if not late:
             return
-        log.error("job_timeout", extra={"job_ids": [t.job_id for t in late], "limit": limit})
-        others = [t for t in self._in_flight.values() if t not in late]
-        self._in_flight.clear()
+        log.error("job_timeout", extra={"job_ids": [t.job.job_id for t in late],
+                                        "limit": self._s.job_timeout_seconds})  # fmt: skip
+        others = [t for t in self._in_flight.jobs.values() if t not in late]
+        self._in_flight.jobs.clear()
         self._executor.replace()
         for tracked in others:
-            self._hand_back(tracked.message)
-            self._release_claim(tracked)
+            self._in_flight.hand_back(tracked)
         for tracked in late:
-            future = self._executor.submit_timed_out(tracked.message, now - tracked.started)
-            tracked.timed_out = True
-            self._in_flight[future] = tracked
+            record = functools.partial(self._fail_timed_out, tracked, now - tracked.started)
+            self._pending_acks.append(self._acks.submit(record))
         self._update_job_state()
 
-    def _renew_claim(self, tracked: InFlight, now: float, seconds: int) -> None:
-        if self._claims is None or tracked.job_id is None:
-            return
-        try:
-            lease = self._claims.claim(tracked.job_id, claim_owner(tracked.message), now, seconds)
-            if not lease.held_by(claim_owner(tracked.message)):
-                log.error("claim_lost", extra={"job_id": tracked.job_id})
-        except NrfError as exc:
-            log.warning("claim_renew_failed", extra={"job_id": tracked.job_id,
-                                                      "error": exc.message})  # fmt: skip
-
-    def _release_claim(self, tracked: InFlight) -> None:
-        if self._claims is None or tracked.job_id is None:
-            return
-        try:
-            self._claims.release(tracked.job_id, claim_owner(tracked.message), self._clock.now())
-        except NrfError as exc:  # the lease runs out by itself
-            log.warning("claim_release_failed", extra={"job_id": tracked.job_id,
-                                                        "error": exc.message})  # fmt: skip
+    def _fail_timed_out(self, tracked: Tracked, seconds: float) -> None:
+        outcome = self._record_timeout(tracked.job, seconds)
+        self._in_flight.release(tracked)
+        self._acknowledge(tracked, outcome, seconds)
 
     def _update_job_state(self) -> None:
-        if not self._in_flight:
+        jobs = self._in_flight.jobs
+        if not jobs:
             self._heartbeat.end_job(self._clock.now())
             return
-        oldest = min(self._in_flight.values(), key=lambda t: t.started)
-        expected = max(t.expected for t in self._in_flight.values())
-        self._heartbeat.start_job(oldest.message.message_id, expected, oldest.started)
+        oldest = min(jobs.values(), key=lambda t: t.started)
+        expected = max(expected_seconds(t.job) for t in jobs.values())
+        self._heartbeat.start_job(oldest.job.delivery.message_id, expected, oldest.started)
 
     def _drain(self) -> None:
         """Stop polling; let jobs finish within the grace period, then hand the rest back."""
         self._heartbeat.set_draining(True)
         deadline = self._clock.now() + self._s.shutdown_grace_seconds
-        log.info("draining", extra={"in_flight": len(self._in_flight)})
-        while self._in_flight and self._clock.now() < deadline:
+        log.info("draining", extra={"in_flight": len(self._in_flight.jobs)})
+        while self._in_flight.jobs and self._clock.now() < deadline:
             self._heartbeat.beat(self._clock.now())
-            self._extend_visibility(self._clock.now())
-            done, _ = wait(list(self._in_flight), timeout=0.5, return_when=FIRST_COMPLETED)
+            self._in_flight.extend_due(self._clock.now())
+            done, _ = wait(list(self._in_flight.jobs), timeout=0.5, return_when=FIRST_COMPLETED)
             if done:
                 self._collect(timeout=0)
-        if self._in_flight:
+        if self._in_flight.jobs:
             self._executor.terminate()
-            self._hand_back_all()
-
-    def _hand_back_all(self) -> None:
-        for tracked in list(self._in_flight.values()):
-            self._hand_back(tracked.message)
-            self._release_claim(tracked)
-        self._in_flight.clear()
-        self._update_job_state()
-
-    def _hand_back(self, message: QueueMessage) -> None:
-        """Make a message visible again at once, so another task picks it up."""
-        try:
-            self._queue.change_visibility(message, 0)
-            log.info("job_handed_back", extra={"message_id": message.message_id})
-        except (QueueTransientError, QueueFatalError) as exc:
-            log.warning("hand_back_failed", extra={"error": exc.message})
+            self._in_flight.hand_back_all()
+            self._update_job_state()

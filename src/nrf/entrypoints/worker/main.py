@@ -16,10 +16,10 @@ from types import FrameType
 
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker.lifeline import die_with_parent
+from nrf.entrypoints.worker.loop import ExitCode
 
 log = logging.getLogger("nrf.main")
 
-EXIT_CLEAN, EXIT_CONFIG, EXIT_FATAL = 0, 2, 3
 MAX_RESTARTS = 5
 RESTART_WINDOW_SECONDS = 300.0
 # A partial write older than this has no writer left (a save renames its file at once).
@@ -30,15 +30,12 @@ def worker_process_main(
     settings: WorkerSettings, heartbeat: object, supervisor_pid: int | None = None
 ) -> None:
     """Entry of the worker process: poll, dispatch to job processes, drain on SIGTERM."""
-    from nrf.adapters.clock.system_clock import SystemClock
     from nrf.domain.errors import NrfError
+    from nrf.domain.health import WorkerStatus
     from nrf.domain.ports import HeartbeatStore
     from nrf.entrypoints.container import build_container
-    from nrf.entrypoints.logging_setup import configure_logging, publish_metrics
-    from nrf.entrypoints.worker.job_processes import JobProcesses
+    from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.worker.lifeline import watch_parent
-    from nrf.entrypoints.worker.loop import EXIT_FATAL as LOOP_FATAL
-    from nrf.entrypoints.worker.loop import STATUS_ERROR, WorkerLoop
 
     store: HeartbeatStore = heartbeat  # type: ignore[assignment]
     configure_logging(secrets=[settings.notify_api_key or ""])
@@ -60,30 +57,25 @@ def worker_process_main(
         # Refuse a broken bundle now, not on the first job; hashing it now (or reading its
         # digest sidecar) also keeps that cost out of the first job.
         container.boundary_data().info()
-        queue = container.job_queue()
+        container.job_queue()
         swept = container.result_store().sweep_temporaries(time.time(), STALE_TEMPORARY_SECONDS)
         if swept:
             log.info("temporaries_swept", extra={"count": swept})
     except NrfError as exc:
         log.error("worker_cannot_start", extra={"code": exc.code, "error": exc.message})
-        store.set_status(STATUS_ERROR)
-        sys.exit(LOOP_FATAL)
+        store.set_status(WorkerStatus.ERROR)
+        sys.exit(ExitCode.FATAL)
     store.set_ready(bundle_loaded=True, queue_reachable=False)
-    processes = JobProcesses(settings)
+    processes = container.job_processes()
     processes.warm_up()
     log.info("worker_started", extra={"pid": os.getpid(), "concurrency": settings.concurrency})
-    metrics = lambda status, seconds, job_id: publish_metrics(  # noqa: E731
-        settings.metrics_namespace, status, seconds, job_id)  # fmt: skip
-    claims = container.result_store()
     # One thread: acknowledgements stay in order and never pile up on the endpoint.
     acks = ThreadPoolExecutor(1, thread_name_prefix="nrf-ack")
-    code = WorkerLoop(
-        queue, store, processes, settings, SystemClock(), stop, metrics, claims=claims,
-        acks=acks,
-    ).run()  # fmt: skip
+    loop = container.worker_loop(heartbeat=store, executor=processes, stop=stop, acks=acks)
+    code = loop.run()
     acks.shutdown(wait=True)
     processes.close()
-    log.info("worker_stopped", extra={"exit_code": code})
+    log.info("worker_stopped", extra={"exit_code": int(code)})
     sys.exit(code)
 
 
@@ -175,13 +167,13 @@ class Supervisor:
                 continue
             code = self._worker.exitcode
             if self._stopping.is_set():
-                return EXIT_CLEAN if code == 0 else EXIT_FATAL
-            if code == EXIT_FATAL:
+                return ExitCode.CLEAN if code == 0 else ExitCode.FATAL
+            if code == ExitCode.FATAL:
                 log.error("worker_fatal", extra={"exit_code": code})
-                return EXIT_FATAL
+                return ExitCode.FATAL
             if not self._may_restart():
                 log.error("worker_keeps_crashing", extra={"restarts": len(self._restarts)})
-                return EXIT_FATAL
+                return ExitCode.FATAL
             # Its messages come back when their visibility runs out; nothing is lost.
             log.error("worker_process_died", extra={"exit_code": code})
             self._start_worker()
@@ -208,6 +200,6 @@ def run_worker(environ: Mapping[str, str]) -> int:
     except ConfigError as exc:
         configure_logging()
         log.error("bad_configuration", extra={"problems": exc.problems})
-        return EXIT_CONFIG
+        return ExitCode.CONFIG
     configure_logging(secrets=[settings.notify_api_key or ""])
     return Supervisor(settings, environ).run()

@@ -1,0 +1,151 @@
+"""The one owner of the worker's in-flight state: each job's visibility, lease and deadline.
+
+The lease lives here and only here: taken before a job is dispatched (as long as the
+message's visibility), renewed each time the visibility is extended, released on every
+way out. Job processes never touch it.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import Future
+
+from attrs import define, evolve, field
+
+from nrf.domain.errors import NrfError
+from nrf.domain.job_request import IncomingJob
+from nrf.domain.jobs import QueueFatalError, QueueTransientError, ResultStoreUnavailable
+from nrf.domain.ports import Clock, JobClaims, JobInbox
+from nrf.entrypoints.settings import WorkerSettings
+from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus, RetryPolicy
+
+log = logging.getLogger("nrf.worker")
+
+MAX_WAIT_SECONDS = 900  # SQS's longest visibility change that still makes sense for a retry
+
+
+def expected_seconds(job: IncomingJob) -> float:
+    """A generous guess at a job's duration from its size, for the health check."""
+    return 30.0 + job.delivery.body_bytes / 10_000
+
+
+@define
+class Tracked:
+    """A job being worked on and its visibility-heartbeat bookkeeping."""
+
+    job: IncomingJob
+    started: float
+    extended_at: float
+    claimed: bool = False
+    extensions: int = 0
+    seconds_extended: int = 0
+    last_error: str | None = field(default=None)
+
+
+class InFlight:
+    """Claims, extends, hands back and releases; knows which job is past its deadline."""
+
+    def __init__(
+        self,
+        inbox: JobInbox,
+        claims: JobClaims,
+        settings: WorkerSettings,
+        clock: Clock,
+        retry: RetryPolicy,
+    ) -> None:
+        self._inbox, self._claims, self._s, self._clock = inbox, claims, settings, clock
+        self._retry = retry
+        self.jobs: dict[Future[JobOutcome], Tracked] = {}
+
+    def claim(self, job: IncomingJob) -> tuple[Tracked, JobOutcome | None]:
+        """Take the job's lease: (tracked, None) to dispatch it, or the outcome to ack now."""
+        now = self._clock.now()
+        tracked = Tracked(job, now, now)
+        delivery, ctx = job.delivery, {"job_id": job.job_id, "trace_id": job.trace_id}
+        try:
+            lease = self._claims.claim(job.job_id, delivery.claim_owner, now,
+                                       self._s.visibility_timeout)  # fmt: skip
+        except (ResultStoreUnavailable, OSError, NrfError) as exc:
+            code = getattr(exc, "code", "io_error")
+            if job.rejected is not None:
+                # Bad input needs no claim to be judged; a store that is down must not keep it.
+                log.warning("claim_unavailable", extra=ctx)
+                return tracked, None
+            outcome = self._retry.outcome(job.job_id, delivery.receive_count, code)
+            log.warning("job_retry", extra={**ctx, "code": code, "retry_after": outcome.retry_after,
+                                             "receive_count": delivery.receive_count})  # fmt: skip
+            return tracked, outcome
+        if lease.held_by(delivery.claim_owner):
+            tracked.claimed = True
+            tracked.job = evolve(job, delivery=evolve(delivery, first_claim=lease.first))
+            return tracked, None
+        if not lease.held_by_message(delivery.message_id):
+            # Another message holds the job and carries it to the end (or comes back if its
+            # holder dies): this copy is not needed, and would only burn receives.
+            log.info("job_duplicate_deleted", extra={**ctx, "holder": lease.owner})
+            return tracked, JobOutcome(job_id=job.job_id, status=OutcomeStatus.DUPLICATE,
+                                       delete=True, error_codes=("duplicate",))  # fmt: skip
+        # An earlier receive of this very message still holds it: back when its lease ends.
+        delay = min(MAX_WAIT_SECONDS, lease.seconds_left(now) + 1)
+        log.info("job_claimed_elsewhere", extra={**ctx, "retry_after": delay})
+        return tracked, JobOutcome(job_id=job.job_id, status=OutcomeStatus.CLAIMED_ELSEWHERE,
+                                   delete=False, retry_after=delay,
+                                   error_codes=("claimed_elsewhere",))  # fmt: skip
+
+    def extend_due(self, now: float) -> None:
+        """Extend the visibility (and the lease with it) of every job due for it."""
+        for tracked in self.jobs.values():
+            if now - tracked.extended_at < self._s.visibility_heartbeat_seconds:
+                continue
+            tracked.extended_at = now
+            seconds = self._s.visibility_extension_seconds
+            self._renew(tracked, now, seconds)
+            try:
+                self._inbox.change_visibility(tracked.job, seconds)
+                tracked.extensions += 1
+                tracked.seconds_extended += seconds
+                log.info("heartbeat_extended", extra={
+                    "message_id": tracked.job.delivery.message_id, "seconds": seconds})  # fmt: skip
+            except (QueueTransientError, QueueFatalError) as exc:
+                tracked.last_error = exc.code
+                log.warning("heartbeat_extend_failed", extra={"error": exc.message})
+
+    def late(self, now: float) -> list[Tracked]:
+        limit = self._s.job_timeout_seconds
+        return [t for t in self.jobs.values() if now - t.started > limit]
+
+    def hand_back(self, tracked: Tracked) -> None:
+        """Make a message visible again at once, so another task picks it up."""
+        try:
+            self._inbox.change_visibility(tracked.job, 0)
+            log.info("job_handed_back", extra={"message_id": tracked.job.delivery.message_id})
+        except (QueueTransientError, QueueFatalError) as exc:
+            log.warning("hand_back_failed", extra={"error": exc.message})
+        self.release(tracked)
+
+    def hand_back_all(self) -> None:
+        for tracked in list(self.jobs.values()):
+            self.hand_back(tracked)
+        self.jobs.clear()
+
+    def release(self, tracked: Tracked) -> None:
+        if not tracked.claimed:
+            return
+        job = tracked.job
+        try:
+            self._claims.release(job.job_id, job.delivery.claim_owner, self._clock.now())
+        except NrfError as exc:  # the lease runs out by itself
+            log.warning("claim_release_failed", extra={"job_id": job.job_id,
+                                                        "error": exc.message})  # fmt: skip
+
+    def _renew(self, tracked: Tracked, now: float, seconds: int) -> None:
+        if not tracked.claimed:
+            return
+        job = tracked.job
+        try:
+            lease = self._claims.claim(job.job_id, job.delivery.claim_owner, now, seconds)
+            if not lease.held_by(job.delivery.claim_owner):
+                log.error("claim_lost", extra={"job_id": job.job_id})
+        except NrfError as exc:
+            log.warning("claim_renew_failed", extra={"job_id": job.job_id,
+                                                      "error": exc.message})  # fmt: skip

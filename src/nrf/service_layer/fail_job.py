@@ -1,0 +1,88 @@
+"""Use case: record a job as failed for good (bad input, a timeout) and tell the requester once."""
+
+from __future__ import annotations
+
+import logging
+
+from nrf.domain.errors import InvalidInput, NrfError, Problem
+from nrf.domain.job_request import Delivery, IncomingJob
+from nrf.domain.jobs import (
+    JobRecord,
+    JobStatus,
+    Notification,
+    NotificationKind,
+    NotificationRecord,
+    ResultStoreUnavailable,
+)
+from nrf.domain.ports import Clock, ResultStore
+from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
+from nrf.service_layer.job_settler import JobSettler
+from nrf.service_layer.notification_ledger import intent
+
+log = logging.getLogger("nrf.job")
+
+
+def timeout_error(seconds: float) -> InvalidInput:
+    return InvalidInput([Problem(
+        "job_timeout",
+        f"the assessment took longer than {seconds:g} s and was stopped; boundaries with "
+        "very many vertices take far longer, so simplify the boundary and submit it again",
+    )])  # fmt: skip
+
+
+class FailJob:
+    """Permanent failures: retrying never makes bad input good, so the message is deleted."""
+
+    def __init__(self, store: ResultStore, settler: JobSettler, clock: Clock) -> None:
+        self._store, self._settler, self._clock = store, settler, clock
+
+    def timed_out(self, job: IncomingJob, seconds: float) -> JobOutcome:
+        """The job's process was killed after ``seconds``: fail it for good (it would again).
+
+        Runs in the worker process, which still holds the job's claim.
+        """
+        email = (job.request or job.rejected).email  # type: ignore[union-attr]
+        return self(job.job_id, timeout_error(seconds), email, job.trace_id, job.delivery)
+
+    def __call__(
+        self,
+        job_id: str,
+        error: InvalidInput,
+        email: str | None,
+        trace_id: str | None,
+        delivery: Delivery,
+    ) -> JobOutcome:
+        ctx = {"job_id": job_id, "trace_id": trace_id, "codes": error.codes}
+        try:
+            existing = self._store.record(job_id)
+            if existing is not None:
+                # A redelivered bad message: it was failed (and told, or is being) before.
+                return self._settler.finish_existing(existing, delivery, ctx)
+        except ResultStoreUnavailable:
+            log.warning("result_store_unavailable", extra=ctx)
+        except NrfError as exc:  # a failed lookup: settle on the next delivery
+            return self._settler.retry(delivery, job_id, exc.code, ctx)
+        log.warning("job_invalid", extra={**ctx, "error": error.message[:2000]})
+        told: tuple[NotificationRecord, ...] = ()
+        if email:
+            personal = {"job_reference": job_id, "error_codes": ", ".join(error.codes),
+                        "error_message": error.message[:2000]}  # fmt: skip
+            told = (intent(NotificationKind.FAILED, email, personal),)
+        record = JobRecord(job_id=job_id, status=JobStatus.FAILED, error_codes=tuple(error.codes),
+                           message=error.message[:10_000], finished_at=self._clock.now(),
+                           notifications=told, trace_id=trace_id)  # fmt: skip
+        try:
+            self._store.save(job_id, {}, record)
+        except ResultStoreUnavailable:
+            # Told anyway, and the message still deleted: retrying never makes bad input good.
+            log.warning("failure_not_recorded", extra=ctx)
+            for entry in told:
+                self._settler.ledger.send_unrecorded(Notification(
+                    entry.kind, entry.recipient, job_id, dict(entry.details), job_id))  # fmt: skip
+            return JobOutcome(job_id=job_id, status=OutcomeStatus.FAILED, delete=True,
+                              error_codes=tuple(error.codes))  # fmt: skip
+        try:
+            record = self._settler.ledger.settle(record, ask_provider=False)
+        except NrfError as exc:  # the intent is stored: the next delivery settles it
+            return self._settler.retry(delivery, job_id, exc.code, ctx)
+        return self._settler.settled(record, delivery, OutcomeStatus.FAILED, ctx)
