@@ -99,6 +99,29 @@ def test_rule_sets_change_the_figures(tmp_path: Path) -> None:
     # September keeps package-treatment-plant sites outside catchments in scope.
     assert len(sept["sites"]) > len(april["sites"])
     assert sept["provenance"]["rule_set"] == "iat-2025-09"
+    by_id = {s["site"]["rlb_id"]: s for s in sept["sites"]}
+    compared = suds_compared = 0
+    for a in april["sites"]:
+        s = by_id[a["site"]["rlb_id"]]
+        # Same site, same water: litres/day × 365.25 × mg/L / 1e6, at 100 % (September)
+        # and at 90 % (April 2026), each rounded to 2 dp.
+        assert s["litres_used"] == a["litres_used"] and s["n_conc_2030_on"] == a["n_conc_2030_on"]
+        if s["n_conc_2030_on"] is not None:
+            kg = s["litres_used"] * 365.25 * s["n_conc_2030_on"] / 1e6
+            assert s["n_wwtw_perm"] == pytest.approx(kg, abs=0.0051)
+            assert a["n_wwtw_perm"] == pytest.approx(kg * 0.9, abs=0.0051)
+            compared += 1
+        # SuDS: on every site in September (a quarter of |uplift| off); in April 2026 only
+        # from 50 dwellings. Below 1 ha April adds no greenspace, so the uplifts are equal.
+        u = s["n_lu_uplift"]
+        if a["site"]["dwellings"] < 50 and a["dev_area_ha"] < 1.0 and u is not None:
+            assert a["n_lu_uplift"] == u
+            assert a["n_lu_post_suds"] == pytest.approx(u, abs=0.005)
+            assert s["n_lu_post_suds"] == pytest.approx(
+                u - abs(u) * 0.25, abs=0.0051
+            )  # half a penny, rounded
+            suds_compared += 1
+    assert compared > 0 and suds_compared > 0, "the sample exercised both rules"
 
 
 def test_processes_must_be_a_positive_whole_number(capsys: pytest.CaptureFixture[str]) -> None:

@@ -27,6 +27,7 @@ COMPLETED = Notification(
 def make(
     server: FakeNotifyServer, sleeper: FakeSleeper, *, timeout: float = 5.0, attempts: int = 4
 ) -> GovUkNotifyNotifier:
+    server.templates[TEMPLATES[NotificationKind.COMPLETED]] = frozenset({"job_id", "levyAmount"})
     return GovUkNotifyNotifier.from_api_key(
         server.api_key,
         TEMPLATES,
@@ -117,3 +118,17 @@ def test_the_api_key_never_appears_in_any_log_line(
         text = line.getMessage() + " " + repr(line.__dict__)
         assert secret not in text
         assert fake_notify.api_key not in text
+
+
+def test_the_fake_refuses_unknown_templates_and_missing_personalisation(
+    fake_notify: FakeNotifyServer,
+) -> None:
+    # As Notify does: so a success against the fake means the template and fields were right.
+    notifier = make(fake_notify, FakeSleeper())
+    short = Notification(NotificationKind.COMPLETED, "dev@example.gov.uk", "NRF-000001",
+                         {"job_id": "NRF-000001"}, reference="NRF-000001")  # fmt: skip
+    missing = notifier.send(short)
+    fake_notify.templates.clear()
+    unknown = notifier.send(COMPLETED)
+    assert not missing.sent and not unknown.sent
+    assert fake_notify.emails == [] and len(fake_notify.refused) == 2

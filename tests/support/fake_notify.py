@@ -17,6 +17,25 @@ import jwt
 TOKEN_LEEWAY = 30  # seconds either side of now, as Notify allows
 
 
+# The service's templates and the ((placeholders)) each uses. Like Notify, the fake refuses
+# (400) a template it does not know and an email missing one of its template's fields.
+SERVICE_TEMPLATES: dict[str, frozenset[str]] = {
+    "tpl-started": frozenset({"job_reference", "development_name", "results_link"}),
+    "tpl-completed": frozenset(
+        {
+            "job_reference",
+            "development_name",
+            "results_link",
+            "nitrogen_total_kg_per_year",
+            "phosphorus_total_kg_per_year",
+            "levy_amount",
+            "in_scope",
+        }
+    ),
+    "tpl-failed": frozenset({"job_reference", "error_codes", "error_message"}),
+}
+
+
 def notify_error(status: int, error: str, message: str) -> dict[str, Any]:
     return {"status_code": status, "errors": [{"error": error, "message": message}]}
 
@@ -34,6 +53,8 @@ class FakeNotifyServer:
         self.secret = str(uuid.uuid4())
         self.api_key = f"nrf_test-{self.service_id}-{self.secret}"
         self.emails: list[dict[str, Any]] = []
+        self.templates: dict[str, frozenset[str]] = dict(SERVICE_TEMPLATES)
+        self.refused: list[dict[str, Any]] = []  # emails answered 400
         self.requests = 0
         self.lookups: list[str] = []  # references asked about
         self._failures: list[int] = []
@@ -118,6 +139,10 @@ class FakeNotifyServer:
             email, template = data["email_address"], data["template_id"]
         except (ValueError, KeyError):
             return 400, notify_error(400, "ValidationError", "email_address is a required property")
+        refusal = self._check_template(template, data.get("personalisation") or {})
+        if refusal is not None:
+            self.refused.append(data)
+            return 400, notify_error(400, "BadRequestError", refusal)
         notification_id = str(uuid.uuid4())
         self.emails.append({**data, "id": notification_id})
         return 201, {
@@ -128,6 +153,13 @@ class FakeNotifyServer:
             "template": {"id": template, "version": 1, "uri": ""},
             "email_address": email,
         }
+
+    def _check_template(self, template: str, personalisation: dict[str, Any]) -> str | None:
+        fields = self.templates.get(template)
+        if fields is None:
+            return "Template not found"
+        missing = sorted(fields - set(personalisation))
+        return f"Missing personalisation: {', '.join(missing)}" if missing else None
 
     def _handle_get(self, path: str, headers: Any) -> tuple[int, dict[str, Any]]:
         """``GET /v2/notifications?reference=...``: the emails sent with that reference."""

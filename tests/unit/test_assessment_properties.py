@@ -60,8 +60,19 @@ def test_catchment_shares_add_up_to_site_totals(site, dwellings, rules_name, see
     dev = Development(1, "a", "a", "allocation", "t", dwellings, site)
     result = assess_site(dev, data.reference_for(site), data.lookups(), rule_set_named(rules_name))
     assert isinstance(result, SiteAssessment)  # every site here drains to a works with a permit
+    levy_parts = sum(e.quote.levy_gbp for e in result.levy_by_edp if e.quote)
+    assert levy_parts == result.levy.levy_gbp
+    q = result.levy
+    assert q.monitoring_gbp + q.maintenance_gbp + q.admin_gbp + q.mitigation_gbp == q.levy_gbp
+    assert q.levy_gbp >= 0
+    in_catchments = [c for c in data.reference_for(site).nn_catchments
+                     if c.geometry.intersection(site).area > 0]  # fmt: skip
     if not result.catchments:
+        # Outside both catchments (the corner x > 1000, y > 1300): nothing to split or charge.
+        assert in_catchments == [] and not result.area_in_nn_catchment_ha
+        assert (result.levy_by_edp, q.levy_gbp) == ((), 0)
         return
+    assert {c.n2k_site_name for c in result.catchments} == {c.n2k_site_name for c in in_catchments}
 
     def pennies(values) -> int:
         return sum(round(v * 100) for v in values)
@@ -75,11 +86,6 @@ def test_catchment_shares_add_up_to_site_totals(site, dwellings, rules_name, see
     assert pennies(c.area_ha for c in result.catchments) == round(
         (result.area_in_nn_catchment_ha or 0) * 100
     )
-    levy_parts = sum(e.quote.levy_gbp for e in result.levy_by_edp if e.quote)
-    assert levy_parts == result.levy.levy_gbp
-    q = result.levy
-    assert q.monitoring_gbp + q.maintenance_gbp + q.admin_gbp + q.mitigation_gbp == q.levy_gbp
-    assert q.levy_gbp >= 0
 
 
 @settings(max_examples=60, deadline=None)

@@ -139,23 +139,24 @@ class WorkerLoop:
             self._start(job)
 
     def _start(self, job: IncomingJob) -> None:
+        if self._stop.is_set():  # received as the stop came: back at once, untouched
+            now = self._clock.now()
+            self._in_flight.hand_back(Tracked(job, now, now))
+            return
+        tracked, outcome = self._in_flight.claim(job)
+        if outcome is None:
+            try:
+                future = self._executor.submit(job.delivery.message_id, tracked.job)
+            except Exception:  # the pool could not be replaced: the message goes back at once
+                log.exception("job_dispatch_failed", extra={"message_id": job.delivery.message_id})
+                self._in_flight.hand_back(tracked)
+                return
+            self._in_flight.jobs[future] = tracked
+            self._update_job_state()
         log.info("job_received", extra={"message_id": job.delivery.message_id,
                                         "receive_count": job.delivery.receive_count})  # fmt: skip
-        tracked, outcome = self._in_flight.claim(job)
         if outcome is not None:  # a duplicate, or a claim that could not be taken
             self._finish(tracked, outcome)
-            return
-        if self._stop.is_set():
-            self._in_flight.hand_back(tracked)
-            return
-        try:
-            future = self._executor.submit(job.delivery.message_id, tracked.job)
-        except Exception:  # the pool could not be replaced: the message goes back at once
-            log.exception("job_dispatch_failed", extra={"message_id": job.delivery.message_id})
-            self._in_flight.hand_back(tracked)
-            return
-        self._in_flight.jobs[future] = tracked
-        self._update_job_state()
 
     def _collect(self, timeout: float) -> None:
         jobs = self._in_flight.jobs

@@ -1,0 +1,52 @@
+"""The per-catchment split, on asymmetric sites worked by hand."""
+
+from __future__ import annotations
+
+from nrf.domain.land_use import Piece
+from nrf.domain.split import split_by_catchment
+
+WENSUM, BROADS = ("River Wensum SAC", "1"), ("The Broads SAC", "2")
+
+
+def piece(where: tuple[str, str], area_ha: float, n: float, p: float) -> Piece:
+    return Piece(n2k_site_name=where[0], edp_id=where[1], area_ha=area_ha, n_uplift=n, p_uplift=p)
+
+
+def test_wastewater_is_shared_by_area_not_equally() -> None:
+    # 3 ha in the Broads, 1 ha in the Wensum; no land-use change, so all is wastewater.
+    pieces = [piece(BROADS, 3.0, 0.0, 0.0), piece(WENSUM, 1.0, 0.0, 0.0)]
+    # Site: N wastewater 8.00, P 0.40; totals with the 20 % buffer: 9.60 and 0.48.
+    # Catchments come out sorted by name: the Wensum, then the Broads.
+    wensum, broads = split_by_catchment(
+        pieces, n_post_suds=0.0, p_post_suds=0.0, n_uplift=0.0, p_uplift=0.0,
+        suds_fraction=0.25, n_wwtw_perm=8.0, p_wwtw_perm=0.4, area_in_nn_ha=4.0,
+        n_total=9.6, p_total=0.48, buffer_fraction=0.2,
+    )  # fmt: skip
+    assert (broads.n2k_site_name, wensum.n2k_site_name) == ("The Broads SAC", "River Wensum SAC")
+    # Area shares 3/4 and 1/4: N 8.00 → 6.00 and 2.00; P 0.40 → 0.30 and 0.10.
+    assert (broads.area_ha, wensum.area_ha) == (3.0, 1.0)
+    assert (broads.n_wwtw_perm, wensum.n_wwtw_perm) == (6.0, 2.0)
+    assert (broads.p_wwtw_perm, wensum.p_wwtw_perm) == (0.3, 0.1)
+    # Totals ×1.2: N 7.20 and 2.40; P 0.36 and 0.12.
+    assert (broads.n_total, wensum.n_total) == (7.2, 2.4)
+    assert (broads.p_total, wensum.p_total) == (0.36, 0.12)
+
+
+def test_a_net_reduction_gets_the_buffer_with_its_sign() -> None:
+    # Land use falls: Broads −30 N / −3 P on 3 ha, Wensum −10 N / −1 P on 1 ha; no wastewater.
+    pieces = [piece(BROADS, 3.0, -30.0, -3.0), piece(WENSUM, 1.0, -10.0, -1.0)]
+    # SuDS on a negative uplift: ×(1 + 0.25): N −40 → −50.00, P −4 → −5.00 for the site.
+    # Buffer on a negative total: ×(1 − 0.2): N −50 → −40.00, P −5 → −4.00.
+    # Catchments come out sorted by name: the Wensum, then the Broads.
+    wensum, broads = split_by_catchment(
+        pieces, n_post_suds=-50.0, p_post_suds=-5.0, n_uplift=-40.0, p_uplift=-4.0,
+        suds_fraction=0.25, n_wwtw_perm=0.0, p_wwtw_perm=0.0, area_in_nn_ha=4.0,
+        n_total=-40.0, p_total=-4.0, buffer_fraction=0.2,
+    )  # fmt: skip
+    # Post-SuDS: Broads −30 × 1.25 = −37.50, Wensum −10 × 1.25 = −12.50.
+    assert (broads.n_lu_post_suds, wensum.n_lu_post_suds) == (-37.5, -12.5)
+    assert (broads.p_lu_post_suds, wensum.p_lu_post_suds) == (-3.75, -1.25)
+    # Totals: −37.50 × 0.8 = −30.00 and −12.50 × 0.8 = −10.00 (they add up to −40.00).
+    assert (broads.n_total, wensum.n_total) == (-30.0, -10.0)
+    # P: −3.75 × 0.8 = −3.00 and −1.25 × 0.8 = −1.00.
+    assert (broads.p_total, wensum.p_total) == (-3.0, -1.0)
