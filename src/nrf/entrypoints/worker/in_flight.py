@@ -15,7 +15,7 @@ from attrs import define, evolve, field
 from nrf.domain.errors import NrfError
 from nrf.domain.job_request import IncomingJob
 from nrf.domain.jobs import QueueFatalError, QueueTransientError, ResultStoreUnavailable
-from nrf.domain.ports import Clock, JobClaims, JobInbox
+from nrf.domain.ports import Clock, HeartbeatStore, JobClaims, JobInbox
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus, RetryPolicy
 
@@ -109,6 +109,15 @@ class InFlight:
             except (QueueTransientError, QueueFatalError) as exc:
                 tracked.last_error = exc.code
                 log.warning("heartbeat_extend_failed", extra={"error": exc.message})
+
+    def publish(self, heartbeat: HeartbeatStore) -> None:
+        """Tell /health which job is oldest and how long the longest may take."""
+        if not self.jobs:
+            heartbeat.end_job(self._clock.now())
+            return
+        oldest = min(self.jobs.values(), key=lambda t: t.started)
+        expected = max(expected_seconds(t.job) for t in self.jobs.values())
+        heartbeat.start_job(oldest.job.delivery.message_id, expected, oldest.started)
 
     def late(self, now: float) -> list[Tracked]:
         limit = self._s.job_timeout_seconds

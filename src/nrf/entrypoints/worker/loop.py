@@ -2,6 +2,8 @@
 
 In-flight state (visibility, lease, deadlines) belongs to :class:`InFlight`; the job
 processes to :class:`JobProcesses`; acknowledgements run on one background thread.
+Over 200 lines: poll, dispatch, collect, time out and drain all move jobs between the same
+in-flight map and the same acknowledgement queue, and read best side by side.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from enum import IntEnum
 from typing import Any, Protocol
 
 from nrf.domain.health import WorkerStatus
@@ -20,22 +21,14 @@ from nrf.domain.job_request import IncomingJob
 from nrf.domain.jobs import QueueFatalError, QueueTransientError
 from nrf.domain.ports import Clock, HeartbeatStore, JobInbox
 from nrf.entrypoints.settings import WorkerSettings
-from nrf.entrypoints.worker.acks import Acks, InlineAcks
-from nrf.entrypoints.worker.in_flight import InFlight, Tracked, expected_seconds
+from nrf.entrypoints.worker.acks import Acknowledger, Acks, InlineAcks, Metrics
+from nrf.entrypoints.worker.exit_codes import ExitCode
+from nrf.entrypoints.worker.in_flight import InFlight, Tracked
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus, RetryPolicy
 
 log = logging.getLogger("nrf.worker")
 
-Metrics = Callable[[str, float, "str | None"], None]
 RecordTimeout = Callable[[IncomingJob, float], JobOutcome]
-
-
-class ExitCode(IntEnum):
-    """How the worker (supervisor and worker process alike) ends."""
-
-    CLEAN = 0
-    CONFIG = 2
-    FATAL = 3
 
 
 class Executor(Protocol):
@@ -69,8 +62,9 @@ class WorkerLoop:
     ) -> None:
         self._inbox, self._in_flight, self._heartbeat = inbox, in_flight, heartbeat
         self._executor, self._s, self._clock, self._stop = executor, settings, clock, stop
-        self._retry, self._record_timeout, self._metrics = retry, record_timeout, metrics
+        self._retry, self._record_timeout = retry, record_timeout
         self._acks = acks or InlineAcks()
+        self._acknowledge = Acknowledger(inbox, metrics)
         self._pending_acks: list[Future[None]] = []
         self._queue_failures = 0
 
@@ -200,26 +194,6 @@ class WorkerLoop:
             self._acks.submit(lambda: self._acknowledge(tracked, outcome, seconds))
         )
 
-    def _acknowledge(self, tracked: Tracked, outcome: JobOutcome, seconds: float) -> None:
-        """Delete or delay the message, then log the job as finished: settled on the queue."""
-        try:
-            if outcome.delete:
-                self._inbox.delete(tracked.job)
-            else:
-                self._inbox.change_visibility(tracked.job, outcome.retry_after)
-        except QueueTransientError as exc:
-            # Harmless: the message comes back and is found finished in the result store.
-            log.warning("queue_ack_failed", extra={"job_id": outcome.job_id, "error": exc.message})
-        log.info("heartbeat_stats", extra={
-            "job_id": outcome.job_id, "count": tracked.extensions,
-            "seconds_extended": tracked.seconds_extended, "last_error": tracked.last_error,
-        })  # fmt: skip
-        log.info("job_finished", extra={"job_id": outcome.job_id, "status": str(outcome.status),
-                                        "seconds": round(seconds, 3),
-                                        "codes": list(outcome.error_codes)})  # fmt: skip
-        if self._metrics is not None:
-            self._metrics(str(outcome.status), seconds, outcome.job_id)
-
     def _enforce_timeout(self, now: float) -> None:
         """Kill jobs past JOB_TIMEOUT_SECONDS and record their failure from here.
 
@@ -248,13 +222,7 @@ class WorkerLoop:
         self._acknowledge(tracked, outcome, seconds)
 
     def _update_job_state(self) -> None:
-        jobs = self._in_flight.jobs
-        if not jobs:
-            self._heartbeat.end_job(self._clock.now())
-            return
-        oldest = min(jobs.values(), key=lambda t: t.started)
-        expected = max(expected_seconds(t.job) for t in jobs.values())
-        self._heartbeat.start_job(oldest.job.delivery.message_id, expected, oldest.started)
+        self._in_flight.publish(self._heartbeat)
 
     def _drain(self) -> None:
         """Stop polling; let jobs finish within the grace period, then hand the rest back."""
