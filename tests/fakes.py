@@ -112,11 +112,11 @@ class FakeJobQueue:
             stored.receipt_handle = f"{stored.message_id}/r{stored.receive_count}"
             received.append(
                 QueueMessage(
-                    stored.message_id,
-                    stored.receipt_handle,
-                    stored.body,
-                    stored.receive_count,
-                    stored.sent_at,
+                    message_id=stored.message_id,
+                    receipt_handle=stored.receipt_handle,
+                    body=stored.body,
+                    receive_count=stored.receive_count,
+                    sent_at=stored.sent_at,
                 )
             )
         return received
@@ -189,7 +189,7 @@ class FakeResultStore:
     def release(self, job_id: str, owner: str, now: float) -> None:
         current = self.leases.get(job_id)
         if current is not None and current.held_by(owner):
-            self.leases[job_id] = Lease(job_id, owner, now)
+            self.leases[job_id] = Lease(job_id=job_id, owner=owner, expires_at=now)
             self.releases.append((job_id, owner))
 
 
@@ -227,9 +227,9 @@ class FakeNotifier:
         if ok:
             self.delivered.append(notification)
         return NotificationRecord(
-            notification.kind,
-            notification.recipient,
-            ok,
+            kind=notification.kind,
+            recipient=notification.recipient,
+            sent=ok,
             provider_id=f"fake-{len(self.sent)}" if ok else None,
             error=None if ok else "fake_failure",
             attempts=1,

@@ -16,10 +16,10 @@ from support.fake_notify import FakeNotifyServer
 
 TEMPLATES = {NotificationKind.COMPLETED: "11111111-0000-0000-0000-000000000001"}
 COMPLETED = Notification(
-    NotificationKind.COMPLETED,
-    "dev@example.gov.uk",
-    "NRF-000001",
-    {"job_id": "NRF-000001", "levyAmount": "£2,500.00"},
+    kind=NotificationKind.COMPLETED,
+    recipient="dev@example.gov.uk",
+    job_id="NRF-000001",
+    personalisation={"job_id": "NRF-000001", "levyAmount": "£2,500.00"},
     reference="NRF-000001",
 )
 
@@ -125,8 +125,13 @@ def test_the_fake_refuses_unknown_templates_and_missing_personalisation(
 ) -> None:
     # As Notify does: so a success against the fake means the template and fields were right.
     notifier = make(fake_notify, FakeSleeper())
-    short = Notification(NotificationKind.COMPLETED, "dev@example.gov.uk", "NRF-000001",
-                         {"job_id": "NRF-000001"}, reference="NRF-000001")  # fmt: skip
+    short = Notification(
+        kind=NotificationKind.COMPLETED,
+        recipient="dev@example.gov.uk",
+        job_id="NRF-000001",
+        personalisation={"job_id": "NRF-000001"},
+        reference="NRF-000001",
+    )
     missing = notifier.send(short)
     fake_notify.templates.clear()
     unknown = notifier.send(COMPLETED)

@@ -20,14 +20,24 @@ def store(aws: MotoServer) -> S3ResultStore:
 
 
 def test_claims_follow_the_lease_rules_with_conditional_puts(store: S3ResultStore) -> None:
-    assert store.claim("job-1", "a", T0, 30) == Lease("job-1", "a", T0 + 30, first=True)
-    assert store.claim("job-1", "b", T0 + 10, 30) == Lease("job-1", "a", T0 + 30)
-    assert store.claim("job-1", "a", T0 + 10, 30) == Lease("job-1", "a", T0 + 40)
-    assert store.claim("job-1", "b", T0 + 40, 30) == Lease("job-1", "b", T0 + 70)
+    assert store.claim("job-1", "a", T0, 30) == Lease(
+        job_id="job-1", owner="a", expires_at=T0 + 30, first=True
+    )
+    assert store.claim("job-1", "b", T0 + 10, 30) == Lease(
+        job_id="job-1", owner="a", expires_at=T0 + 30
+    )
+    assert store.claim("job-1", "a", T0 + 10, 30) == Lease(
+        job_id="job-1", owner="a", expires_at=T0 + 40
+    )
+    assert store.claim("job-1", "b", T0 + 40, 30) == Lease(
+        job_id="job-1", owner="b", expires_at=T0 + 70
+    )
     store.release("job-1", "a", T0 + 41)
     assert store.claim("job-1", "c", T0 + 42, 30).owner == "b"
     store.release("job-1", "b", T0 + 43)
-    assert store.claim("job-1", "c", T0 + 44, 30) == Lease("job-1", "c", T0 + 74)
+    assert store.claim("job-1", "c", T0 + 44, 30) == Lease(
+        job_id="job-1", owner="c", expires_at=T0 + 74
+    )
     keys = [o["Key"] for o in store._client.list_objects_v2(Bucket="claims")["Contents"]]
     assert keys == ["results/.claims/job-1.json"]
 
@@ -37,8 +47,14 @@ def test_a_stale_etag_loses_the_race(store: S3ResultStore) -> None:
     _, etag = store._read_claim("job-1")
     store.claim("job-1", "b", T0 + 31, 30)  # b took it over meanwhile: the etag changed
     assert etag is not None
-    assert store._put_claim("job-1", Lease("job-1", "c", T0 + 61), etag) is False
-    assert store._put_claim("job-1", Lease("job-1", "c", T0 + 61), None) is False
+    assert (
+        store._put_claim("job-1", Lease(job_id="job-1", owner="c", expires_at=T0 + 61), etag)
+        is False
+    )
+    assert (
+        store._put_claim("job-1", Lease(job_id="job-1", owner="c", expires_at=T0 + 61), None)
+        is False
+    )
     assert store.claim("job-1", "c", T0 + 32, 30).owner == "b"
 
 

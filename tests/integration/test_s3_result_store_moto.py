@@ -9,7 +9,9 @@ from nrf.domain.errors import InvalidInput
 from nrf.domain.jobs import JobRecord, JobStatus, ResultStoreUnavailable
 from support.moto_server import MotoServer, aws_client, client_config, free_port
 
-RECORD = JobRecord("NRF-000001", JobStatus.SUCCEEDED, finished_at=1_700_000_000.0, trace_id="t")
+RECORD = JobRecord(
+    job_id="NRF-000001", status=JobStatus.SUCCEEDED, finished_at=1_700_000_000.0, trace_id="t"
+)
 FILES = {"result.json": b'{"ok": true}', "legacy.csv": b"a,b\n"}
 
 

@@ -12,10 +12,10 @@ from support.moto_server import REGION, MotoServer
 
 SENDER = "nrf@example.gov.uk"
 COMPLETED = Notification(
-    NotificationKind.COMPLETED,
-    "dev@example.gov.uk",
-    "NRF-000001",
-    {"development_name": "Mill Lane"},
+    kind=NotificationKind.COMPLETED,
+    recipient="dev@example.gov.uk",
+    job_id="NRF-000001",
+    personalisation={"development_name": "Mill Lane"},
     reference="NRF-000001",
 )
 

@@ -51,7 +51,9 @@ def test_an_unfinished_job_is_failed_and_support_and_requester_are_told() -> Non
 def test_a_stored_job_whose_email_never_went_gets_it_now_and_support_hears() -> None:
     drain, dlq, store, notifier = make()
     pending = intent(NotificationKind.COMPLETED, "planner@example.gov.uk", {"levy_amount": "£1"})
-    store.records["done-1"] = JobRecord("done-1", JobStatus.SUCCEEDED, notifications=(pending,))
+    store.records["done-1"] = JobRecord(
+        job_id="done-1", status=JobStatus.SUCCEEDED, notifications=(pending,)
+    )
     dlq.send(body("done-1"))
     drain()
     completed = [n for n in notifier.sent if n.kind is NotificationKind.COMPLETED]
@@ -66,7 +68,7 @@ def test_a_stored_job_whose_email_never_went_gets_it_now_and_support_hears() -> 
 
 def test_a_finished_and_told_job_is_just_deleted() -> None:
     drain, dlq, store, notifier = make()
-    store.records["ok-1"] = JobRecord("ok-1", JobStatus.SUCCEEDED)
+    store.records["ok-1"] = JobRecord(job_id="ok-1", status=JobStatus.SUCCEEDED)
     dlq.send(body("ok-1"))
     assert drain() == ["ok-1"]
     assert notifier.sent == [] and dlq.messages == {}

@@ -9,7 +9,13 @@ from test_process_job import FakeBoundarySource, body, msg, render, repo
 
 from fakes import FakeClock, FakeNotifier, FakeResultStore
 from nrf.adapters.job_queue.job_message import claim_owner
-from nrf.domain.jobs import JobRecord, Notification, NotificationKind, NotificationRecord
+from nrf.domain.jobs import (
+    JobRecord,
+    Notification,
+    NotificationKind,
+    NotificationRecord,
+    QueueMessage,
+)
 from nrf.service_layer.notification_ledger import OUTCOME_UNKNOWN
 from support.deliveries import LEASE, Deliveries
 
@@ -154,7 +160,9 @@ def test_a_duplicate_message_while_the_job_runs_elsewhere_is_deleted_not_compute
     first = msg(body(), count=1)
     store.claim("job-1", claim_owner(first), clock.now(), LEASE)  # another process has it
     clock.advance(100)
-    copy = type(first)("m-2", "r-other", first.body, 1, None)  # another message, same job
+    copy = QueueMessage(
+        message_id="m-2", receipt_handle="r-other", body=first.body
+    )  # another message, same job
 
     outcome = process(copy)
 
@@ -171,7 +179,9 @@ def test_a_redelivery_of_the_holders_own_message_waits_for_its_lease() -> None:
     clock.advance(100)
     # The same message received again (a new receipt handle): deleting it would delete the
     # holder's own message, so it comes back just after the holder's lease ends.
-    again = type(first)(first.message_id, "r-again", first.body, 2, None)
+    again = QueueMessage(
+        message_id=first.message_id, receipt_handle="r-again", body=first.body, receive_count=2
+    )
 
     outcome = process(again)
 
@@ -187,7 +197,7 @@ def test_the_started_email_goes_only_with_the_very_first_claim() -> None:
         process(msg(body(), count=1))
     clock.advance(LEASE + 1)
     # A duplicate message on its own first delivery, after the crash: not a second "started".
-    copy = type(msg(""))("m-2", "r-copy", body(), 1, None)
+    copy = QueueMessage(message_id="m-2", receipt_handle="r-copy", body=body())
     assert process(copy).status == "succeeded"
     assert delivered(notifier, NotificationKind.STARTED) == 1
 
@@ -217,6 +227,6 @@ def test_every_outcome_releases_the_claim() -> None:
     process(message)
     assert store.releases == [("job-1", claim_owner(message))]
     store.failures = 1  # a transient failure on a fresh job: released too
-    other = type(message)("m-9", "r-9", body(job_id="job-2"), 1, None)
+    other = QueueMessage(message_id="m-9", receipt_handle="r-9", body=body(job_id="job-2"))
     assert process(other).status == "retry"
     assert ("job-2", claim_owner(other)) in store.releases

@@ -26,7 +26,12 @@ def test_a_record_round_trips_through_json_with_enums_as_values() -> None:
         finished_at=1_700_000_123.5,
         notifications=(
             NotificationRecord(
-                NotificationKind.FAILED, "a@example.com", False, None, "http_500", 4
+                kind=NotificationKind.FAILED,
+                recipient="a@example.com",
+                sent=False,
+                provider_id=None,
+                error="http_500",
+                attempts=4,
             ),
         ),
         trace_id="t-1",
@@ -59,7 +64,12 @@ def test_unsafe_job_ids_are_invalid_input(job_id: str) -> None:
 
 def test_personalisation_is_a_read_only_copy() -> None:
     values = {"job_id": "NRF-000001"}
-    notification = Notification(NotificationKind.COMPLETED, "a@example.com", "NRF-000001", values)
+    notification = Notification(
+        kind=NotificationKind.COMPLETED,
+        recipient="a@example.com",
+        job_id="NRF-000001",
+        personalisation=values,
+    )
     values["job_id"] = "changed"
     assert notification.personalisation["job_id"] == "NRF-000001"
     with pytest.raises(TypeError):

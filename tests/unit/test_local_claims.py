@@ -14,32 +14,42 @@ T0 = 1_700_000_000.0
 def test_the_first_claim_is_granted_and_marked_first(tmp_path: Path) -> None:
     store = LocalResultStore(tmp_path)
     lease = store.claim("job-1", "a", T0, 30)
-    assert lease == Lease("job-1", "a", T0 + 30, first=True)
+    assert lease == Lease(job_id="job-1", owner="a", expires_at=T0 + 30, first=True)
     assert [p.name for p in tmp_path.iterdir() if p.is_dir()] == [], "no job folder yet"
 
 
 def test_a_live_lease_refuses_others_and_is_renewed_by_its_owner(tmp_path: Path) -> None:
     store = LocalResultStore(tmp_path)
     store.claim("job-1", "a", T0, 30)
-    assert store.claim("job-1", "b", T0 + 29, 30) == Lease("job-1", "a", T0 + 30)
-    assert store.claim("job-1", "a", T0 + 29, 30) == Lease("job-1", "a", T0 + 59)
+    assert store.claim("job-1", "b", T0 + 29, 30) == Lease(
+        job_id="job-1", owner="a", expires_at=T0 + 30
+    )
+    assert store.claim("job-1", "a", T0 + 29, 30) == Lease(
+        job_id="job-1", owner="a", expires_at=T0 + 59
+    )
     assert store.claim("job-1", "b", T0 + 58, 30).owner == "a"
 
 
 def test_an_expired_or_released_lease_is_taken_over_but_not_as_first(tmp_path: Path) -> None:
     store = LocalResultStore(tmp_path)
     store.claim("job-1", "a", T0, 30)
-    assert store.claim("job-1", "b", T0 + 30, 30) == Lease("job-1", "b", T0 + 60)
+    assert store.claim("job-1", "b", T0 + 30, 30) == Lease(
+        job_id="job-1", owner="b", expires_at=T0 + 60
+    )
     store.release("job-1", "a", T0 + 31)  # not a's any more: no effect
     assert store.claim("job-1", "c", T0 + 31, 30).owner == "b"
     store.release("job-1", "b", T0 + 32)
-    assert store.claim("job-1", "c", T0 + 33, 30) == Lease("job-1", "c", T0 + 63)
+    assert store.claim("job-1", "c", T0 + 33, 30) == Lease(
+        job_id="job-1", owner="c", expires_at=T0 + 63
+    )
 
 
 def test_a_torn_claim_file_is_free_but_not_first(tmp_path: Path) -> None:
     store = LocalResultStore(tmp_path)
     (tmp_path / ".claim-job-1").write_bytes(b'{"job_id": "job-1", "own')
-    assert store.claim("job-1", "a", T0, 30) == Lease("job-1", "a", T0 + 30, first=False)
+    assert store.claim("job-1", "a", T0, 30) == Lease(
+        job_id="job-1", owner="a", expires_at=T0 + 30, first=False
+    )
 
 
 def test_of_many_racing_claimants_exactly_one_wins_every_time(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from nrf.adapters.result_store.local_result_store import LocalResultStore
 from nrf.domain.errors import InvalidInput
 from nrf.domain.jobs import JobRecord, JobStatus, ResultStoreUnavailable
 
-RECORD = JobRecord("NRF-000001", JobStatus.SUCCEEDED, finished_at=1_700_000_000.0)
+RECORD = JobRecord(job_id="NRF-000001", status=JobStatus.SUCCEEDED, finished_at=1_700_000_000.0)
 FILES = {"result.json": b'{"ok": true}', "legacy.csv": b"a,b\n1,2\n"}
 
 

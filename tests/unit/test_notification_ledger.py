@@ -13,8 +13,14 @@ PLANNER, SUPPORT = "planner@example.gov.uk", "support@example.gov.uk"
 
 def half_settled() -> JobRecord:
     """The requester's email went (settled); support's is still pending."""
-    sent = NotificationRecord(NotificationKind.COMPLETED, PLANNER, True, provider_id="n-1",
-                              attempts=1, details=(("job_reference", "job-1"),))  # fmt: skip
+    sent = NotificationRecord(
+        kind=NotificationKind.COMPLETED,
+        recipient=PLANNER,
+        sent=True,
+        provider_id="n-1",
+        attempts=1,
+        details=(("job_reference", "job-1"),),
+    )
     pending = intent(NotificationKind.DEAD_LETTERED, SUPPORT, {"job_reference": "job-1"})
     return JobRecord(job_id="job-1", status=JobStatus.SUCCEEDED, notifications=(sent, pending))
 

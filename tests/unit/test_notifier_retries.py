@@ -88,10 +88,10 @@ class RecordingNotifyClient:
 
 def completed(recipient: str = "dev@example.gov.uk") -> Notification:
     return Notification(
-        NotificationKind.COMPLETED,
-        recipient,
-        "NRF-000001",
-        {"development_name": "Mill Lane", "levyAmount": "£1,234.00"},
+        kind=NotificationKind.COMPLETED,
+        recipient=recipient,
+        job_id="NRF-000001",
+        personalisation={"development_name": "Mill Lane", "levyAmount": "£1,234.00"},
         reference="NRF-000001",
     )
 
@@ -244,7 +244,12 @@ def test_domains_compare_case_insensitively_and_empty_allows_all(
 
 def test_a_kind_without_a_template_is_not_sent(clock: FakeClock, sleeper: FakeSleeper) -> None:
     client = RecordingNotifyClient()
-    started = Notification(NotificationKind.STARTED, "dev@example.gov.uk", "NRF-000001", {})
+    started = Notification(
+        kind=NotificationKind.STARTED,
+        recipient="dev@example.gov.uk",
+        job_id="NRF-000001",
+        personalisation={},
+    )
     record = notify(client, clock, sleeper).send(started)
     assert (record.sent, record.error) == (False, "no_template_for_kind")
     assert client.calls == []

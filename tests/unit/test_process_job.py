@@ -68,7 +68,9 @@ def make(source=None, store=None, notifier=None):
 
 
 def msg(text: str, count: int = 1) -> QueueMessage:
-    return QueueMessage("m-1", f"r-{count}", text, count, None)
+    return QueueMessage(
+        message_id="m-1", receipt_handle=f"r-{count}", body=text, receive_count=count, sent_at=None
+    )
 
 
 def test_a_job_is_stored_then_the_requester_is_told_with_totals_and_levy() -> None:
@@ -142,7 +144,7 @@ def test_stored_but_not_told_is_told_on_redelivery() -> None:
     process, store, notifier = make()
     process(msg(body()))
     record = store.records["job-1"]
-    store.records["job-1"] = type(record)(record.job_id, record.status, (), "", 0.0, (), None)
+    store.records["job-1"] = type(record)(job_id=record.job_id, status=record.status)
     notifier.sent.clear()
     notifier.delivered.clear()  # the provider never got it either
     assert process(msg(body(), count=2)).status == "already_finished"
@@ -167,7 +169,7 @@ def test_a_bad_message_whose_job_is_claimed_by_another_message_is_dropped_silent
     from nrf.domain.claims import Lease
 
     process, store, notifier = make()
-    store.leases["job-1"] = Lease("job-1", "another-message/0123", 1e12)
+    store.leases["job-1"] = Lease(job_id="job-1", owner="another-message/0123", expires_at=1e12)
     outcome = process(msg(body(development={"dwellings": -1})))
     assert (outcome.status, outcome.delete) == ("duplicate", True)
     assert notifier.sent == [] and "job-1" not in store.records

@@ -17,7 +17,9 @@ from botocore.exceptions import (
 from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue, translate_error
 from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
 
-MESSAGE = QueueMessage("m-1", "handle-1", "{}", 1, None)
+MESSAGE = QueueMessage(
+    message_id="m-1", receipt_handle="handle-1", body="{}", receive_count=1, sent_at=None
+)
 
 
 def client_error(code: str, message: str = "", operation: str = "ReceiveMessage") -> ClientError:

@@ -74,7 +74,9 @@ def test_the_claim_is_taken_before_dispatch_renewed_with_the_visibility_and_rele
 
 def test_a_copy_held_by_another_message_is_deleted_without_running() -> None:
     r = rig(**LIMITS)
-    r.claims.leases["dup"] = Lease("dup", "other-message/abcd", r.clock.now() + 500)
+    r.claims.leases["dup"] = Lease(
+        job_id="dup", owner="other-message/abcd", expires_at=r.clock.now() + 500
+    )
     r.queue.send(job("dup"))
     r.loop._step()
     assert r.executor.futures == [], "not dispatched"
@@ -84,7 +86,9 @@ def test_a_copy_held_by_another_message_is_deleted_without_running() -> None:
 def test_a_redelivery_of_the_holding_message_waits_for_the_lease() -> None:
     r = rig(**LIMITS)
     message_id = r.queue.send(job("held"))
-    r.claims.leases["held"] = Lease("held", f"{message_id}/an-earlier-receive", r.clock.now() + 500)
+    r.claims.leases["held"] = Lease(
+        job_id="held", owner=f"{message_id}/an-earlier-receive", expires_at=r.clock.now() + 500
+    )
     r.loop._step()
     assert r.executor.futures == []
     assert r.queue.visibility_changes == [(message_id, 501)]  # 500 s left + 1
@@ -128,7 +132,9 @@ def test_a_lost_claim_is_reported(caplog: pytest.LogCaptureFixture) -> None:
     r.loop._step()
     r.clock.advance(240)
     # Our lease ran out while frozen and another owner took the job over.
-    r.claims.leases["taken"] = Lease("taken", "another/owner", r.clock.now() + 600)
+    r.claims.leases["taken"] = Lease(
+        job_id="taken", owner="another/owner", expires_at=r.clock.now() + 600
+    )
     with caplog.at_level(logging.ERROR, logger="nrf.worker"):
         r.loop._step()
     assert [rec.msg for rec in caplog.records] == ["claim_lost"]

@@ -8,7 +8,7 @@ import math
 from attrs import frozen
 
 
-@frozen
+@frozen(kw_only=True)
 class Lease:
     """Who holds a job's claim and until when (epoch seconds)."""
 
@@ -39,7 +39,9 @@ def lease_from_json(data: bytes) -> Lease:
     """Parse what :func:`lease_to_json` wrote; raises ValueError for anything else."""
     try:
         raw = json.loads(data)
-        return Lease(str(raw["job_id"]), str(raw["owner"]), float(raw["expires_at"]))
+        return Lease(
+            job_id=str(raw["job_id"]), owner=str(raw["owner"]), expires_at=float(raw["expires_at"])
+        )
     except (ValueError, KeyError, TypeError) as exc:
         raise ValueError("not a claim") from exc
 
@@ -49,7 +51,7 @@ def next_lease(
 ) -> Lease | None:
     """The lease to write over ``current``, or None when another owner's live lease stands."""
     if current is None:
-        return Lease(job_id, owner, now + lease_seconds, first=True)
+        return Lease(job_id=job_id, owner=owner, expires_at=now + lease_seconds, first=True)
     if current.owner == owner or current.expires_at <= now:
-        return Lease(job_id, owner, now + lease_seconds)
+        return Lease(job_id=job_id, owner=owner, expires_at=now + lease_seconds)
     return None

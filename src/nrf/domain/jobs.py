@@ -30,7 +30,7 @@ class NotificationKind(StrEnum):
     DEAD_LETTERED = "dead_lettered"
 
 
-@frozen
+@frozen(kw_only=True)
 class QueueMessage:
     """One received message; ``receipt_handle`` changes on every receive."""
 
@@ -41,7 +41,7 @@ class QueueMessage:
     sent_at: float | None = None  # epoch seconds
 
 
-@frozen
+@frozen(kw_only=True)
 class NotificationRecord:
     """What happened to one notification; kept on the job so no failure is silent."""
 
@@ -58,7 +58,7 @@ class NotificationRecord:
     details: tuple[tuple[str, str], ...] = ()
 
 
-@frozen
+@frozen(kw_only=True)
 class JobRecord:
     """The stored outcome of a job: its presence means the job is finished."""
 
@@ -75,7 +75,7 @@ def _read_only(values: Mapping[str, str]) -> Mapping[str, str]:
     return MappingProxyType(dict(values))
 
 
-@frozen(hash=False)
+@frozen(hash=False, kw_only=True)
 class Notification:
     """An email to send; ``personalisation`` is copied so callers cannot change it later."""
 

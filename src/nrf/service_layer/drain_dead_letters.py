@@ -90,7 +90,7 @@ class DrainDeadLetters:
     def _support_entry(self, job_id: str, reason: str) -> NotificationRecord:
         if not self._support:
             log.warning("dead_letter_unreported", extra={"job_id": job_id, "reason": reason})
-            return NotificationRecord(NotificationKind.DEAD_LETTERED, "", False,
+            return NotificationRecord(kind=NotificationKind.DEAD_LETTERED, recipient="", sent=False,
                                       error="no_support_address")  # fmt: skip
         return intent(NotificationKind.DEAD_LETTERED, self._support, _details(job_id, reason))
 

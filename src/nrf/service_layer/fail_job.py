@@ -77,8 +77,15 @@ class FailJob:
             # Told anyway, and the message still deleted: retrying never makes bad input good.
             log.warning("failure_not_recorded", extra=ctx)
             for entry in told:
-                self._settler.ledger.send_unrecorded(Notification(
-                    entry.kind, entry.recipient, job_id, dict(entry.details), job_id))  # fmt: skip
+                self._settler.ledger.send_unrecorded(
+                    Notification(
+                        kind=entry.kind,
+                        recipient=entry.recipient,
+                        job_id=job_id,
+                        personalisation=dict(entry.details),
+                        reference=job_id,
+                    )
+                )
             return JobOutcome(job_id=job_id, status=OutcomeStatus.FAILED, delete=True,
                               error_codes=tuple(error.codes))  # fmt: skip
         try:

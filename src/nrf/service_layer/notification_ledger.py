@@ -24,7 +24,7 @@ def intent(
     kind: NotificationKind, recipient: str, details: Mapping[str, str]
 ) -> NotificationRecord:
     """A pending entry: saved with the job record before the email goes out."""
-    return NotificationRecord(kind, recipient, False, pending=True,
+    return NotificationRecord(kind=kind, recipient=recipient, sent=False, pending=True,
                               details=tuple(sorted(details.items())))  # fmt: skip
 
 
@@ -52,8 +52,13 @@ class NotificationLedger:
         for index, entry in enumerate(entries):
             if not entry.pending:
                 continue
-            notification = Notification(entry.kind, entry.recipient, record.job_id,
-                                        dict(entry.details), record.job_id)  # fmt: skip
+            notification = Notification(
+                kind=entry.kind,
+                recipient=entry.recipient,
+                job_id=record.job_id,
+                personalisation=dict(entry.details),
+                reference=record.job_id,
+            )
             entries[index] = self._settle_one(entry, notification, ask_provider)
             record = evolve(record, notifications=tuple(entries))
             self._store.save(record.job_id, {}, record)

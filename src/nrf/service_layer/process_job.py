@@ -103,10 +103,15 @@ class ProcessJob:
             return self._settler.finish_existing(existing, delivery, ctx, missing)
         if delivery.receive_count <= 1 and delivery.first_claim and request.email:
             # At most once: only the very first claim of a job ever sends it.
-            self._settler.ledger.send_unrecorded(Notification(
-                NotificationKind.STARTED, request.email, request.job_id,
-                personalisation(self._settings, request, None), request.job_id,
-            ))  # fmt: skip
+            self._settler.ledger.send_unrecorded(
+                Notification(
+                    kind=NotificationKind.STARTED,
+                    recipient=request.email,
+                    job_id=request.job_id,
+                    personalisation=personalisation(self._settings, request, None),
+                    reference=request.job_id,
+                )
+            )
         try:
             developments = [self._development(request)]
             rules = rule_set_named(request.rules or self._default_rules)

@@ -33,7 +33,9 @@ class LogNotifier:
                 "personalisation": dict(notification.personalisation),
             },
         )
-        return NotificationRecord(notification.kind, notification.recipient, True, attempts=1)
+        return NotificationRecord(
+            kind=notification.kind, recipient=notification.recipient, sent=True, attempts=1
+        )
 
     def sent_before(self, notification: Notification) -> bool | None:
         """Nothing was ever emailed, so logging it again cannot email anyone twice."""

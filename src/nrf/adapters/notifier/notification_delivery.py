@@ -58,7 +58,9 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
 
 def refused(notification: Notification, problem: str) -> NotificationRecord:
     """The record of a notification not even attempted (bad address, domain, template)."""
-    return NotificationRecord(notification.kind, notification.recipient, False, error=problem)
+    return NotificationRecord(
+        kind=notification.kind, recipient=notification.recipient, sent=False, error=problem
+    )
 
 
 def deliver(
@@ -85,16 +87,26 @@ def deliver(
             error, retryable = exc.message, exc.retryable
         else:
             return NotificationRecord(
-                notification.kind, notification.recipient, True, provider_id, None, attempts
+                kind=notification.kind,
+                recipient=notification.recipient,
+                sent=True,
+                provider_id=provider_id,
+                error=None,
+                attempts=attempts,
             )
         delay = jitter(policy.delay_cap(attempts))
         out_of_time = clock.now() - started + delay > policy.max_total_seconds
         if not retryable or attempts >= policy.max_attempts or out_of_time:
             # A retryable failure stays pending: the job's next delivery tries again.
             return NotificationRecord(
-                notification.kind, notification.recipient, False, None, error, attempts,
+                kind=notification.kind,
+                recipient=notification.recipient,
+                sent=False,
+                provider_id=None,
+                error=error,
+                attempts=attempts,
                 pending=retryable,
-            )  # fmt: skip
+            )
         sleeper.sleep(delay)
 
 

@@ -79,7 +79,7 @@ class LocalResultStore:
         with self._claim_file(job_id) as handle:
             current = _read_lease(handle, job_id)
             if current is not None and current.held_by(owner):
-                _rewrite(handle, lease_to_json(Lease(job_id, owner, now)))
+                _rewrite(handle, lease_to_json(Lease(job_id=job_id, owner=owner, expires_at=now)))
 
     @contextlib.contextmanager
     def _claim_file(self, job_id: str) -> Iterator[BinaryIO]:
@@ -148,7 +148,7 @@ def _read_lease(handle: BinaryIO, job_id: str) -> Lease | None:
     except ValueError:
         # Torn by a holder killed mid-write: that holder is gone, so the lease is free,
         # but someone did start the job, so it is not a first claim.
-        return Lease(job_id, "", 0.0)
+        return Lease(job_id=job_id, owner="", expires_at=0.0)
 
 
 def _rewrite(handle: BinaryIO, data: bytes) -> None:

@@ -89,7 +89,7 @@ class S3ResultStore:
     def release(self, job_id: str, owner: str, now: float) -> None:
         current, etag = self._read_claim(job_id)
         if current is not None and current.held_by(owner):
-            self._put_claim(job_id, Lease(job_id, owner, now), etag)
+            self._put_claim(job_id, Lease(job_id=job_id, owner=owner, expires_at=now), etag)
 
     def sweep_temporaries(self, now: float, older_than: float) -> int:
         """Nothing to sweep: a PutObject lands whole or not at all."""
@@ -112,7 +112,9 @@ class S3ResultStore:
         try:
             return lease_from_json(data), etag
         except ValueError:
-            return Lease(job_id, "", 0.0), etag  # unreadable: free, but not a first claim
+            return Lease(
+                job_id=job_id, owner="", expires_at=0.0
+            ), etag  # unreadable: free, but not a first claim
 
     def _put_claim(self, job_id: str, lease: Lease, etag: str | None) -> bool:
         condition = {"IfMatch": etag} if etag else {"IfNoneMatch": "*"}

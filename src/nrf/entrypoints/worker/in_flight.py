@@ -29,7 +29,7 @@ def expected_seconds(job: IncomingJob) -> float:
     return 30.0 + job.delivery.body_bytes / 10_000
 
 
-@define
+@define(kw_only=True)
 class Tracked:
     """A job being worked on and its visibility-heartbeat bookkeeping."""
 
@@ -60,7 +60,7 @@ class InFlight:
     def claim(self, job: IncomingJob) -> tuple[Tracked, JobOutcome | None]:
         """Take the job's lease: (tracked, None) to dispatch it, or the outcome to ack now."""
         now = self._clock.now()
-        tracked = Tracked(job, now, now)
+        tracked = Tracked(job=job, started=now, extended_at=now)
         delivery, ctx = job.delivery, {"job_id": job.job_id, "trace_id": job.trace_id}
         try:
             lease = self._claims.claim(job.job_id, delivery.claim_owner, now,

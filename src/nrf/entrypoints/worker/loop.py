@@ -135,7 +135,7 @@ class WorkerLoop:
     def _start(self, job: IncomingJob) -> None:
         if self._stop.is_set():  # received as the stop came: back at once, untouched
             now = self._clock.now()
-            self._in_flight.hand_back(Tracked(job, now, now))
+            self._in_flight.hand_back(Tracked(job=job, started=now, extended_at=now))
             return
         tracked, outcome = self._in_flight.claim(job)
         if outcome is None:
