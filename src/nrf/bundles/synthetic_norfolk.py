@@ -1,4 +1,7 @@
-"""The synthetic Norfolk design: catchments, zones and tables around the real sample sites."""
+"""The synthetic Norfolk design: catchments, zones and tables around the real sample sites.
+
+Over 200 lines: one design (catchments, zones, tables) laid out around the same sample sites.
+"""
 
 from __future__ import annotations
 

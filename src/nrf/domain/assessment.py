@@ -1,4 +1,7 @@
-"""Assess developments: every figure of one site from its own reference data only."""
+"""Assess developments: every figure of one site from its own reference data only.
+
+Over 200 lines: one site's figures are computed in one readable sequence of steps.
+"""
 
 from __future__ import annotations
 

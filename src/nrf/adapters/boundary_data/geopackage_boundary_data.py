@@ -1,4 +1,7 @@
-"""BoundaryDataRepository over a bundle GeoPackage: small layers in memory, the rest by R-tree."""
+"""BoundaryDataRepository over a bundle GeoPackage: small layers in memory, the rest by R-tree.
+
+Over 200 lines: opening, checking and querying the bundle share one connection's state.
+"""
 
 from __future__ import annotations
 

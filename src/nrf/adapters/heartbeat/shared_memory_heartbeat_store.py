@@ -1,4 +1,7 @@
-"""SharedMemoryHeartbeatStore: the worker's liveness state in a named shared-memory block."""
+"""SharedMemoryHeartbeatStore: the worker's liveness state in a named shared-memory block.
+
+Over 200 lines: the byte layout and every accessor of the shared block must agree.
+"""
 
 from __future__ import annotations
 
