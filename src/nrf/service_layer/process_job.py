@@ -24,7 +24,7 @@ from nrf.domain.model import Development
 from nrf.domain.ports import Clock, JobBoundarySource, ResultStore
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
-from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature, validate_features
+from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, validate_features
 from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.job_emails import NotifySettings, personalisation
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
@@ -88,7 +88,7 @@ class ProcessJob:
             "dwellings": request.dwellings,
         }  # fmt: skip
         # A job is one development: every feature's properties come from the message.
-        stamped = [RawFeature(f.index, props, f.geometry, f.crs, f.problems) for f in raw]
+        stamped = [evolve(f, properties=props) for f in raw]
         devs = validate_features(stamped, self._limits)
         boundary = devs[0].boundary if len(devs) == 1 else shapely.union_all(
             [d.boundary for d in devs])  # fmt: skip
