@@ -271,5 +271,8 @@ class FakeHeartbeatStore:
     def set_draining(self, draining: bool) -> None:
         self._set("set_draining", draining=draining)
 
+    def set_bundle_version(self, version: str) -> None:
+        self._set("set_bundle_version", bundle_version=version)
+
     def snapshot(self) -> HeartbeatSnapshot:
         return self.state

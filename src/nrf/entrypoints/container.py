@@ -12,6 +12,7 @@ from dependency_injector import containers, providers
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
 from nrf.adapters.clock.system_clock import SystemClock, SystemSleeper
 from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue
+from nrf.adapters.notifier.data_labelling_notifier import DataLabellingNotifier
 from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.notifier.ses_notifier import SesNotifier
@@ -111,6 +112,9 @@ class Container(containers.DeclarativeContainer):
         ),
     )  # fmt: skip
 
+    # A job's emails say whether its bundle is synthetic (nrf dlq's need no bundle).
+    job_notifier = providers.Singleton(DataLabellingNotifier, inner=notifier, bundle=boundary_data)
+
     limits = providers.Singleton(
         InputLimits,
         max_file_bytes=config.max_file_bytes.as_(int),
@@ -131,7 +135,7 @@ class Container(containers.DeclarativeContainer):
         assess=assess_developments,
         boundaries=boundary_source,
         store=result_store,
-        notifier=notifier,
+        notifier=job_notifier,
         clock=clock,
         render=providers.Object(job_files),
         settings=providers.Factory(
