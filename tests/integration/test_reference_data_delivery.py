@@ -16,7 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
+from nrf.bundles import publish as publish_module
+from nrf.bundles.publish import publish_bundle
+from nrf.domain.errors import NrfError
 from nrf.entrypoints.container import bundled_reference_data
 from support.bundle_copies import relabelled_bundle
 from support.fake_notify import FakeNotifyServer
@@ -199,3 +203,37 @@ def test_a_published_version_is_never_replaced(
     key = PINNED_URI.removeprefix(f"s3://{BUCKET}/")
     stored = s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()
     assert hashlib.sha256(stored).hexdigest() == first["NRF_REFERENCE_DATA_SHA256"]
+
+
+class _StaleCheck:
+    """The real client, except that its existence check always says "free": as if another
+    publisher wrote the key between our check and our upload."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def head_object(self, **kwargs: Any) -> dict[str, Any]:
+        raise ClientError({"Error": {"Code": "404"}}, "HeadObject")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+@pytest.mark.parametrize("part_bytes", [64 << 20, 5 << 20], ids=["single-put", "multipart"])
+def test_the_conditional_upload_refuses_a_key_written_meanwhile(
+    s3: Any, real_bundle: Path, monkeypatch: pytest.MonkeyPatch, part_bytes: int
+) -> None:
+    # The 7.8 MB bundle goes up in one put, or in parts of 5 MiB (5 MiB, then the rest).
+    monkeypatch.setattr(publish_module, "PART_BYTES", part_bytes)
+    published = publish_bundle(s3, real_bundle, f"s3://{BUCKET}/reference")
+    assert str(published.location) == PINNED_URI
+    key = published.location.key
+    head = s3.head_object(Bucket=BUCKET, Key=key)
+    assert head["Metadata"]["sha256"] == _sha256(real_bundle)
+    assert head["ContentLength"] == real_bundle.stat().st_size
+    with pytest.raises(NrfError) as caught:
+        publish_bundle(_StaleCheck(s3), real_bundle, f"s3://{BUCKET}/reference")
+    assert caught.value.code == "bundle_already_published"
+    assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []  # none left open
+    stored = s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()
+    assert stored == real_bundle.read_bytes()
