@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +26,14 @@ from nrf.entrypoints.container import bundled_reference_data
 from support.bundle_copies import relabelled_bundle
 from support.fake_notify import FakeNotifyServer
 from support.moto_server import FAKE_CREDENTIALS, REGION, MotoServer, free_port
+from support.throttled_proxy import throttled_proxy
 from support.worker_jobs import (
     TEMPLATES,
     http_get,
     job_body,
     make_queues,
     status_of,
+    wait_until_http,
     worker_env,
 )
 from support.worker_process import running_worker
@@ -237,3 +240,36 @@ def test_the_conditional_upload_refuses_a_key_written_meanwhile(
     assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []  # none left open
     stored = s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()
     assert stored == real_bundle.read_bytes()
+
+
+def test_health_answers_while_the_bundle_downloads_and_ready_waits_for_it(
+    aws: MotoServer, s3: Any, real_bundle: Path, tmp_path: Path
+) -> None:
+    pin = pin_of(publish(aws, real_bundle, f"s3://{BUCKET}/reference/"))
+    queues = make_queues(aws.client("sqs"), "slow_download_jobs")
+    # 7.8 MB at 1 MB/s: the download takes at least 7 s on any machine.
+    with throttled_proxy(aws.endpoint_url, rate=1_000_000) as proxy:
+        port = free_port()
+        env = worker_env(
+            proxy.url, queues.name, tmp_path / "results", port, **pin,
+            NRF_REFERENCE_DATA_CACHE=str(tmp_path / "cache"), NRF_ALLOW_SYNTHETIC_DATA="false",
+        )  # fmt: skip
+        with running_worker(env) as worker:
+            health: list[tuple[int, str]] = []
+            ready: list[tuple[int, str]] = []
+            deadline = time.monotonic() + 120
+            while not worker.matching("reference_data_ready") and time.monotonic() < deadline:
+                assert worker.process.poll() is None, worker.transcript()
+                for url, seen in (("health", health), ("ready", ready)):
+                    try:
+                        status, body, _ = http_get(f"http://127.0.0.1:{port}/{url}")
+                        seen.append((status, body.get("reason", "")))
+                    except OSError:
+                        pass  # the health server is not listening yet
+                time.sleep(0.1)
+            assert (200, "starting") in health  # alive: ECS leaves the task be
+            assert {status for status, _ in ready} == {503}  # but not given work
+            assert (503, "starting") in ready
+            status, body, _ = wait_until_http(f"http://127.0.0.1:{port}/ready", 200, timeout=90)
+            assert body["bundle_version"] == VERSION
+            assert worker.stop() == 0
