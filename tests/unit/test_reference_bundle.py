@@ -17,6 +17,7 @@ from nrf.entrypoints.reference_bundle import (
     SYNTHETIC_REFUSED,
     DownloadProgress,
     SyntheticDataRefused,
+    bundled_synthetic,
     prepare_reference_data,
     settle_reference_data,
 )
@@ -83,6 +84,10 @@ def test_an_s3_pin_is_downloaded_and_the_worker_gets_the_local_copy(tmp_path: Pa
     assert ready.path.parent == tmp_path / "cache"
     assert ready.path.read_bytes() == bundle.read_bytes()
     assert ready.info.version == "2026.3"
+
+
+def test_the_supervisor_falls_back_to_the_same_file_as_the_container() -> None:
+    assert bundled_synthetic() == bundled_reference_data()
 
 
 def test_settling_says_which_exit_code_stops_the_worker(tmp_path: Path) -> None:

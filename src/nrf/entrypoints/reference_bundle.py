@@ -11,6 +11,7 @@ import logging
 import tempfile
 import time
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,11 @@ class ReadyBundle:
 
     path: Path
     info: BundleInfo
+
+
+def bundled_synthetic() -> Path:
+    """The synthetic bundle in the package (container.bundled_reference_data, imported light)."""
+    return Path(str(resources.files("nrf") / "data" / "synthetic-norfolk.gpkg"))
 
 
 def default_cache_dir() -> Path:
@@ -128,13 +134,18 @@ def prepare_reference_data(
 def settle_reference_data(
     settings: WorkerSettings, heartbeat: HeartbeatStore, cancelled: Callable[[], bool]
 ) -> WorkerSettings | int:
-    """Settings naming the verified local bundle, or the exit code the worker stops with."""
-    from nrf.entrypoints.container import build_container, bundled_reference_data
+    """Settings naming the verified local bundle, or the exit code the worker stops with.
 
-    # The same S3 client configuration as the rest of the worker (region, endpoint).
-    s3 = build_container(settings=settings).s3_client
+    This runs in the supervisor, which lives as long as the task: it imports neither the
+    container nor the geo stack (~140 MB), only boto3 and the bundle's identity reader.
+    """
+    import boto3
+
+    def s3() -> Any:  # configured as the container's s3_client: region and endpoint
+        return boto3.client("s3", region_name=settings.region, endpoint_url=settings.endpoint_url)
+
     try:
-        ready = prepare_reference_data(settings, bundled_reference_data(), s3, heartbeat, cancelled)
+        ready = prepare_reference_data(settings, bundled_synthetic(), s3, heartbeat, cancelled)
     except NrfError as exc:
         if exc.code == CANCELLED:
             log.info("reference_data_download_stopped")
