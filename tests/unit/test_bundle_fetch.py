@@ -45,17 +45,19 @@ def test_downloads_verifies_and_names_the_file_by_its_digest(tmp_path: Path) -> 
 def test_a_dropped_connection_resumes_from_the_last_byte_written(tmp_path: Path) -> None:
     s3 = FakeS3({(WHERE.bucket, WHERE.key): DATA})
     s3.drops = [3000, 2000]  # cut after 3,000 bytes, then after 2,000 more
-    path = fetch_s3(s3, WHERE, DIGEST, tmp_path)
+    waits: list[float] = []
+    path = fetch_s3(s3, WHERE, DIGEST, tmp_path, sleep=waits.append)
     assert path.read_bytes() == DATA
     # 0 → 3,000 written; resumed at 3,000 → 5,000; resumed at 5,000 to the end.
     assert s3.ranges == [None, "bytes=3000-", "bytes=5000-"]
+    assert waits == [1.0, 2.0]  # backing off before each resumption
 
 
 def test_a_range_the_server_ignores_restarts_from_the_beginning(tmp_path: Path) -> None:
     s3 = FakeS3({(WHERE.bucket, WHERE.key): DATA})
     s3.honour_range = False
     s3.drops = [3000]
-    path = fetch_s3(s3, WHERE, DIGEST, tmp_path)
+    path = fetch_s3(s3, WHERE, DIGEST, tmp_path, sleep=lambda seconds: None)
     assert path.read_bytes() == DATA  # not the first 3,000 bytes twice
     assert s3.ranges == [None, "bytes=3000-", None]
 
@@ -63,8 +65,10 @@ def test_a_range_the_server_ignores_restarts_from_the_beginning(tmp_path: Path) 
 def test_too_many_dropped_connections_fail_and_leave_nothing(tmp_path: Path) -> None:
     s3 = FakeS3({(WHERE.bucket, WHERE.key): DATA})
     s3.drops = [500] * bundle_fetch.MAX_ATTEMPTS
+    waits: list[float] = []
     with pytest.raises(BundleFetchError) as caught:
-        fetch_s3(s3, WHERE, DIGEST, tmp_path)
+        fetch_s3(s3, WHERE, DIGEST, tmp_path, sleep=waits.append)
+    assert waits == [1.0, 2.0, 4.0, 8.0]  # no wait after the last attempt
     assert caught.value.code == DOWNLOAD_FAILED
     assert len(s3.ranges) == bundle_fetch.MAX_ATTEMPTS
     assert _cache_files(tmp_path) == []

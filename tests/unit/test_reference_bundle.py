@@ -136,3 +136,17 @@ def test_download_progress_logs_by_time_when_the_size_is_unknown(
             ticks.now += 1.0
             progress(done, None)
     assert [r.__dict__["bytes_done"] for r in caplog.records] == [15, 30]
+
+
+def test_a_cache_folder_that_cannot_be_made_stops_the_worker_as_fatal(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    env = {
+        "NRF_REFERENCE_DATA": "s3://bundles/n/1/n-1.gpkg",
+        "NRF_REFERENCE_DATA_SHA256": "ab" * 32,
+        "NRF_REFERENCE_DATA_CACHE": str(blocker / "cache"),  # a folder inside a file
+        "AWS_ENDPOINT_URL": "http://127.0.0.1:9",  # never reached: the folder fails first
+    }
+    store = FakeHeartbeatStore()
+    assert settle_reference_data(load_settings(env), store, lambda: False) == EXIT_FATAL
+    assert store.state.status == STATUS_ERROR

@@ -153,4 +153,9 @@ def settle_reference_data(
         log.error("worker_cannot_start", extra={"code": exc.code, "error": exc.message})
         heartbeat.set_status(STATUS_ERROR)
         return EXIT_SYNTHETIC_REFUSED if exc.code == SYNTHETIC_REFUSED else EXIT_FATAL
+    except OSError as exc:  # the cache folder cannot be made or written, say
+        log.error("worker_cannot_start", extra={"code": "reference_data_io_error",
+                                                "error": str(exc)})  # fmt: skip
+        heartbeat.set_status(STATUS_ERROR)
+        return EXIT_FATAL
     return attrs.evolve(settings, reference_data=str(ready.path))

@@ -14,6 +14,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,7 @@ def fetch_s3(
     cache_dir: Path,
     progress: Progress = lambda done, total: None,
     cancelled: Callable[[], bool] = lambda: False,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> Path:
     """Download ``location`` into ``cache_dir`` (named by its digest) unless already there."""
     target = cache_dir / f"{sha256}-{location.file_name}"
@@ -90,7 +92,7 @@ def fetch_s3(
     fd, part = tempfile.mkstemp(dir=cache_dir, prefix=f".{target.name}.", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as out:
-            actual = _stream(client, location, out, cache_dir, progress, cancelled)
+            actual = _stream(client, location, out, cache_dir, progress, cancelled, sleep)
             out.flush()
             os.fsync(out.fileno())
         if actual != sha256:
@@ -115,6 +117,7 @@ def _stream(
     cache_dir: Path,
     progress: Progress,
     cancelled: Callable[[], bool],
+    sleep: Callable[[float], None],
 ) -> str:
     """Write the object to ``out``, resuming after a dropped connection; returns its digest."""
     digest, done, total, failures = hashlib.sha256(), 0, None, 0
@@ -154,6 +157,7 @@ def _stream(
                 "reference_data_download_retry",
                 extra={"bytes_done": done, "attempt": failures, "error": repr(exc)},
             )
+            sleep(2.0 ** (failures - 1))  # 1, 2, 4, 8 s: room for a blip to pass
             continue
         if total is None or done >= total:
             return digest.hexdigest()
