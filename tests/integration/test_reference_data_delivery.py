@@ -273,3 +273,35 @@ def test_health_answers_while_the_bundle_downloads_and_ready_waits_for_it(
             status, body, _ = wait_until_http(f"http://127.0.0.1:{port}/ready", 200, timeout=90)
             assert body["bundle_version"] == VERSION
             assert worker.stop() == 0
+
+
+def test_with_the_opt_in_every_email_and_result_says_the_data_is_synthetic(
+    aws: MotoServer, tmp_path: Path, fake_notify: FakeNotifyServer
+) -> None:
+    sqs = aws.client("sqs")
+    queues = make_queues(sqs, "synthetic_jobs")
+    results, port = tmp_path / "results", free_port()
+    env = worker_env(aws.endpoint_url, queues.name, results, port, fake_notify)  # the opt-in
+    bad = job_body("synthetic-bad", boundary={"type": "Point", "coordinates": [0, 0]})
+    with running_worker(env) as worker:
+        ready = worker.wait_for("reference_data_ready", timeout=90)
+        assert ready["synthetic"] is True
+        sqs.send_message(QueueUrl=queues.url, MessageBody=job_body("synthetic-ok"))
+        sqs.send_message(QueueUrl=queues.url, MessageBody=bad)
+        for job_id in ("synthetic-ok", "synthetic-bad"):
+            worker.wait_for("job_finished", timeout=60, job_id=job_id)
+        assert worker.stop() == 0
+    kinds = {v: k for k, v in TEMPLATES.items()}
+    sent = sorted((e["reference"], kinds[e["template_id"]], e["personalisation"])
+                  for e in fake_notify.emails)  # fmt: skip
+    # The bad boundary is found after the "started" email (docs/worker.md, steps 3 and 4).
+    assert [(job, kind) for job, kind, _ in sent] == [
+        ("synthetic-bad", "FAILED"), ("synthetic-bad", "STARTED"),
+        ("synthetic-ok", "COMPLETED"), ("synthetic-ok", "STARTED"),
+    ]  # fmt: skip
+    for _, _, personal in sent:
+        assert personal["synthetic_data"] == "yes"
+        assert personal["data_notice"].startswith("SYNTHETIC DEMONSTRATION DATA")
+    document = json.loads((results / "synthetic-ok" / "result.json").read_text())
+    assert document["provenance"]["synthetic_data"] is True
+    assert document["notice"].startswith("SYNTHETIC DEMONSTRATION DATA")
