@@ -8,6 +8,7 @@ is deploying the previous pin.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from nrf.adapters.boundary_data.bundle_fetch import sha256_of
 from nrf.adapters.boundary_data.bundle_identity import bundle_identity
 from nrf.adapters.boundary_data.bundle_location import S3Location, parse_s3_uri
-from nrf.domain.errors import NrfError
+from nrf.domain.errors import BrokenBundle, NrfError
 from nrf.domain.model import BundleInfo
 
 ALREADY_PUBLISHED = "bundle_already_published"
@@ -66,6 +67,8 @@ def publish_bundle(
         where = parse_s3_uri(destination, prefix=True)
     except ValueError as exc:
         raise NrfError(BAD_DESTINATION, f"{destination!r} {exc}") from None
+    if not bundle.is_file():
+        raise BrokenBundle(f"bundle file not found: {bundle}")
     info = bundle_identity(bundle, sha256_of(bundle))
     if not info.version:
         raise NrfError(UNVERSIONED, f"{bundle} has no version in bundle_info: build it with one")
@@ -138,5 +141,7 @@ def _multipart(
             MultipartUpload={"Parts": parts}, IfNoneMatch="*",
         )  # fmt: skip
     except BaseException:
-        client.abort_multipart_upload(Bucket=target.bucket, Key=target.key, UploadId=upload)
+        # Parts of an unfinished upload are billed until aborted; the first error is the news.
+        with contextlib.suppress(ClientError, BotoCoreError):
+            client.abort_multipart_upload(Bucket=target.bucket, Key=target.key, UploadId=upload)
         raise
