@@ -159,6 +159,22 @@ def test_a_wrong_digest_stops_the_worker_with_exit_3_and_it_is_never_ready(
     assert sorted(p.name for p in cache.iterdir()) == []  # nothing usable was left
 
 
+def test_a_local_bundle_that_is_not_the_pinned_one_stops_the_worker_too(
+    real_bundle: Path, tmp_path: Path
+) -> None:
+    port = free_port()
+    env = worker_env("http://127.0.0.1:9", "unused_queue", tmp_path / "results", port,
+                     NRF_REFERENCE_DATA=str(real_bundle),
+                     NRF_REFERENCE_DATA_SHA256=hashlib.sha256(b"another").hexdigest())  # fmt: skip
+    with running_worker(env) as worker:
+        seen = _ready_answers_until_exit(worker, port)
+        assert worker.wait(30) == 3
+    assert 200 not in seen
+    [refused] = worker.matching("worker_cannot_start")
+    assert refused["code"] == "reference_data_digest_mismatch"
+    assert _sha256(real_bundle) in refused["error"]
+
+
 @pytest.mark.parametrize("pinned", [True, False], ids=["published-synthetic", "no-pin"])
 def test_synthetic_data_without_the_opt_in_stops_the_worker_with_a_clear_code(
     aws: MotoServer, s3: Any, tmp_path: Path, pinned: bool
