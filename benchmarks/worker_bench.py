@@ -103,7 +103,8 @@ def run(
            "AWS_SQS_QUEUE_NAME": queue, "AWS_SQS_WAIT_TIME_SECONDS": "2",
            "AWS_SQS_MAX_MESSAGES": str(concurrency), "WORKER_CONCURRENCY": str(concurrency),
            "AWS_HEALTH_PORT": str(_free_port()), "NRF_HEALTH_HOST": "127.0.0.1",
-           "NRF_REFERENCE_DATA": str(bundle), "NRF_NOTIFIER": "log",
+           "NRF_REFERENCE_DATA": str(bundle), "NRF_ALLOW_SYNTHETIC_DATA": "true",
+           "NRF_NOTIFIER": "log",
            "NRF_RESULT_STORE": "local", "NRF_RESULTS_DIR": str(work / "results")}  # fmt: skip
     results = work / "results"
     with open(work / "worker.log", "wb") as worker_log:

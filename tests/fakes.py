@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+from botocore.exceptions import ClientError
 
 from nrf.domain.claims import Lease, next_lease
 from nrf.domain.health import HeartbeatSnapshot
@@ -274,5 +275,52 @@ class FakeHeartbeatStore:
     def set_draining(self, draining: bool) -> None:
         self._set("set_draining", draining=draining)
 
+    def set_bundle_version(self, version: str) -> None:
+        self._set("set_bundle_version", bundle_version=version)
+
     def snapshot(self) -> HeartbeatSnapshot:
         return self.state
+
+
+class _Body:
+    """A response body that hands out ``piece`` bytes a read and may drop the connection."""
+
+    def __init__(self, data: bytes, piece: int, drop_after: int | None) -> None:
+        self._data, self._piece, self._drop_after, self._at = data, piece, drop_after, 0
+
+    def read(self, size: int) -> bytes:
+        if self._drop_after is not None and self._at >= self._drop_after:
+            raise ConnectionResetError("connection reset by peer")
+        chunk = self._data[self._at : self._at + min(size, self._piece)]
+        self._at += len(chunk)
+        return chunk
+
+
+class FakeS3:
+    """Objects in memory with S3's GetObject shape; records every request's Range.
+
+    ``drops`` lists, per request, after how many body bytes the connection is cut (None: never).
+    """
+
+    def __init__(self, objects: dict[tuple[str, str], bytes], piece: int = 1000) -> None:
+        self.objects = objects
+        self.piece = piece
+        self.drops: list[int | None] = []
+        self.ranges: list[str | None] = []
+        self.honour_range = True
+        self.content_length: int | None = None
+
+    def get_object(self, Bucket: str, Key: str, Range: str | None = None) -> dict[str, Any]:
+        self.ranges.append(Range)
+        if (Bucket, Key) not in self.objects:
+            raise ClientError({"Error": {"Code": "NoSuchKey"}}, "GetObject")
+        data = self.objects[(Bucket, Key)]
+        response: dict[str, Any] = {}
+        if Range and self.honour_range:
+            start = int(Range.removeprefix("bytes=").rstrip("-"))
+            response["ContentRange"] = f"bytes {start}-{len(data) - 1}/{len(data)}"
+            data = data[start:]
+        drop = self.drops.pop(0) if self.drops else None
+        response["ContentLength"] = self.content_length or len(data)
+        response["Body"] = _Body(data, self.piece, drop)
+        return response

@@ -90,7 +90,7 @@ def test_no_secret_appears_in_any_log_line_result_file_or_health_body(run: Run) 
 def test_health_output_holds_only_the_documented_fields(run: Run) -> None:
     health, ready = (json.loads(body) for body in run.health)
     assert set(health) == HEALTH_FIELDS
-    assert set(ready) <= {"status", "reason", "bundle_loaded", "queue_reachable", "draining"}
+    assert set(ready) <= {"status", "reason", "bundle_version"}
 
 
 def sent_to(notify: FakeNotifyServer, job_id: str) -> list[tuple[str, str]]:

@@ -68,6 +68,8 @@ def worker_env(
         "AWS_HEALTH_PORT": str(health_port),
         "NRF_HEALTH_HOST": "127.0.0.1",
         "PYTHONUNBUFFERED": "1",
+        # These workers quote from the bundled synthetic data, refused without the opt-in.
+        "NRF_ALLOW_SYNTHETIC_DATA": "true",
     })  # fmt: skip
     if notify is not None:
         env.update({

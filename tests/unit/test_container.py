@@ -3,6 +3,7 @@
 from fakes import FakeClock, FakeJobQueue, FakeNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.result_store.local_result_store import LocalResultStore
+from nrf.domain.jobs import Notification, NotificationKind
 from nrf.entrypoints.container import build_container
 from nrf.entrypoints.settings import load_settings
 from nrf.service_layer.process_job import ProcessJob
@@ -28,7 +29,13 @@ def test_a_fake_notifier_can_be_swapped_in() -> None:
     with c.notifier.override(fake):
         process = c.process_job()
         assert isinstance(process, ProcessJob)
-        assert process._settler.ledger._notifier is fake
+        process._settler.ledger._notifier.send(
+            Notification(kind=NotificationKind.STARTED, recipient="a@example.gov.uk", job_id="j1")
+        )
+    # The job's emails reach the fake through the label that says the data is synthetic
+    # (the container's default bundle is the bundled synthetic one).
+    assert [n.job_id for n in fake.sent] == ["j1"]
+    assert fake.sent[0].personalisation["synthetic_data"] == "yes"
 
 
 def test_the_retry_base_from_the_environment_reaches_every_retry() -> None:

@@ -13,6 +13,7 @@ class WorkerStatus(IntEnum):
     ERROR = -1
     STOPPED = 0
     RUNNING = 1
+    STARTING = 2  # alive and getting the bundle (a download may take minutes): not ready yet
 
 
 DEFAULT_HEARTBEAT_TIMEOUT = 180.0
@@ -32,6 +33,7 @@ class HeartbeatSnapshot:
     bundle_loaded: bool = False
     queue_reachable: bool = False
     draining: bool = False
+    bundle_version: str = ""
 
     @property
     def job_in_progress(self) -> bool:
@@ -54,6 +56,7 @@ class ReadinessVerdict:
 
     ready: bool
     reason: str
+    bundle_version: str = ""
 
 
 def heartbeat_limit(
@@ -73,7 +76,7 @@ def evaluate_health(
     heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
     task_timeout_buffer: float = DEFAULT_TASK_TIMEOUT_BUFFER,
 ) -> HealthVerdict:
-    """Healthy when the worker says it is running and its heartbeat is fresh."""
+    """Healthy when the worker says it is running (or starting) and its heartbeat is fresh."""
     # A clock step backwards must not produce a negative age.
     age = max(0.0, now - snapshot.last_heartbeat)
     busy = snapshot.job_in_progress
@@ -85,21 +88,24 @@ def evaluate_health(
 
     if snapshot.status == WorkerStatus.ERROR:
         return verdict(False, "worker_error")
-    if snapshot.status != WorkerStatus.RUNNING:
+    if snapshot.status not in (WorkerStatus.RUNNING, WorkerStatus.STARTING):
         return verdict(False, "worker_not_running")
     if age >= heartbeat_limit(snapshot, heartbeat_timeout, task_timeout_buffer):
         return verdict(False, "job_heartbeat_stale" if busy else "heartbeat_stale")
-    return verdict(True, "ok")
+    return verdict(True, "starting" if snapshot.status == WorkerStatus.STARTING else "ok")
 
 
 def evaluate_readiness(snapshot: HeartbeatSnapshot) -> ReadinessVerdict:
     """Ready only when running, the bundle is loaded, the queue answered and not draining."""
+    version = snapshot.bundle_version
+    if snapshot.status == WorkerStatus.STARTING:
+        return ReadinessVerdict(False, "starting", version)
     if snapshot.status != WorkerStatus.RUNNING:
-        return ReadinessVerdict(False, "worker_not_running")
+        return ReadinessVerdict(False, "worker_not_running", version)
     if snapshot.draining:
-        return ReadinessVerdict(False, "draining")
+        return ReadinessVerdict(False, "draining", version)
     if not snapshot.bundle_loaded:
-        return ReadinessVerdict(False, "bundle_not_loaded")
+        return ReadinessVerdict(False, "bundle_not_loaded", version)
     if not snapshot.queue_reachable:
-        return ReadinessVerdict(False, "queue_unreachable")
-    return ReadinessVerdict(True, "ready")
+        return ReadinessVerdict(False, "queue_unreachable", version)
+    return ReadinessVerdict(True, "ready", version)

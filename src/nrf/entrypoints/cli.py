@@ -15,6 +15,7 @@ from pathlib import Path
 from nrf import __version__
 from nrf.domain.errors import InvalidInput, NrfError
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
+from nrf.entrypoints.bundle_publish_command import add_publish_command
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INVALID_INPUT, EXIT_BAD_REFERENCE = 0, 1, 2, 3, 4
 
@@ -204,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the small Norfolk demo bundle that ships with nrf",
     )
     generate.set_defaults(func=cmd_bundle_generate)
+    add_publish_command(bundle_sub)
 
     worker = sub.add_parser("worker", help="run the SQS worker (configured by environment)")
     worker.set_defaults(func=cmd_worker)

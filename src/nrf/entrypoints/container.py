@@ -17,6 +17,7 @@ from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBounda
 from nrf.adapters.clock.system_clock import SystemClock, SystemSleeper
 from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
 from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue
+from nrf.adapters.notifier.data_labelling_notifier import DataLabellingNotifier
 from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.notifier.ses_notifier import SesNotifier
@@ -125,6 +126,9 @@ class Container(containers.DeclarativeContainer):
         ),
     )  # fmt: skip
 
+    # A job's emails say whether its bundle is synthetic (nrf dlq's need no bundle).
+    job_notifier = providers.Singleton(DataLabellingNotifier, inner=notifier, bundle=boundary_data)
+
     limits = providers.Singleton(
         InputLimits,
         max_file_bytes=config.max_file_bytes.as_(int),
@@ -146,7 +150,11 @@ class Container(containers.DeclarativeContainer):
     dead_letter_inbox = providers.Singleton(ReadingJobInbox, queue=dead_letter_queue)
 
     retry_policy = providers.Singleton(RetryPolicy, base_seconds=config.retry_base_seconds.as_(int))
-    ledger = providers.Singleton(NotificationLedger, store=result_store, notifier=notifier)
+    ledger = providers.Singleton(NotificationLedger, store=result_store, notifier=job_notifier)
+    # nrf dlq opens no bundle, so its emails go out unlabelled.
+    dead_letter_ledger = providers.Singleton(
+        NotificationLedger, store=result_store, notifier=notifier
+    )
     settler = providers.Singleton(JobSettler, ledger=ledger, retry=retry_policy)
     fail_job = providers.Singleton(FailJob, store=result_store, settler=settler, clock=clock)
 
@@ -168,8 +176,8 @@ class Container(containers.DeclarativeContainer):
     )  # fmt: skip
 
     drain_dead_letters = providers.Factory(
-        DrainDeadLetters, dlq=dead_letter_inbox, store=result_store, ledger=ledger, clock=clock,
-        support_email=config.support_email,
+        DrainDeadLetters, dlq=dead_letter_inbox, store=result_store, ledger=dead_letter_ledger,
+        clock=clock, support_email=config.support_email,
     )  # fmt: skip
 
     # The worker process; the heartbeat store, stop event and ack thread are passed in by it.

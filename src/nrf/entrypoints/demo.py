@@ -120,6 +120,8 @@ class Demo:
             "NRF_RESULT_STORE": "local", "NRF_RESULTS_DIR": str(self.results),
             "AWS_HEALTH_PORT": str(self.health_port), "NRF_HEALTH_HOST": "127.0.0.1",
             "PYTHONUNBUFFERED": "1",
+            # The demo quotes from the bundled synthetic data, which a worker otherwise refuses.
+            "NRF_ALLOW_SYNTHETIC_DATA": "true",
         }  # fmt: skip
         command = [sys.executable, "-m", "nrf.entrypoints.cli", "worker"]
         self.worker = subprocess.Popen(

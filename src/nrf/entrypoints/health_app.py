@@ -89,6 +89,8 @@ class ReadyResource:
             verdict = ReadinessVerdict(False, "state_unreadable")
         resp.status = falcon.HTTP_200 if verdict.ready else falcon.HTTP_503
         resp.media = {"status": "ready" if verdict.ready else "not_ready", "reason": verdict.reason}
+        if verdict.bundle_version:  # which reference data this worker quotes from
+            resp.media["bundle_version"] = verdict.bundle_version
 
 
 def create_app(probe: HealthProbe) -> falcon.App:

@@ -7,6 +7,7 @@ from typing import Any
 
 from attrs import frozen
 
+from nrf.adapters.boundary_data.bundle_location import location_problems, parse_sha256
 from nrf.domain.errors import NrfError
 from nrf.domain.rules import RULE_SETS
 
@@ -42,6 +43,9 @@ class WorkerSettings:
     health_port: int = 8085
     health_host: str = "0.0.0.0"  # the ECS health check reaches it from outside the task
     reference_data: str | None = None
+    reference_data_sha256: str | None = None
+    reference_data_cache: str | None = None  # where a bundle from S3 is downloaded
+    allow_synthetic_data: bool = False
     default_rules: str = "iat-2026-04"
     notifier: str = "log"
     result_store: str = "local"
@@ -100,6 +104,12 @@ def _choice(*options: str) -> Callable[[str], str]:
     return parse
 
 
+def _flag(text: str) -> bool:
+    if text.lower() not in ("true", "false"):
+        raise ValueError("must be true or false")
+    return text.lower() == "true"
+
+
 def _domains(text: str) -> tuple[str, ...]:
     return tuple(d.strip().lower() for d in text.split(",") if d.strip())
 
@@ -124,6 +134,9 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "AWS_HEALTH_PORT": ("health_port", _int(1, 65_535)),
     "NRF_HEALTH_HOST": ("health_host", str),
     "NRF_REFERENCE_DATA": ("reference_data", str),
+    "NRF_REFERENCE_DATA_SHA256": ("reference_data_sha256", parse_sha256),
+    "NRF_REFERENCE_DATA_CACHE": ("reference_data_cache", str),
+    "NRF_ALLOW_SYNTHETIC_DATA": ("allow_synthetic_data", _flag),
     "NRF_DEFAULT_RULES": ("default_rules", _choice(*sorted(RULE_SETS))),
     "NRF_NOTIFIER": ("notifier", _choice("log", "govuk_notify", "ses")),
     "NRF_RESULT_STORE": ("result_store", _choice("local", "s3")),
@@ -172,7 +185,7 @@ def load_settings(environ: Mapping[str, str]) -> WorkerSettings:
 
 
 def _cross_checks(s: WorkerSettings) -> list[str]:
-    problems = []
+    problems = location_problems(s.reference_data, s.reference_data_sha256)
     if s.notifier == "govuk_notify":
         for variable, value in (
             ("GOVUK_NOTIFY_API_KEY", s.notify_api_key),

@@ -66,6 +66,14 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return digest
 
 
+def remember(path: str | os.PathLike[str], digest: str) -> None:
+    """Record a digest just computed in full (a verified download), so readers skip hashing."""
+    target = Path(path)
+    stamp = _stamp(target)
+    if stamp["size"] >= SIDECAR_MIN_BYTES:
+        _write_sidecar(target, {**stamp, "sha256": digest})
+
+
 def _write_sidecar(path: Path, data: dict[str, object]) -> None:
     # Best effort: a read-only bundle directory just means hashing again next time.
     with contextlib.suppress(OSError):

@@ -21,9 +21,10 @@ import attrs
 from nrf.domain.health import HeartbeatSnapshot
 
 JOB_ID_BYTES = 128
+VERSION_BYTES = 64
 # status, last_heartbeat, job_started_at, expected_seconds, task_started_at,
-# bundle_loaded, queue_reachable, draining, job id length, job id.
-_FIELDS = struct.Struct(f"=qdddd???H{JOB_ID_BYTES}s")
+# bundle_loaded, queue_reachable, draining, job id length, job id, bundle version.
+_FIELDS = struct.Struct(f"=qdddd???H{JOB_ID_BYTES}s{VERSION_BYTES}s")
 _CRC = struct.Struct("=I")
 _SLOT = _FIELDS.size + _CRC.size
 _HEADER = 8  # byte 0: which of the two slots holds the current state
@@ -144,6 +145,11 @@ class SharedMemoryHeartbeatStore:
     def set_draining(self, draining: bool) -> None:
         self._update(lambda s: attrs.evolve(s, draining=draining))
 
+    def set_bundle_version(self, version: str) -> None:
+        # Cut to the field's size on a character boundary: /ready shows it, nothing parses it.
+        shown = version.encode("utf-8")[:VERSION_BYTES].decode("utf-8", "ignore")
+        self._update(lambda s: attrs.evolve(s, bundle_version=shown))
+
     def snapshot(self) -> HeartbeatSnapshot:
         """A consistent copy; TimeoutError only if writes never pause for 50 ms."""
         deadline = time.monotonic() + _READ_DEADLINE
@@ -202,12 +208,13 @@ def _encode(s: HeartbeatSnapshot) -> tuple[Any, ...]:
         s.draining,
         len(job) if s.job_id is not None else 0xFFFF,
         job,
+        s.bundle_version.encode("utf-8"),
     )
 
 
 def _decode(raw: bytes) -> HeartbeatSnapshot:
     fields = _FIELDS.unpack(raw)
-    status, beat, started, expected, task, bundle, queue, draining, size, job = fields
+    status, beat, started, expected, task, bundle, queue, draining, size, job, version = fields
     return HeartbeatSnapshot(
         status=status,
         last_heartbeat=beat,
@@ -218,4 +225,5 @@ def _decode(raw: bytes) -> HeartbeatSnapshot:
         bundle_loaded=bundle,
         queue_reachable=queue,
         draining=draining,
+        bundle_version=version.rstrip(b"\0").decode("utf-8", "ignore"),
     )

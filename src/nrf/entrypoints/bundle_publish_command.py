@@ -1,0 +1,45 @@
+"""`nrf bundle publish BUNDLE s3://bucket/prefix/`: upload, then print the pin to deploy."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def add_publish_command(bundle_sub: argparse._SubParsersAction) -> None:
+    """Register `nrf bundle publish` under `nrf bundle`."""
+    publish = bundle_sub.add_parser(
+        "publish", help="upload a bundle to S3 under an immutable versioned key; print its pin"
+    )
+    publish.add_argument("bundle", help="the bundle (.gpkg) to publish")
+    publish.add_argument("destination", help="s3://bucket/prefix/ to publish below")
+    publish.set_defaults(func=lambda args: run_publish(args.bundle, args.destination))
+
+
+def run_publish(bundle: str, destination: str, environ: Mapping[str, str] | None = None) -> int:
+    """The command: upload, then print the pin (stdout) a deployment sets."""
+    import os
+
+    from nrf.bundles.publish import publish_bundle
+    from nrf.entrypoints.container import build_container
+    from nrf.entrypoints.settings import WorkerSettings
+
+    environ = os.environ if environ is None else environ
+    settings = WorkerSettings(region=environ.get("AWS_REGION") or "eu-west-2",
+                              endpoint_url=environ.get("AWS_ENDPOINT_URL") or None)  # fmt: skip
+    client = build_container(settings=settings).s3_client()
+
+    def show(done: int, total: int) -> None:
+        print(f"uploaded {done}/{total} bytes", file=sys.stderr, flush=True)
+
+    published = publish_bundle(client, Path(bundle), destination, show)
+    info = published.info
+    print(f"published {info.name} {info.version} to {published.location}", file=sys.stderr)
+    if info.synthetic:
+        print("note: this bundle is SYNTHETIC: workers refuse it unless "
+              "NRF_ALLOW_SYNTHETIC_DATA=true", file=sys.stderr)  # fmt: skip
+    for variable, value in published.pin().items():
+        print(f"{variable}={value}")
+    return 0
