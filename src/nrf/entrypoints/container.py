@@ -15,8 +15,9 @@ from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue
 from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.notifier.ses_notifier import SesNotifier
-from nrf.adapters.outputs.result_files import job_files
+from nrf.adapters.outputs.html_report import report_renderer
 from nrf.adapters.result_store.local_result_store import LocalResultStore
+from nrf.adapters.result_store.result_file_readers import LocalResultFiles, S3ResultFiles
 from nrf.adapters.result_store.s3_result_store import S3ResultStore
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
@@ -24,8 +25,10 @@ from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.jobs import NotificationKind
 from nrf.domain.validation import InputLimits
 from nrf.entrypoints.settings import WorkerSettings
+from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.job_emails import NotifySettings
 from nrf.service_layer.process_job import ProcessJob
+from nrf.service_layer.quotes import GetQuote
 
 
 def bundled_reference_data() -> Path:
@@ -133,7 +136,7 @@ class Container(containers.DeclarativeContainer):
         store=result_store,
         notifier=notifier,
         clock=clock,
-        render=providers.Object(job_files),
+        render=providers.Factory(report_renderer, boundary_data),
         settings=providers.Factory(
             NotifySettings, results_base_url=config.results_base_url,
             support_email=config.support_email,
@@ -144,6 +147,19 @@ class Container(containers.DeclarativeContainer):
         lease_seconds=config.visibility_timeout.as_(float),
         retry_base=config.retry_base_seconds.as_(int),
     )  # fmt: skip
+
+    # The quote API (`nrf serve`): the same assessment, limits and store as the worker.
+    get_quote = providers.Factory(
+        GetQuote, assess=assess_developments, limits=limits, default_rules=config.default_rules
+    )
+    check_boundary = providers.Factory(
+        CheckBoundary, repository=boundary_data, limits=limits, default_rules=config.default_rules
+    )
+    result_files = providers.Selector(
+        config.result_store,
+        local=providers.Singleton(LocalResultFiles, result_store),
+        s3=providers.Singleton(S3ResultFiles, result_store, s3_client),
+    )
 
 
 def build_container(
