@@ -7,10 +7,11 @@ disagree with what a quote later says for the same boundary.
 
 from __future__ import annotations
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from nrf.domain.assessment import assess_site, provenance
 from nrf.domain.majority import majority_value
+from nrf.domain.model import LookupTables
 from nrf.domain.overlaps import Overlap, catchment_overlaps
 from nrf.domain.ports import BoundaryDataRepository
 from nrf.domain.results import OutOfScopeSite, Provenance
@@ -63,17 +64,14 @@ class CheckBoundary:
     def __call__(self, request: QuoteRequest) -> BoundaryCheck:
         rules = rule_set_named(request.rules or self._default_rules)
         # A boundary without id or name is fine here: fill them so only geometry is judged.
-        filled = [
-            stamped([f], {**_PLACEHOLDER, "id": _given(f, "id"), "name": _given(f, "name")})[0]
-            for f in request.features
-        ]
-        developments = validate_features(filled, self._limits)
+        developments = validate_features([_filled(f) for f in request.features], self._limits)
         lookups = self._repository.lookups()
         sites = []
         for dev in developments:
             ref = self._repository.reference_for(dev.boundary)
             outcome = assess_site(dev, ref, lookups, rules)
             per_catchment, per_edp = catchment_overlaps(dev.boundary, ref.nn_catchments)
+            per_edp = tuple(evolve(e, name=_edp_name(e.edp_id, lookups)) for e in per_edp)
             wwtw = majority_value(dev.boundary, ref.wwtw_catchments)
             wwtw_id = rules.fallback_wwtw_id if wwtw is None else int(wwtw)
             permit = lookups.permits.get(wwtw_id)
@@ -94,6 +92,16 @@ class CheckBoundary:
         return BoundaryCheck(provenance=info, sites=tuple(sites))
 
 
-def _given(feature: RawFeature, key: str) -> object:
-    value = feature.properties.get(key)
-    return value if value not in (None, "") else str(feature.index)
+def _filled(feature: RawFeature) -> RawFeature:
+    """The feature with placeholder dwellings, and its position as id/name where it has none."""
+    present = {str(k).casefold(): v for k, v in feature.properties.items()}
+    fields: dict[str, object] = dict(_PLACEHOLDER)
+    for key in ("id", "name"):
+        if present.get(key) in (None, ""):
+            fields[key] = str(feature.index)
+    return stamped([feature], fields)[0]
+
+
+def _edp_name(edp_id: str, lookups: LookupTables) -> str:
+    rate = lookups.levy_rates.get(edp_id)
+    return rate.edp_name if rate is not None else edp_id
