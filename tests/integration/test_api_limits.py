@@ -40,7 +40,9 @@ def test_a_body_over_the_file_limit_is_refused_before_it_is_read(limited: Server
     answer = limited.post("/v1/quotes", body, GEOJSON)
     assert problem(answer) == (413, "application/problem+json", "body_too_large")
     just_under = SMALL_JSON.read_bytes()
-    assert len(just_under) < 20_000 and limited.post("/v1/quotes", just_under, GEOJSON).status == 200
+    assert (
+        len(just_under) < 20_000 and limited.post("/v1/quotes", just_under, GEOJSON).status == 200
+    )
 
 
 def test_more_sites_than_allowed_is_413(limited: Server) -> None:

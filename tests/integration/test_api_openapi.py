@@ -83,6 +83,8 @@ def test_real_answers_match_the_documented_statuses_and_types(server: Server, sp
                       server.post("/v1/quotes", body, "application/geo+json", accept=accept)))  # fmt: skip
     for content_type in ("text/plain", "application/json"):
         calls.append(("/v1/quotes", "post", server.post("/v1/quotes", b"{}", content_type)))
-    calls.append(("/v1/quotes", "post", server.post("/v1/quotes", body, "application/json", key=None)))
+    calls.append(
+        ("/v1/quotes", "post", server.post("/v1/quotes", body, "application/json", key=None))
+    )
     for path, method, answer in calls:
         _check(spec, path, method, answer)

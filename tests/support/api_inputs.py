@@ -49,7 +49,9 @@ def feature(ring: list[list[float]], **properties: object) -> dict:
 
 def collection(*features: dict) -> bytes:
     crs = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}
-    return json.dumps({"type": "FeatureCollection", "crs": crs, "features": list(features)}).encode()
+    return json.dumps(
+        {"type": "FeatureCollection", "crs": crs, "features": list(features)}
+    ).encode()
 
 
 def square(x: float, y: float, side: float) -> list[list[float]]:

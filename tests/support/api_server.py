@@ -70,7 +70,9 @@ class Server:
         return self.request("POST", path, body, headers)
 
 
-def multipart(files: Mapping[str, tuple[str, bytes]], fields: Mapping[str, str]) -> tuple[bytes, str]:
+def multipart(
+    files: Mapping[str, tuple[str, bytes]], fields: Mapping[str, str]
+) -> tuple[bytes, str]:
     """A multipart/form-data body and its Content-Type, as a browser form sends it."""
     boundary = uuid.uuid4().hex
     parts: list[bytes] = []
