@@ -22,8 +22,12 @@ SITE = {"id": "a", "name": "a", "dwelling_category": "housing", "source": "", "d
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     folder = tmp_path_factory.mktemp("limited")
-    env = serve_env(folder / "results", NRF_MAX_FILE_BYTES="20000", NRF_MAX_SITES_PER_JOB="3",
-                    NRF_API_BODY_TIMEOUT_SECONDS="1")  # fmt: skip
+    env = serve_env(
+        folder / "results",
+        NRF_MAX_FILE_BYTES="20000",
+        NRF_MAX_SITES_PER_JOB="3",
+        NRF_API_BODY_TIMEOUT_SECONDS="1",
+    )
     with running_server(env, folder / "serve.log") as running:
         yield running
 
@@ -67,8 +71,10 @@ def test_json_nested_deeper_than_64_is_413(limited: Server) -> None:
 
 def test_a_client_that_trickles_its_body_is_cut_off_and_pins_nothing(limited: Server) -> None:
     with socket.create_connection(("127.0.0.1", limited.port), timeout=30) as slow:
-        head = (f"POST /v1/quotes HTTP/1.1\r\nHost: x\r\nx-api-key: {KEY}\r\n"
-                f"Content-Type: {GEOJSON}\r\nContent-Length: 5000\r\n\r\n")  # fmt: skip
+        head = (
+            f"POST /v1/quotes HTTP/1.1\r\nHost: x\r\nx-api-key: {KEY}\r\n"
+            f"Content-Type: {GEOJSON}\r\nContent-Length: 5000\r\n\r\n"
+        )
         slow.sendall(head.encode() + b'{"type": ')
         # Meanwhile the server still answers others (it has 4 threads; this holds at most one).
         assert limited.request("GET", "/ready").status == 200
@@ -121,7 +127,10 @@ def test_serve_refuses_to_start_on_bad_settings(
         env.pop("NRF_API_KEYS", None)
     done = subprocess.run(
         [sys.executable, "-m", "nrf.entrypoints.cli", "serve", "--bind", "127.0.0.1:1"],
-        env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and says in done.stderr
     assert "short-key" not in done.stderr

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from openapi_spec_validator import validate
@@ -41,8 +40,15 @@ def test_the_document_is_valid_openapi_3_1(spec: dict) -> None:
 def test_every_route_is_documented_and_every_documented_route_exists(spec: dict) -> None:
     documented = {path: {m for m in item if m in METHODS} for path, item in spec["paths"].items()}
     assert documented == {path: set(methods) for path, methods in ROUTES.items()}
-    services = ApiServices(quote=None, check=None, reference_for=None, store=None, files=None,
-                           limits=DEFAULT_LIMITS, unavailable="test")  # fmt: skip
+    services = ApiServices(
+        quote=None,
+        check=None,
+        reference_for=None,
+        store=None,
+        files=None,
+        limits=DEFAULT_LIMITS,
+        unavailable="test",
+    )
     app = create_app(services, ApiKeys(["k" * 16]))
     for path, methods in documented.items():
         found = app._router.find(path.replace("{job_id}", "job-1"))
@@ -75,12 +81,25 @@ def test_real_answers_match_the_documented_statuses_and_types(server: Server, sp
         ("/", "post", server.post("/", b"{}", "application/json", key=None)),
         ("/v1/jobs/{job_id}", "get", server.request("GET", "/v1/jobs/none", headers=key)),
         ("/v1/jobs/{job_id}", "get", server.request("GET", "/v1/jobs/none")),
-        ("/v1/boundary-checks", "post", server.post("/v1/boundary-checks", body, "application/json")),
-        ("/v1/boundary-checks", "post", server.post("/v1/boundary-checks", b"[", "application/json")),
-    ]  # fmt: skip
+        (
+            "/v1/boundary-checks",
+            "post",
+            server.post("/v1/boundary-checks", body, "application/json"),
+        ),
+        (
+            "/v1/boundary-checks",
+            "post",
+            server.post("/v1/boundary-checks", b"[", "application/json"),
+        ),
+    ]
     for accept in ("application/json", "text/csv", "application/geo+json", "text/html"):
-        calls.append(("/v1/quotes", "post",
-                      server.post("/v1/quotes", body, "application/geo+json", accept=accept)))  # fmt: skip
+        calls.append(
+            (
+                "/v1/quotes",
+                "post",
+                server.post("/v1/quotes", body, "application/geo+json", accept=accept),
+            )
+        )
     for content_type in ("text/plain", "application/json"):
         calls.append(("/v1/quotes", "post", server.post("/v1/quotes", b"{}", content_type)))
     calls.append(

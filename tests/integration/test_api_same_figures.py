@@ -32,11 +32,24 @@ def test_cli_api_and_a_queued_job_agree(aws: MotoServer, tmp_path: Path) -> None
     # The job the worker runs: SITE_RING (BNG), 10 dwellings of "housing", default rules.
     body = json.loads(job_body(JOB))
     crs = body["boundary"]["crs"]
-    properties = {"id": JOB, "name": body["development"]["name"], "dwellings": 10,
-                  "dwelling_category": "housing", "source": ""}  # fmt: skip
-    geojson = {"type": "FeatureCollection", "crs": crs, "features": [{
-        "type": "Feature", "properties": properties,
-        "geometry": {"type": "Polygon", "coordinates": [SITE_RING]}}]}  # fmt: skip
+    properties = {
+        "id": JOB,
+        "name": body["development"]["name"],
+        "dwellings": 10,
+        "dwelling_category": "housing",
+        "source": "",
+    }
+    geojson = {
+        "type": "FeatureCollection",
+        "crs": crs,
+        "features": [
+            {
+                "type": "Feature",
+                "properties": properties,
+                "geometry": {"type": "Polygon", "coordinates": [SITE_RING]},
+            }
+        ],
+    }
     source = tmp_path / "site.geojson"
     source.write_text(json.dumps(geojson))
 
@@ -59,14 +72,16 @@ def test_cli_api_and_a_queued_job_agree(aws: MotoServer, tmp_path: Path) -> None
             worker.close()
         completed = [e for e in notify.emails if e["template_id"] == TEMPLATES["COMPLETED"]]
     assert completed[0]["personalisation"]["report_link"] == (
-        f"https://nrf.example/results/{JOB}/result.html")  # fmt: skip
+        f"https://nrf.example/results/{JOB}/result.html"
+    )
     assert (results / JOB / "result.html").is_file()
 
     with running_server(serve_env(results), tmp_path / "serve.log") as server:
         quoted = server.post("/v1/quotes", source.read_bytes(), "application/geo+json")
         job = server.request("GET", f"/v1/jobs/{JOB}", headers={"x-api-key": KEY})
-        page = server.request("GET", f"/v1/jobs/{JOB}",
-                              headers={"x-api-key": KEY, "Accept": "text/html"})  # fmt: skip
+        page = server.request(
+            "GET", f"/v1/jobs/{JOB}", headers={"x-api-key": KEY, "Accept": "text/html"}
+        )
     assert quoted.status == 200 and job.status == 200 and page.status == 200
     from_api, from_job = quoted.json(), job.json()["result"]
     assert figures(from_cli) == figures(from_api) == figures(from_job)

@@ -11,9 +11,15 @@ import pytest
 from nrf.adapters.result_store.local_result_store import LocalResultStore
 from nrf.domain.jobs import JobRecord, JobStatus
 from support.api_inputs import (
-    SMALL_JSON, SMALL_SHP, cli_output, collection, feature, geopackage_of, square,
+    SMALL_JSON,
+    SMALL_SHP,
+    cli_output,
+    collection,
+    feature,
+    geopackage_of,
+    square,
     zipped_shapefile,
-)  # fmt: skip
+)
 from support.api_server import KEY, Server, multipart, running_server, serve_env
 
 GEOJSON = "application/geo+json"
@@ -98,8 +104,11 @@ def test_rules_query_parameter_is_the_clis_rules_option(server: Server, cli_dir:
     answer = server.post("/v1/quotes?rules=iat-2025-09", SMALL_JSON.read_bytes(), GEOJSON)
     assert answer.json()["provenance"]["rule_set"] == "iat-2025-09"
     assert answer.body == cli_output(SMALL_JSON, ".json", cli_dir, "--rules", "iat-2025-09")
-    assert_problem(server.post("/v1/quotes?rules=iat-1999", SMALL_JSON.read_bytes(), GEOJSON),
-                   400, "unknown_rule_set")  # fmt: skip
+    assert_problem(
+        server.post("/v1/quotes?rules=iat-1999", SMALL_JSON.read_bytes(), GEOJSON),
+        400,
+        "unknown_rule_set",
+    )
 
 
 @pytest.mark.parametrize("kind", ["zip", "gpkg", "geojson"])
@@ -125,7 +134,10 @@ def test_form_fields_stand_in_for_the_files_columns(server: Server) -> None:
     )
     site = server.post("/v1/quotes", body, content_type).json()["sites"][0]
     assert (site["site"]["dwellings"], site["site"]["name"], site["site"]["id"]) == (
-        60, "Field name", "REF-9")  # fmt: skip
+        60,
+        "Field name",
+        "REF-9",
+    )
     # 60 dwellings >= 50, so SuDS applies under iat-2026-04: post = round2(u - |u| * 0.25).
     uplift = site["n_lu_uplift"]
     assert site["n_lu_post_suds"] == round((uplift - abs(uplift) * 0.25) * 100) / 100
@@ -145,9 +157,20 @@ def test_boundary_check_reports_overlaps_majorities_and_scope(server: Server) ->
     assert site["nn_catchments"] and shares <= 100.0 + 0.01 and areas <= 1.0 + 0.01
     assert sum(e["area_ha"] for e in site["edps"]) == pytest.approx(areas, abs=0.011)
     # Scope agrees with a quote of the same boundary.
-    quote = server.post("/v1/quotes", collection(feature(
-        square(X, Y, 100.0), id="q", name="q", dwelling_category="housing", source="",
-        dwellings=3)), GEOJSON).json()  # fmt: skip
+    quote = server.post(
+        "/v1/quotes",
+        collection(
+            feature(
+                square(X, Y, 100.0),
+                id="q",
+                name="q",
+                dwelling_category="housing",
+                source="",
+                dwellings=3,
+            )
+        ),
+        GEOJSON,
+    ).json()
     assert site["in_scope"] is (len(quote["sites"]) == 1)
     assert site["majority_wwtw_id"] == quote["sites"][0]["majority_wwtw_id"]
     assert site["majority_lpa"] == quote["sites"][0]["majority_lpa"]
@@ -167,10 +190,10 @@ def test_a_stored_job_is_served_with_its_result_and_report(server: Server, resul
     assert (page.status, page.content_type, page.body) == (200, "text/html", files["result.html"])
     bad = server.request("GET", "/v1/jobs/job-bad-1", headers=headers).json()
     assert (bad["status"], bad["error_codes"], "result" in bad) == ("failed", ["zero_area"], False)
-    assert_problem(server.request("GET", "/v1/jobs/never-ran", headers=headers), 404,
-                   "job_not_found")  # fmt: skip
-    assert_problem(server.request("GET", "/v1/jobs/.hidden", headers=headers), 404,
-                   "job_not_found")  # fmt: skip
+    assert_problem(
+        server.request("GET", "/v1/jobs/never-ran", headers=headers), 404, "job_not_found"
+    )
+    assert_problem(server.request("GET", "/v1/jobs/.hidden", headers=headers), 404, "job_not_found")
     assert_problem(server.request("GET", "/v1/jobs/job-ok-1"), 401, "unauthorized")
 
 
@@ -181,8 +204,7 @@ def test_keys_are_checked_and_never_logged(server: Server) -> None:
     answer = server.post("/v1/quotes", body, GEOJSON, key=wrong)
     assert_problem(answer, 401, "unauthorized")
     assert answer.headers["www-authenticate"].startswith("ApiKey")
-    assert_problem(server.post("/v1/boundary-checks", body, GEOJSON, key=None), 401,
-                   "unauthorized")  # fmt: skip
+    assert_problem(server.post("/v1/boundary-checks", body, GEOJSON, key=None), 401, "unauthorized")
     assert server.post("/v1/quotes", body, GEOJSON).status == 200
     log = server.log.read_text()
     assert KEY not in log and wrong not in log
@@ -193,8 +215,9 @@ def test_access_log_is_json_with_the_request_id(server: Server) -> None:
     assert answer.headers["x-request-id"] == "trace-abc.123"
     odd = server.request("GET", "/health", headers={"X-Request-Id": "bad id with spaces"})
     assert odd.headers["x-request-id"] != "bad id with spaces"
-    lines = [json.loads(line) for line in server.log.read_text().splitlines()
-             if line.startswith("{")]  # fmt: skip
+    lines = [
+        json.loads(line) for line in server.log.read_text().splitlines() if line.startswith("{")
+    ]
     mine = [e for e in lines if e.get("request_id") == "trace-abc.123"]
     assert mine and mine[0]["event"] == "request" and mine[0]["status"] == 200
     assert mine[0]["path"] == "/health" and mine[0]["method"] == "GET"
@@ -212,8 +235,9 @@ def test_errors_are_problem_documents_with_the_clis_codes(server: Server) -> Non
     assert server.request("GET", "/v1/quotes", headers={"x-api-key": KEY}).status == 405
     # Two problems in one site: negative dwellings and a bow-tie ring; both are reported.
     bow_tie = [[X, Y], [X + 50, Y + 50], [X + 50, Y], [X, Y + 50], [X, Y]]
-    bad = collection(feature(bow_tie, id="a", name="a", dwelling_category="housing",
-                             source="", dwellings=-3))  # fmt: skip
+    bad = collection(
+        feature(bow_tie, id="a", name="a", dwelling_category="housing", source="", dwellings=-3)
+    )
     doc = assert_problem(server.post("/v1/quotes", bad, GEOJSON), 422, "invalid_input")
     codes = {(p["code"], p["feature"], p["field"]) for p in doc["problems"]}
     assert ("invalid_dwellings", 1, "dwellings") in codes
@@ -226,15 +250,18 @@ def test_the_upload_form_works_without_javascript(server: Server) -> None:
     assert page.status == 200 and page.content_type == "text/html"
     assert 'enctype="multipart/form-data"' in text and "<script" not in text
     assert 'name="api_key"' in text  # keys are configured, so the form asks for one
-    form, form_type = multipart({"boundary": ("site.geojson", SMALL_JSON.read_bytes())},
-                                {"api_key": KEY})  # fmt: skip
+    form, form_type = multipart(
+        {"boundary": ("site.geojson", SMALL_JSON.read_bytes())}, {"api_key": KEY}
+    )
     report = server.post("/", form, form_type, key=None, accept="text/html")
     assert report.status == 200 and report.content_type == "text/html"
     assert b'id="site-boundary"' in report.body
-    refused = server.post("/", form.replace(KEY.encode(), b"x" * len(KEY)), form_type, key=None,
-                          accept="text/html")  # fmt: skip
+    refused = server.post(
+        "/", form.replace(KEY.encode(), b"x" * len(KEY)), form_type, key=None, accept="text/html"
+    )
     assert refused.status == 401 and refused.content_type == "text/html"
     assert b"unauthorized" in refused.body
-    as_problem = server.post("/", form.replace(KEY.encode(), b"x" * len(KEY)), form_type,
-                             key=None, accept=PROBLEM)  # fmt: skip
+    as_problem = server.post(
+        "/", form.replace(KEY.encode(), b"x" * len(KEY)), form_type, key=None, accept=PROBLEM
+    )
     assert_problem(as_problem, 401, "unauthorized")

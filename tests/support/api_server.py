@@ -60,8 +60,14 @@ class Server:
         finally:
             connection.close()
 
-    def post(self, path: str, body: bytes, content_type: str, key: str | None = KEY,
-             accept: str | None = None) -> Answer:  # fmt: skip
+    def post(
+        self,
+        path: str,
+        body: bytes,
+        content_type: str,
+        key: str | None = KEY,
+        accept: str | None = None,
+    ) -> Answer:
         headers = {"Content-Type": content_type}
         if key is not None:
             headers["x-api-key"] = key
@@ -77,11 +83,15 @@ def multipart(
     boundary = uuid.uuid4().hex
     parts: list[bytes] = []
     for name, value in fields.items():
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
-                     f"{value}\r\n".encode())  # fmt: skip
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+            f"{value}\r\n".encode()
+        )
     for name, (filename, data) in files.items():
-        head = (f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
-                f'filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n')  # fmt: skip
+        head = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
+            f'filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'
+        )
         parts.append(head.encode() + data + b"\r\n")
     parts.append(f"--{boundary}--\r\n".encode())
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
@@ -90,8 +100,15 @@ def multipart(
 def serve_env(results: Path, **overrides: str) -> dict[str, str]:
     """A clean environment for `nrf serve`: one worker, local results, test key."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "NRF_", "GOVUK_"))}
-    env.update({"NRF_API_KEYS": KEY, "NRF_API_WORKERS": "1", "NRF_API_THREADS": "4",
-                "NRF_RESULTS_DIR": str(results), "PYTHONUNBUFFERED": "1"})  # fmt: skip
+    env.update(
+        {
+            "NRF_API_KEYS": KEY,
+            "NRF_API_WORKERS": "1",
+            "NRF_API_THREADS": "4",
+            "NRF_RESULTS_DIR": str(results),
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     env.update(overrides)
     return {k: v for k, v in env.items() if v != ""}
 

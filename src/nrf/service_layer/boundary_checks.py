@@ -78,16 +78,23 @@ class CheckBoundary:
             lpa = majority_value(dev.boundary, ref.lpa_boundaries)
             opcat = majority_value(dev.boundary, ref.subcatchments)
             out = outcome if isinstance(outcome, OutOfScopeSite) else None
-            sites.append(SiteCheck(
-                rlb_id=dev.rlb_id, id=dev.id, name=dev.name,
-                area_ha=round2(dev.boundary.area / rules.m2_per_ha),
-                nn_catchments=per_catchment, edps=per_edp,
-                majority_wwtw_id=wwtw_id, wwtw_name=permit.wwtw_name if permit else None,
-                majority_lpa="UNKNOWN" if lpa is None else str(lpa),
-                subcatchment=None if opcat is None else str(opcat),
-                in_scope=out is None, reason_code=out.reason_code if out else None,
-                reason=out.reason if out else None,
-            ))  # fmt: skip
+            sites.append(
+                SiteCheck(
+                    rlb_id=dev.rlb_id,
+                    id=dev.id,
+                    name=dev.name,
+                    area_ha=round2(dev.boundary.area / rules.m2_per_ha),
+                    nn_catchments=per_catchment,
+                    edps=per_edp,
+                    majority_wwtw_id=wwtw_id,
+                    wwtw_name=permit.wwtw_name if permit else None,
+                    majority_lpa="UNKNOWN" if lpa is None else str(lpa),
+                    subcatchment=None if opcat is None else str(opcat),
+                    in_scope=out is None,
+                    reason_code=out.reason_code if out else None,
+                    reason=out.reason if out else None,
+                )
+            )
         info = provenance(self._repository.info(), rules)
         return BoundaryCheck(provenance=info, sites=tuple(sites))
 

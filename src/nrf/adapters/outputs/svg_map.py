@@ -18,8 +18,13 @@ from nrf.domain.model import Boundary, CoefficientPolygon, SiteReferenceData
 WIDTH = 640.0
 # Uplift classes (N kg/ha/yr, residential minus current land use) and their fills: pale for a
 # fall, deepening orange for a rise; a printer in grey still tells them apart by lightness.
-UPLIFT_CLASSES = ((-math.inf, 0.0, "#dfeee0"), (0.0, 5.0, "#fde9c8"), (5.0, 15.0, "#f9c07a"),
-                  (15.0, 30.0, "#ef8a3c"), (30.0, math.inf, "#c4561c"))  # fmt: skip
+UPLIFT_CLASSES = (
+    (-math.inf, 0.0, "#dfeee0"),
+    (0.0, 5.0, "#fde9c8"),
+    (5.0, 15.0, "#f9c07a"),
+    (15.0, 30.0, "#ef8a3c"),
+    (30.0, math.inf, "#c4561c"),
+)
 
 
 class Frame:
@@ -90,8 +95,10 @@ def site_map(
     catchments = [c for c in reference.nn_catchments if c.n2k_site_name in wanted]
     for catchment in catchments:
         style = 'fill="#00703c" fill-opacity="0.08" stroke="#00703c" stroke-width="2.5"'
-        layers.insert(0, _shape(frame, catchment.geometry, "nn-catchment", style,
-                                title=catchment.n2k_site_name))  # fmt: skip
+        layers.insert(
+            0,
+            _shape(frame, catchment.geometry, "nn-catchment", style, title=catchment.n2k_site_name),
+        )
     site = 'fill="none" stroke="#d4351c" stroke-width="3"'
     layers.append(_shape(frame, boundary, "site", site, element_id="site-boundary"))
     return _svg(frame, layers, label)

@@ -42,9 +42,15 @@ class AccessLog:
             resp.set_header("Connection", "close")
         started = getattr(req.context, "started", None)
         millis = None if started is None else round((self._clock() - started) * 1000, 2)
-        log.info("request", extra={
-            "request_id": getattr(req.context, "request_id", None),
-            "method": req.method, "path": req.path, "status": int(str(resp.status)[:3]),
-            "duration_ms": millis, "key_number": getattr(req.context, "key_number", None),
-            "content_type": resp.content_type,
-        })  # fmt: skip
+        log.info(
+            "request",
+            extra={
+                "request_id": getattr(req.context, "request_id", None),
+                "method": req.method,
+                "path": req.path,
+                "status": int(str(resp.status)[:3]),
+                "duration_ms": millis,
+                "key_number": getattr(req.context, "key_number", None),
+                "content_type": resp.content_type,
+            },
+        )

@@ -77,8 +77,10 @@ def get_app() -> falcon.App:
     try:
         # Opening and hashing now keeps that cost out of the first request.
         info = container.boundary_data().info()
-        log.info("api_bundle_open", extra={"bundle": info.name, "version": info.version,
-                                           "pid": os.getpid()})  # fmt: skip
+        log.info(
+            "api_bundle_open",
+            extra={"bundle": info.name, "version": info.version, "pid": os.getpid()},
+        )
     except NrfError as exc:
         unavailable = exc.message
         log.error("api_bundle_unavailable", extra={"code": exc.code, "error": exc.message})

@@ -25,8 +25,14 @@ class ApiSettings:
         return f"ApiSettings(keys={len(self.keys)} set, allow_anonymous={self.allow_anonymous})"
 
 
-def _number(environ: Mapping[str, str], name: str, default: float, low: float, high: float,
-            problems: list[str]) -> float:  # fmt: skip
+def _number(
+    environ: Mapping[str, str],
+    name: str,
+    default: float,
+    low: float,
+    high: float,
+    problems: list[str],
+) -> float:
     raw = (environ.get(name) or "").strip()
     if not raw:
         return default

@@ -50,7 +50,7 @@ def form_page(keys: ApiKeys) -> str:
 <label for="dwelling_category">Dwelling category</label>
 <input id="dwelling_category" name="dwelling_category" value="housing">
 <label for="rules">Rule set</label><select id="rules" name="rules">{rules}</select>
-{key}<button type="submit">Get the report</button></form>"""  # fmt: skip
+{key}<button type="submit">Get the report</button></form>"""
     return _PAGE.format(title="Nutrient levy quote", body=body)
 
 
@@ -79,8 +79,10 @@ class FormResource:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         try:
-            quote = self._quotes.quote(req, authorise=lambda fields: self._keys.check(
-                req, key=fields.get("api_key") or None))  # fmt: skip
+            quote = self._quotes.quote(
+                req,
+                authorise=lambda fields: self._keys.check(req, key=fields.get("api_key") or None),
+            )
         except (ApiProblem, NrfError) as error:
             problem = error if isinstance(error, ApiProblem) else from_error(error)
             if req.client_prefers(["application/problem+json", HTML]) != HTML:

@@ -19,13 +19,21 @@ PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("nrf.api")
 
 # Limits: the request is too big for the service, whatever its content (413).
-TOO_LARGE = frozenset({
-    "body_too_large", "file_too_large", "too_many_features", "too_many_vertices",
-    "geojson_too_complex", "zip_too_large", "json_too_deep",
-})  # fmt: skip
+TOO_LARGE = frozenset(
+    {
+        "body_too_large",
+        "file_too_large",
+        "too_many_features",
+        "too_many_vertices",
+        "geojson_too_complex",
+        "zip_too_large",
+        "json_too_deep",
+    }
+)
 # The request itself is malformed, before any boundary is judged (400).
-MALFORMED = frozenset({"bad_request", "unreadable_file", "unknown_rule_set", "missing_file",
-                       "incomplete_body"})  # fmt: skip
+MALFORMED = frozenset(
+    {"bad_request", "unreadable_file", "unknown_rule_set", "missing_file", "incomplete_body"}
+)
 STATUS = {
     "unauthorized": 401,
     "not_found": 404,
@@ -99,8 +107,11 @@ def _request_id(req: falcon.Request) -> str | None:
 
 
 def handle_problem(req: falcon.Request, resp: falcon.Response, ex: Exception, params: Any) -> None:
-    respond(resp, ex if isinstance(ex, ApiProblem) else ApiProblem("internal_error", ""),
-            _request_id(req))  # fmt: skip
+    respond(
+        resp,
+        ex if isinstance(ex, ApiProblem) else ApiProblem("internal_error", ""),
+        _request_id(req),
+    )
 
 
 def handle_nrf_error(
@@ -116,8 +127,12 @@ def handle_http_error(
     """Falcon's own errors (no route, wrong method, bad header) in the same shape."""
     assert isinstance(ex, falcon.HTTPError)
     status = int(str(ex.status)[:3]) if not isinstance(ex.status, int) else ex.status
-    code = {404: "not_found", 405: "method_not_allowed", 415: "unsupported_media_type",
-            413: "body_too_large"}.get(status, "bad_request")  # fmt: skip
+    code = {
+        404: "not_found",
+        405: "method_not_allowed",
+        415: "unsupported_media_type",
+        413: "body_too_large",
+    }.get(status, "bad_request")
     detail = ex.description or ex.title or "the request cannot be served"
     respond(resp, ApiProblem(code, str(detail), status=status), _request_id(req))
     if status == 405 and ex.headers:

@@ -22,21 +22,34 @@ APP = "nrf.entrypoints.api.app:get_app()"
 def gunicorn_command(bind: str, api: ApiSettings, python: str = sys.executable) -> list[str]:
     """The argv of the API server on ``bind`` (``host:port``)."""
     return [
-        python, "-m", "gunicorn",
-        "--bind", bind,
-        "--worker-class", "gthread",
-        "--workers", str(api.workers),
-        "--threads", str(api.threads),
+        python,
+        "-m",
+        "gunicorn",
+        "--bind",
+        bind,
+        "--worker-class",
+        "gthread",
+        "--workers",
+        str(api.workers),
+        "--threads",
+        str(api.threads),
         # A worker whose main loop stops for this long is replaced (the loop, not a request).
-        "--timeout", "30",
-        "--graceful-timeout", "10",
-        "--keep-alive", "5",
-        "--limit-request-line", "8190",
-        "--limit-request-fields", "64",
-        "--log-level", "warning",
-        "--error-logfile", "-",
+        "--timeout",
+        "30",
+        "--graceful-timeout",
+        "10",
+        "--keep-alive",
+        "5",
+        "--limit-request-line",
+        "8190",
+        "--limit-request-fields",
+        "64",
+        "--log-level",
+        "warning",
+        "--error-logfile",
+        "-",
         APP,
-    ]  # fmt: skip
+    ]
 
 
 def run_server(bind: str, environ: Mapping[str, str]) -> int:
