@@ -41,8 +41,10 @@ vertical-align:middle;margin:0 4px 0 12px}.map{max-width:100%;height:auto}
 
 def _site(site: SiteAssessment, dev: Development, map_svg: str) -> str:
     s = site.site
+    plural = "" if s.dwellings == 1 else "s"
     facts = (
-        f"{s.dwellings} dwelling{'' if s.dwellings == 1 else 's'} ({escape(s.dwelling_category)}), {site.dev_area_ha:,.2f} ha; "
+        f"{s.dwellings} dwelling{plural} ({escape(s.dwelling_category)}), "
+        f"{site.dev_area_ha:,.2f} ha; "
         f"works {site.majority_wwtw_id} {escape(site.wwtw_name or '')}; LPA "
         f"{escape(site.majority_lpa)}; subcatchment {escape(site.dev_subcatchment or '–')}"
     )
