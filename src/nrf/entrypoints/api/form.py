@@ -21,7 +21,7 @@ from nrf.entrypoints.api.representations import HTML, render_quote
 _PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>{title}</title><style>body{{font-family:Arial,sans-serif;margin:24px;max-width:720px}}
 label{{display:block;margin:12px 0 4px;font-weight:bold}}input,select{{font-size:16px}}
-button{{margin-top:16px;font-size:18px;padding:6px 16px}}</style></head><body>{body}</body></html>
+button{{display:block;margin-top:16px;font-size:18px;padding:6px 16px}}</style></head><body>{body}</body></html>
 """
 
 
@@ -49,6 +49,7 @@ def form_page(keys: ApiKeys) -> str:
 <label for="dwellings">Dwellings</label><input id="dwellings" name="dwellings" inputmode="numeric">
 <label for="dwelling_category">Dwelling category</label>
 <input id="dwelling_category" name="dwelling_category" value="housing">
+<label for="source">Source</label><input id="source" name="source">
 <label for="rules">Rule set</label><select id="rules" name="rules">{rules}</select>
 {key}<button type="submit">Get the report</button></form>"""
     return _PAGE.format(title="Nutrient levy quote", body=body)
