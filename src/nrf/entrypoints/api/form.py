@@ -21,7 +21,8 @@ from nrf.entrypoints.api.representations import HTML, render_quote
 _PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>{title}</title><style>body{{font-family:Arial,sans-serif;margin:24px;max-width:720px}}
 label{{display:block;margin:12px 0 4px;font-weight:bold}}input,select{{font-size:16px}}
-button{{display:block;margin-top:16px;font-size:18px;padding:6px 16px}}</style></head><body>{body}</body></html>
+button{{display:block;margin-top:16px;font-size:18px;padding:6px 16px}}</style></head>
+<body>{body}</body></html>
 """
 
 
