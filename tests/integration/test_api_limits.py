@@ -134,3 +134,22 @@ def test_serve_refuses_to_start_on_bad_settings(
     )
     assert done.returncode == 2 and says in done.stderr
     assert "short-key" not in done.stderr
+
+
+def test_a_chunked_body_is_read_and_still_limited(limited: Server) -> None:
+    import http.client
+
+    def send(body: bytes) -> tuple[int, dict]:
+        connection = http.client.HTTPConnection("127.0.0.1", limited.port, timeout=30)
+        headers = {"Content-Type": GEOJSON, "x-api-key": KEY, "Transfer-Encoding": "chunked"}
+        chunks = (body[i : i + 1000] for i in range(0, len(body), 1000))
+        connection.request("POST", "/v1/quotes", body=chunks, headers=headers, encode_chunked=True)
+        response = connection.getresponse()
+        answer = (response.status, json.loads(response.read()))
+        connection.close()
+        return answer
+
+    status, doc = send(SMALL_JSON.read_bytes())
+    assert status == 200 and len(doc["sites"]) == 1
+    status, doc = send(b" " * 20_001)  # over NRF_MAX_FILE_BYTES=20000, with no length to check
+    assert (status, doc["code"]) == (413, "body_too_large")

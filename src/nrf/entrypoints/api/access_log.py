@@ -38,8 +38,6 @@ class AccessLog:
     def process_response(
         self, req: falcon.Request, resp: falcon.Response, resource: object, ok: bool
     ) -> None:
-        if getattr(req.context, "close_connection", False):
-            resp.set_header("Connection", "close")
         started = getattr(req.context, "started", None)
         millis = None if started is None else round((self._clock() - started) * 1000, 2)
         log.info(

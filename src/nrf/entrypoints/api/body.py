@@ -3,7 +3,8 @@
 gunicorn's gthread worker keeps idle connections in its poller, not in a thread, but once a
 request's headers have arrived a thread reads the body, and a client that trickles a byte now
 and then would hold that thread forever. A timer cuts the socket's read side at the deadline:
-the blocked read returns at once and the client gets a 408 (the write side stays open for it).
+the blocked read returns at once and the client gets a 408 (the write side stays open for it);
+gunicorn then finds the read side closed and drops the connection instead of keeping it alive.
 """
 
 from __future__ import annotations
@@ -41,7 +42,10 @@ def read_body(
     started = clock()
     timer.start()
     try:
-        data = req.bounded_stream.read(max_bytes + 1)
+        # Without Content-Length (chunked), Falcon's bounded stream would read nothing; the
+        # server's own stream ends where the chunks do.
+        stream = req.bounded_stream if length is not None else req.stream
+        data = stream.read(max_bytes + 1)
     except Exception:  # gunicorn's chunked reader raises when the read side is cut
         data = b""
         if not cut.is_set():
@@ -49,7 +53,6 @@ def read_body(
     finally:
         timer.cancel()
     if cut.is_set() or clock() - started > timeout:
-        req.context.close_connection = True
         detail = f"the request body did not arrive within {timeout:g} s"
         raise ApiProblem("body_timeout", detail)
     if len(data) > max_bytes:
