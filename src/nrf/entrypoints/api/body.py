@@ -2,9 +2,10 @@
 
 gunicorn's gthread worker keeps idle connections in its poller, not in a thread, but once a
 request's headers have arrived a thread reads the body, and a client that trickles a byte now
-and then would hold that thread forever. A timer cuts the socket's read side at the deadline:
-the blocked read returns at once and the client gets a 408 (the write side stays open for it);
-gunicorn then finds the read side closed and drops the connection instead of keeping it alive.
+and then would hold that thread forever. At the deadline a watchdog (one thread per process)
+shuts the socket's read side: the blocked read returns at once and the client gets a 408 (the
+write side stays open for it); gunicorn then finds the read side closed and drops the
+connection instead of keeping it alive.
 """
 
 from __future__ import annotations
@@ -18,10 +19,15 @@ from collections.abc import Callable
 import falcon
 
 from nrf.entrypoints.api.problems import ApiProblem
+from nrf.entrypoints.api.watchdog import WATCHDOG, Watchdog
 
 
 def read_body(
-    req: falcon.Request, max_bytes: int, timeout: float, clock: Callable[[], float] = time.monotonic
+    req: falcon.Request,
+    max_bytes: int,
+    timeout: float,
+    clock: Callable[[], float] = time.monotonic,
+    watchdog: Watchdog = WATCHDOG,
 ) -> bytes:
     """The whole body, or ApiProblem: 413 over ``max_bytes``, 408 past ``timeout`` seconds."""
     length = req.content_length
@@ -37,10 +43,8 @@ def read_body(
             with contextlib.suppress(OSError):  # already closed by the client
                 sock.shutdown(socket.SHUT_RD)
 
-    timer = threading.Timer(timeout, stop_reading)
-    timer.daemon = True
     started = clock()
-    timer.start()
+    cancel = watchdog.watch(timeout, stop_reading)
     try:
         # Without Content-Length (chunked), Falcon's bounded stream would read nothing; the
         # server's own stream ends where the chunks do.
@@ -51,7 +55,7 @@ def read_body(
         if not cut.is_set():
             raise ApiProblem("incomplete_body", "the request body could not be read") from None
     finally:
-        timer.cancel()
+        cancel()
     if cut.is_set() or clock() - started > timeout:
         detail = f"the request body did not arrive within {timeout:g} s"
         raise ApiProblem("body_timeout", detail)
