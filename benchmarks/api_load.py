@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -126,11 +127,11 @@ def report_timing(repeats: int = 5) -> dict[str, Any]:
     }
 
 
-def start_server(port: int) -> subprocess.Popen[bytes]:
+def start_server(port: int, log: Any) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NRF_", "AWS_"))}
     env["NRF_API_KEYS"] = KEY
     argv = [sys.executable, "-m", "nrf.entrypoints.cli", "serve", "--bind", f"127.0.0.1:{port}"]
-    server = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -144,6 +145,26 @@ def start_server(port: int) -> subprocess.Popen[bytes]:
     raise RuntimeError("nrf serve did not become ready")
 
 
+def server_side(log: Path, path: str, since: float, until: float) -> dict[str, Any]:
+    """Percentiles of the server's own handling time (the access log's ``duration_ms``)."""
+    durations = []
+    for line in log.read_text().splitlines():
+        if not line.startswith("{"):
+            continue
+        entry = json.loads(line)
+        if entry.get("path") == path and since <= entry.get("ts", 0) <= until:
+            durations.append(float(entry["duration_ms"]))
+    if not durations:
+        return {}
+    return {"server_p50_ms": percentile(durations, 50), "server_p99_ms": percentile(durations, 99)}
+
+
+def timed_phase(log: Path, port: int, path: str, *args: Any) -> dict[str, Any]:
+    since = time.time()
+    figures = phase(port, path, *args)
+    return {**figures, **server_side(log, path, since, time.time())}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=20.0)
@@ -153,17 +174,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="benchmarks/results/api.json")
     args = parser.parse_args(argv)
     port = _free_port()
-    server = start_server(port)
+    log = Path(tempfile.mkdtemp(prefix="nrf-bench-api-")) / "serve.log"
+    with log.open("wb") as output:
+        server = start_server(port, output)
     try:
         body = SMALL.read_bytes()
         phase(port, "/v1/quotes", body, args.clients, 2.0)  # warm-up, discarded
         figures = {
-            "quotes_max": phase(port, "/v1/quotes", body, args.clients, args.seconds),
-            "quotes_at_rate": phase(
-                port, "/v1/quotes", body, args.clients, args.seconds, args.rate
+            "quotes_max": timed_phase(log, port, "/v1/quotes", body, args.clients, args.seconds),
+            "quotes_at_rate": timed_phase(
+                log, port, "/v1/quotes", body, args.clients, args.seconds, args.rate
             ),
-            "boundary_checks_at_rate": phase(
-                port, "/v1/boundary-checks", body, 2, args.seconds / 2, args.check_rate
+            "boundary_checks_at_rate": timed_phase(
+                log, port, "/v1/boundary-checks", body, 2, args.seconds / 2, args.check_rate
             ),
             "report_245_sites": report_timing(),
             "cpus": os.cpu_count(),
