@@ -63,3 +63,9 @@ def test_a_site_frame_has_at_least_125_m_of_margin() -> None:
     # A 10 m site: pad = max(6, 6, 125) = 125 m, so the frame is 260 m square.
     frame = frame_for(box(1000, 1000, 1010, 1010))
     assert frame.span == 260 and frame.box == (875, 875, 1135, 1135)
+
+
+def test_report_figures_never_show_minus_zero() -> None:
+    from nrf.adapters.outputs.html_tables import kg
+
+    assert (kg(-0.001), kg(-0.004), kg(1234.567), kg(None)) == ("0.00", "0.00", "1,234.57", "–")

@@ -14,7 +14,8 @@ from nrf.domain.rules import RULE_SETS
 
 
 def kg(value: float | None) -> str:
-    return "–" if value is None else f"{value:,.2f}"
+    """Two decimals; a difference that rounds to nothing shows as 0.00, never -0.00."""
+    return "–" if value is None else f"{round(value, 2) or 0.0:,.2f}"
 
 
 def gbp(value: Decimal) -> str:
@@ -95,6 +96,9 @@ def catchments(site: SiteAssessment) -> str:
             cell(kg(c.p_lu_post_suds)),
             cell(kg(c.n_wwtw_perm)),
             cell(kg(c.p_wwtw_perm)),
+            # The buffer is what the total adds to land use plus wastewater.
+            cell(kg(c.n_total - (c.n_lu_post_suds + c.n_wwtw_perm))),
+            cell(kg(c.p_total - (c.p_lu_post_suds + c.p_wwtw_perm))),
             cell(kg(c.n_total)),
             cell(kg(c.p_total)),
         )
@@ -108,10 +112,13 @@ def catchments(site: SiteAssessment) -> str:
         "land use P",
         "wastewater N",
         "wastewater P",
+        "buffer N",
+        "buffer P",
         "total N",
         "total P",
     )
-    return "<h3>Per catchment (kg/yr)</h3><table>" + header + rows + "</table>"
+    note = "<p>Land use is after SuDS; the SuDS reduction is in the site's figures above.</p>"
+    return "<h3>Per catchment (kg/yr)</h3><table>" + header + rows + "</table>" + note
 
 
 def edps(site: SiteAssessment) -> str:
