@@ -41,7 +41,8 @@ def form_page(keys: ApiKeys) -> str:
         )
     )
     body = f"""<h1>Nutrient levy quote</h1>
-<p>Upload a red-line boundary (GeoJSON, zipped shapefile or GeoPackage) to get the report.</p>
+<p>Upload a red-line boundary (GeoJSON, zipped shapefile or GeoPackage) to get the report.
+A field left empty is taken from the file's own column of that name.</p>
 <form method="post" action="/" enctype="multipart/form-data">
 <label for="boundary">Boundary file</label>
 <input id="boundary" name="boundary" type="file" required>
@@ -49,7 +50,7 @@ def form_page(keys: ApiKeys) -> str:
 <label for="id">Reference</label><input id="id" name="id">
 <label for="dwellings">Dwellings</label><input id="dwellings" name="dwellings" inputmode="numeric">
 <label for="dwelling_category">Dwelling category</label>
-<input id="dwelling_category" name="dwelling_category" value="housing">
+<input id="dwelling_category" name="dwelling_category" placeholder="housing">
 <label for="source">Source</label><input id="source" name="source">
 <label for="rules">Rule set</label><select id="rules" name="rules">{rules}</select>
 {key}<button type="submit">Get the report</button></form>"""
