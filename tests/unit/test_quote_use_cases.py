@@ -7,7 +7,7 @@ from shapely.geometry import box
 
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput
-from nrf.domain.model import CoefficientPolygon, NnCatchment, Zone
+from nrf.domain.model import BundleInfo, CoefficientPolygon, NnCatchment, Zone
 from nrf.domain.overlaps import Overlap
 from nrf.domain.validation import InputLimits, RawFeature
 from nrf.service_layer.boundary_checks import CheckBoundary
@@ -17,7 +17,7 @@ from support.reference import InMemoryBoundaryData, levy_rate, permit
 X0, Y0 = 600_000.0, 300_000.0
 
 
-def repo() -> InMemoryBoundaryData:
+def repo(info: BundleInfo | None = None) -> InMemoryBoundaryData:
     """A 2 km strip: Wensum (EDP 1) on the west, Broads (EDP 2) on the east, nothing south."""
     return InMemoryBoundaryData(
         nn=[
@@ -37,6 +37,7 @@ def repo() -> InMemoryBoundaryData:
         ],
         permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0), subcatchment="Wensum")],
         levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+        info=info,
     )
 
 
