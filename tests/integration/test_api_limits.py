@@ -6,6 +6,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,11 +103,33 @@ def test_without_a_bundle_ready_and_quotes_say_503(tmp_path: Path) -> None:
         assert problem(answer)[::2] == (503, "broken_bundle")
 
 
-def test_anonymous_mode_serves_without_a_key(tmp_path: Path) -> None:
-    env = serve_env(tmp_path / "results", NRF_API_KEYS="", NRF_API_ALLOW_ANONYMOUS="true")
+def test_anonymous_mode_serves_without_a_key_and_each_worker_opens_the_bundle_once(
+    tmp_path: Path,
+) -> None:
+    env = serve_env(
+        tmp_path / "results", NRF_API_KEYS="", NRF_API_ALLOW_ANONYMOUS="true", NRF_API_WORKERS="2"
+    )
     with running_server(env, tmp_path / "serve.log") as server:
-        assert server.post("/v1/quotes", SMALL_JSON.read_bytes(), GEOJSON, key=None).status == 200
+        for _ in range(6):
+            answer = server.post("/v1/quotes", SMALL_JSON.read_bytes(), GEOJSON, key=None)
+            assert answer.status == 200
         assert 'name="api_key"' not in server.request("GET", "/").body.decode()
+        # Both workers are up once /ready has answered from each; give the second a moment.
+        deadline = time.monotonic() + 30
+        while len(opened(server.log)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        served = {e["pid"] for e in events(server.log) if e.get("event") == "request"}
+    # One open per worker process, however many requests each served.
+    assert len(opened(server.log)) == 2 == len(set(opened(server.log)))
+    assert served <= set(opened(server.log))
+
+
+def events(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+
+
+def opened(log: Path) -> list[int]:
+    return [e["pid"] for e in events(log) if e.get("event") == "api_bundle_open"]
 
 
 @pytest.mark.parametrize(
