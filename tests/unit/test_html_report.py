@@ -55,3 +55,47 @@ def test_the_page_loads_nothing_from_elsewhere() -> None:
     assert not re.search(r"<(script|link|img|iframe)\b", html)
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in html
+
+
+class UnreadableBundle(InMemoryBoundaryData):
+    """Assesses from memory, but fails when the report asks for a site's map data again."""
+
+    def __init__(self) -> None:
+        self._inner = repo()
+        self.report_reads = 0
+
+    def info(self) -> BundleInfo:
+        return self._inner.info()
+
+    def lookups(self):  # type: ignore[no-untyped-def]
+        return self._inner.lookups()
+
+    def reference_for(self, boundary):  # type: ignore[no-untyped-def]
+        self.report_reads += 1
+        if self.report_reads > 1:
+            raise OSError("disk gone")
+        return self._inner.reference_for(boundary)
+
+
+def test_a_job_whose_report_cannot_be_drawn_still_stores_its_results() -> None:
+    from nrf.adapters.outputs.html_report import report_renderer
+
+    data = UnreadableBundle()
+    dev = Development(1, "R", "S", "housing", "", 10, box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200))
+    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
+    files = report_renderer(data)(run, [dev])
+    assert set(files) == {"result.json", "result.geojson", "result.csv"}
+    assert data.report_reads == 2  # the assessment's read, then the report's failed one
+    fine = report_renderer(repo())(run, [dev])
+    assert b'id="site-boundary"' in fine["result.html"]
+
+
+def test_an_out_of_scope_site_is_drawn_with_its_reason() -> None:
+    # South of the strip: no NN catchment and works 2002 has no permit row.
+    dev = Development(
+        1, "S", "South", "housing", "", 10, box(X0 + 100, Y0 - 300, X0 + 200, Y0 - 200)
+    )
+    data = repo()
+    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
+    html = render_report(run, [dev], data.reference_for)
+    assert "outside_catchments_no_wwtw" in html and 'id="site-boundary"' in html

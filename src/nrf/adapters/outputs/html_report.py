@@ -6,6 +6,7 @@ offline, archives as one file and prints as it looks.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -15,9 +16,10 @@ from nrf.adapters.outputs import svg_map
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE, job_files
 from nrf.domain.model import Boundary, Development, SiteReferenceData
 from nrf.domain.ports import BoundaryDataRepository
-from nrf.domain.results import AssessmentRun, SiteAssessment
+from nrf.domain.results import AssessmentRun, OutOfScopeSite, SiteAssessment
 
 ReferenceFor = Callable[[Boundary], SiteReferenceData]
+log = logging.getLogger("nrf.report")
 # A map per site costs a bundle read and an overlay; past this many sites the overview map
 # (every site) stands in, which keeps a 245-site report well under a second to draw.
 MAX_SITE_MAPS = 25
@@ -65,89 +67,91 @@ def _legend() -> str:
     return f'<p class="legend">{spans.replace("-inf", "below").replace(" to inf", " and over")}</p>'
 
 
+def _banner(run: AssessmentRun) -> str:
+    if not run.provenance.synthetic_data:
+        return ""
+    notice = escape(SYNTHETIC_NOTICE)
+    return f'<div class="synthetic" id="synthetic-banner" role="alert">{notice}</div>'
+
+
+def _out_of_scope(site: OutOfScopeSite, dev: Development, map_svg: str) -> str:
+    s = site.site
+    return (
+        f'<section class="site out" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
+        f"<h2>Site {s.rlb_id}: {escape(s.name or s.id)} <small>({escape(s.id)})</small>: "
+        f"out of scope</h2><p><code>{escape(site.reason_code)}</code>: {escape(site.reason)}"
+        f"</p>{map_svg}</section>"
+    )
+
+
 def render_report(
     run: AssessmentRun, developments: Sequence[Development], reference_for: ReferenceFor
 ) -> str:
     """The whole page for a run; maps come from the bundle the run was assessed with."""
-    prov = run.provenance
     by_id: Mapping[int, Development] = {d.rlb_id: d for d in developments}
-    banner = (
-        (
-            f'<div class="synthetic" id="synthetic-banner" role="alert">'
-            f"{escape(SYNTHETIC_NOTICE)}</div>"
-        )
-        if prov.synthetic_data
-        else ""
-    )
     overview = ""
     if len(developments) > 1:
         overview = "<h2>Where the sites are</h2>" + svg_map.overview_map(
             (d.boundary for d in developments), f"{len(developments)} sites"
         )
+    maps_left = MAX_SITE_MAPS
+
+    def drawn(dev: Development, nn_names: Sequence[str] | None, wwtw_id: int | None) -> str:
+        nonlocal maps_left
+        if maps_left <= 0:
+            return ""
+        maps_left -= 1
+        reference = reference_for(dev.boundary)
+        if nn_names is None:  # out of scope: show whichever catchments are near
+            nn_names = [c.n2k_site_name for c in reference.nn_catchments]
+        label = f"Map of site {dev.rlb_id}"
+        return svg_map.site_map(
+            dev.boundary, reference, nn_names=nn_names, wwtw_id=wwtw_id, label=label
+        )
+
     sections = []
-    for number, site in enumerate(run.sites):
+    for site in run.sites:
         dev = by_id[site.site.rlb_id]
-        drawn = ""
-        if number < MAX_SITE_MAPS:
-            drawn = svg_map.site_map(
-                dev.boundary,
-                reference_for(dev.boundary),
-                nn_names=site.nn_catchments,
-                wwtw_id=site.majority_wwtw_id,
-                label=f"Map of site {site.site.rlb_id}",
-            )
-        sections.append(_site(site, dev, drawn))
-    outs = "".join(
-        tables.row(
-            tables.cell(str(o.site.rlb_id)),
-            tables.cell(o.site.id, numeric=False),
-            tables.cell(o.site.name, numeric=False),
-            tables.cell(o.reason, numeric=False),
-        )
-        for o in run.out_of_scope
-    )
-    out_table = (
-        (
-            "<h2>Out of scope</h2><table class=out>"
-            + tables.head("site", "id", "name", "why")
-            + outs
-            + "</table>"
-        )
-        if outs
-        else ""
-    )
-    unmapped = len(run.sites) - MAX_SITE_MAPS
-    note = (
-        (
-            f"<p>Maps are drawn for the first {MAX_SITE_MAPS} sites; the other {unmapped} are "
-            "on the overview map.</p>"
-        )
-        if unmapped > 0
-        else ""
-    )
+        sections.append(_site(site, dev, drawn(dev, site.nn_catchments, site.majority_wwtw_id)))
+    for out in run.out_of_scope:
+        dev = by_id[out.site.rlb_id]
+        sections.append(_out_of_scope(out, dev, drawn(dev, None, None)))
+    unmapped = len(run.sites) + len(run.out_of_scope) - MAX_SITE_MAPS
+    note = ""
+    if unmapped > 0:
+        note = f"<p>Maps are drawn for the first {MAX_SITE_MAPS} sites; the other {unmapped} "
+        note += "are on the overview map.</p>"
+    banner = _banner(run)
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>Nutrient levy report</title><style>{_STYLE}</style></head><body>{banner}"
         "<h1>Nutrient levy report</h1>"
         + tables.totals(run)
-        + tables.provenance(prov)
+        + tables.provenance(run.provenance)
         + overview
         + _legend()
         + note
         + "".join(sections)
-        + out_table
         + banner
         + "</body></html>\n"
     )
 
 
 def report_renderer(repository: BoundaryDataRepository) -> Callable[..., dict[str, bytes]]:
-    """The worker's renderer with ``result.html`` beside the JSON, GeoJSON and CSV."""
+    """The worker's renderer with ``result.html`` beside the JSON, GeoJSON and CSV.
+
+    The report is a convenience beside the result documents: if it cannot be drawn the job
+    still stores its results (and says so in the log) rather than failing or retrying.
+    """
 
     def render(run: AssessmentRun, developments: Sequence[Development]) -> dict[str, bytes]:
         files = job_files(run, developments)
-        html = render_report(run, developments, repository.reference_for)
+        try:
+            html = render_report(run, developments, repository.reference_for)
+        except Exception as exc:
+            log.warning("report_not_rendered", extra={"error": f"{type(exc).__name__}: {exc}"})
+            return files
         return {**files, "result.html": html.encode()}
 
     return render
