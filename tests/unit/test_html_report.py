@@ -99,3 +99,14 @@ def test_an_out_of_scope_site_is_drawn_with_its_reason() -> None:
     run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
     html = render_report(run, [dev], data.reference_for)
     assert "outside_catchments_no_wwtw" in html and 'id="site-boundary"' in html
+
+
+def test_the_legend_names_each_uplift_class_in_words() -> None:
+    html = page(repo())
+    for label in (
+        "N uplift below 0 kg/ha/yr",
+        "N uplift 5 to 15 kg/ha/yr",
+        "N uplift 30 kg/ha/yr and over",
+    ):
+        assert label in html
+    assert "inf" not in html

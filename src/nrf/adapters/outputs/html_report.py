@@ -7,6 +7,7 @@ offline, archives as one file and prints as it looks.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -59,12 +60,17 @@ def _site(site: SiteAssessment, dev: Development, map_svg: str) -> str:
 
 def _legend() -> str:
     items = [("#d4351c", "site"), ("#00703c", "NN catchment"), ("#1d70b8", "works catchment")]
-    items += [
-        (fill, f"N uplift {low:g} to {high:g} kg/ha/yr")
-        for low, high, fill in svg_map.UPLIFT_CLASSES
-    ]
+    items += [(fill, _uplift_label(low, high)) for low, high, fill in svg_map.UPLIFT_CLASSES]
     spans = "".join(f'<span style="background:{c}"></span>{escape(t)}' for c, t in items)
-    return f'<p class="legend">{spans.replace("-inf", "below").replace(" to inf", " and over")}</p>'
+    return f'<p class="legend">{spans}</p>'
+
+
+def _uplift_label(low: float, high: float) -> str:
+    if math.isinf(low):
+        return f"N uplift below {high:g} kg/ha/yr"
+    if math.isinf(high):
+        return f"N uplift {low:g} kg/ha/yr and over"
+    return f"N uplift {low:g} to {high:g} kg/ha/yr"
 
 
 def _banner(run: AssessmentRun) -> str:
