@@ -165,3 +165,11 @@ class JobBoundarySource(Protocol):
     def features(self, request: JobRequest) -> list[RawFeature]:
         """Raise InvalidInput for anything that can never be read; other errors are transient."""
         ...
+
+
+class ResultFiles(Protocol):
+    """Reads back a finished job's stored files (result.json, result.html...) by name."""
+
+    def read(self, job_id: str, name: str) -> bytes | None:
+        """The file's bytes, or None when the job or the file does not exist."""
+        ...

@@ -75,7 +75,13 @@ def cmd_assess(args: argparse.Namespace) -> int:
     run = assess(developments, rules, progress=_progress_printer("assessing sites"))
     elapsed = time.perf_counter() - started
     if args.output:
-        written = write_all(render(Path(args.output), run, developments))
+        if Path(args.output).suffix.lower() == ".html":
+            from nrf.adapters.outputs.html_report import report_files
+
+            files = report_files(Path(args.output), run, developments, container.boundary_data())
+        else:
+            files = render(Path(args.output), run, developments)
+        written = write_all(files)
         for path in written:
             print(f"wrote {path}", file=sys.stderr)
         if run.provenance.synthetic_data:
@@ -160,6 +166,12 @@ def cmd_health(args: argparse.Namespace) -> int:
     return EXIT_OK if healthy else EXIT_ERROR
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from nrf.entrypoints.api.server import run_server
+
+    return run_server(args.bind, os.environ)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from nrf.entrypoints.demo import run_demo
 
@@ -189,7 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     assess.add_argument(
         "--output", metavar="PATH",
-        help="write .csv (legacy 31 columns), .json or .geojson instead of printing a table",
+        help="write .csv (legacy 31 columns), .json, .geojson or .html (the report with maps) "
+        "instead of printing a table",
     )  # fmt: skip
     assess.set_defaults(func=cmd_assess)
 
@@ -222,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--url", default=f"http://127.0.0.1:{os.environ.get('AWS_HEALTH_PORT', '8085')}"
     )
     health.set_defaults(func=cmd_health)
+    serve = sub.add_parser("serve", help="serve the quote API and report form (gunicorn)")
+    serve.add_argument("--bind", default="127.0.0.1:8080", help="HOST:PORT (default %(default)s)")
+    serve.set_defaults(func=cmd_serve)
     demo = sub.add_parser(
         "demo", help="run the sample sites through a local SQS server and the real worker"
     )

@@ -21,8 +21,9 @@ from nrf.adapters.notifier.data_labelling_notifier import DataLabellingNotifier
 from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.notifier.ses_notifier import SesNotifier
-from nrf.adapters.outputs.result_files import job_files
+from nrf.adapters.outputs.html_report import report_renderer
 from nrf.adapters.result_store.local_result_store import LocalResultStore
+from nrf.adapters.result_store.result_file_readers import LocalResultFiles, S3ResultFiles
 from nrf.adapters.result_store.s3_result_store import S3ResultStore
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
@@ -34,6 +35,7 @@ from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker.in_flight import InFlight
 from nrf.entrypoints.worker.job_processes import JobProcesses
 from nrf.entrypoints.worker.loop import WorkerLoop
+from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
 from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.job_emails import NotifySettings
@@ -41,6 +43,7 @@ from nrf.service_layer.job_outcome import RetryPolicy
 from nrf.service_layer.job_settler import JobSettler
 from nrf.service_layer.notification_ledger import NotificationLedger
 from nrf.service_layer.process_job import ProcessJob
+from nrf.service_layer.quotes import GetQuote
 
 
 def bundled_reference_data() -> Path:
@@ -166,7 +169,7 @@ class Container(containers.DeclarativeContainer):
         settler=settler,
         fail=fail_job,
         clock=clock,
-        render=providers.Object(job_files),
+        render=providers.Factory(report_renderer, boundary_data),
         settings=providers.Factory(
             NotifySettings, results_base_url=config.results_base_url,
             support_email=config.support_email,
@@ -192,6 +195,19 @@ class Container(containers.DeclarativeContainer):
         retry=retry_policy, record_timeout=fail_job.provided.timed_out,
         metrics=providers.Factory(functools.partial, publish_metrics, config.metrics_namespace),
     )  # fmt: skip
+
+    # The quote API (`nrf serve`): the same assessment, limits and store as the worker.
+    get_quote = providers.Factory(
+        GetQuote, assess=assess_developments, limits=limits, default_rules=config.default_rules
+    )
+    check_boundary = providers.Factory(
+        CheckBoundary, repository=boundary_data, limits=limits, default_rules=config.default_rules
+    )
+    result_files = providers.Selector(
+        config.result_store,
+        local=providers.Singleton(LocalResultFiles, result_store),
+        s3=providers.Singleton(S3ResultFiles, result_store, s3_client),
+    )
 
 
 def build_container(

@@ -32,6 +32,8 @@ def personalisation(
         p = sum(round(s.p_total * 100) for s in run.sites) / 100
         levy = run.levy_total
         personal.update({
+            # The page a planner reads and prints: result.html, stored beside result.json.
+            "report_link": f"{base}/{request.job_id}/result.html" if base else "result.html",
             "nitrogen_total_kg_per_year": f"{n:.2f}",
             "phosphorus_total_kg_per_year": f"{p:.2f}",
             "levy_amount": f"£{levy.levy_gbp:,.2f}",

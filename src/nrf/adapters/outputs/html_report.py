@@ -1,0 +1,173 @@
+"""The report a planner signs off: one self-contained HTML page (map, figures, provenance).
+
+Self-contained on purpose: no scripts, fonts, tiles or stylesheets from elsewhere, so it opens
+offline, archives as one file and prints as it looks.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Mapping, Sequence
+from html import escape
+from pathlib import Path
+
+from nrf.adapters.outputs import html_tables as tables
+from nrf.adapters.outputs import svg_map
+from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE, job_files
+from nrf.domain.model import Boundary, Development, SiteReferenceData
+from nrf.domain.ports import BoundaryDataRepository
+from nrf.domain.results import AssessmentRun, OutOfScopeSite, SiteAssessment
+
+ReferenceFor = Callable[[Boundary], SiteReferenceData]
+log = logging.getLogger("nrf.report")
+# A map per site costs a bundle read and an overlay; past this many sites the overview map
+# (every site) stands in, which keeps a 245-site report well under a second to draw.
+MAX_SITE_MAPS = 25
+
+_STYLE = """
+body{font-family:Arial,Helvetica,sans-serif;color:#0b0c0c;margin:24px;max-width:980px}
+h1{font-size:28px;margin:0 0 8px}h2{font-size:22px;margin:28px 0 8px;border-top:2px solid #0b0c0c;
+padding-top:12px}h3{font-size:17px;margin:16px 0 6px}
+table{border-collapse:collapse;margin:6px 0 12px;font-size:14px}
+th,td{border:1px solid #b1b4b6;padding:4px 8px;text-align:left}td.n{text-align:right;
+font-variant-numeric:tabular-nums}th{background:#f3f2f1}
+.synthetic{background:#d4351c;color:#fff;font-weight:bold;font-size:20px;padding:16px;
+border:6px solid #0b0c0c;margin:0 0 16px}
+.legend span{display:inline-block;width:14px;height:14px;border:1px solid #505a5f;
+vertical-align:middle;margin:0 4px 0 12px}.map{max-width:100%;height:auto}
+.out{color:#505a5f}code{font-size:12px;word-break:break-all}
+@media print{body{margin:0}h2{break-before:auto}section.site{break-inside:avoid}
+.synthetic{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+"""
+
+
+def _site(site: SiteAssessment, dev: Development, map_svg: str) -> str:
+    s = site.site
+    plural = "" if s.dwellings == 1 else "s"
+    facts = (
+        f"{s.dwellings} dwelling{plural} ({escape(s.dwelling_category)}), "
+        f"{site.dev_area_ha:,.2f} ha; "
+        f"works {site.majority_wwtw_id} {escape(site.wwtw_name or '')}; LPA "
+        f"{escape(site.majority_lpa)}; subcatchment {escape(site.dev_subcatchment or '–')}"
+    )
+    return (
+        f'<section class="site" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
+        f"<h2>Site {s.rlb_id}: {escape(s.name or s.id)} <small>({escape(s.id)})</small></h2>"
+        f"<p>{facts}</p>{map_svg}{tables.figures(site)}{tables.catchments(site)}{tables.edps(site)}</section>"
+    )
+
+
+def _legend() -> str:
+    items = [("#d4351c", "site"), ("#00703c", "NN catchment"), ("#1d70b8", "works catchment")]
+    items += [(fill, _uplift_label(low, high)) for low, high, fill in svg_map.UPLIFT_CLASSES]
+    spans = "".join(f'<span style="background:{c}"></span>{escape(t)}' for c, t in items)
+    return f'<p class="legend">{spans}</p>'
+
+
+def _uplift_label(low: float, high: float) -> str:
+    if math.isinf(low):
+        return f"N uplift below {high:g} kg/ha/yr"
+    if math.isinf(high):
+        return f"N uplift {low:g} kg/ha/yr and over"
+    return f"N uplift {low:g} to {high:g} kg/ha/yr"
+
+
+def _banner(run: AssessmentRun) -> str:
+    if not run.provenance.synthetic_data:
+        return ""
+    notice = escape(SYNTHETIC_NOTICE)
+    return f'<div class="synthetic" id="synthetic-banner" role="alert">{notice}</div>'
+
+
+def _out_of_scope(site: OutOfScopeSite, dev: Development, map_svg: str) -> str:
+    s = site.site
+    return (
+        f'<section class="site out" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
+        f"<h2>Site {s.rlb_id}: {escape(s.name or s.id)} <small>({escape(s.id)})</small>: "
+        f"out of scope</h2><p><code>{escape(site.reason_code)}</code>: {escape(site.reason)}"
+        f"</p>{map_svg}</section>"
+    )
+
+
+def render_report(
+    run: AssessmentRun, developments: Sequence[Development], reference_for: ReferenceFor
+) -> str:
+    """The whole page for a run; maps come from the bundle the run was assessed with."""
+    by_id: Mapping[int, Development] = {d.rlb_id: d for d in developments}
+    overview = ""
+    if len(developments) > 1:
+        overview = "<h2>Where the sites are</h2>" + svg_map.overview_map(
+            (d.boundary for d in developments), f"{len(developments)} sites"
+        )
+    maps_left = MAX_SITE_MAPS
+
+    def drawn(dev: Development, nn_names: Sequence[str] | None, wwtw_id: int | None) -> str:
+        nonlocal maps_left
+        if maps_left <= 0:
+            return ""
+        maps_left -= 1
+        reference = reference_for(dev.boundary)
+        if nn_names is None:  # out of scope: show whichever catchments are near
+            nn_names = [c.n2k_site_name for c in reference.nn_catchments]
+        label = f"Map of site {dev.rlb_id}"
+        return svg_map.site_map(
+            dev.boundary, reference, nn_names=nn_names, wwtw_id=wwtw_id, label=label
+        )
+
+    sections = []
+    for site in run.sites:
+        dev = by_id[site.site.rlb_id]
+        sections.append(_site(site, dev, drawn(dev, site.nn_catchments, site.majority_wwtw_id)))
+    for out in run.out_of_scope:
+        dev = by_id[out.site.rlb_id]
+        sections.append(_out_of_scope(out, dev, drawn(dev, None, None)))
+    unmapped = len(run.sites) + len(run.out_of_scope) - MAX_SITE_MAPS
+    note = ""
+    if unmapped > 0:
+        note = f"<p>Maps are drawn for the first {MAX_SITE_MAPS} sites; the other {unmapped} "
+        note += "are on the overview map.</p>"
+    banner = _banner(run)
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Nutrient levy report</title><style>{_STYLE}</style></head><body>{banner}"
+        "<h1>Nutrient levy report</h1>"
+        + tables.totals(run)
+        + tables.provenance(run.provenance)
+        + overview
+        + _legend()
+        + note
+        + "".join(sections)
+        + banner
+        + "</body></html>\n"
+    )
+
+
+def report_renderer(repository: BoundaryDataRepository) -> Callable[..., dict[str, bytes]]:
+    """The worker's renderer with ``result.html`` beside the JSON, GeoJSON and CSV.
+
+    The report is a convenience beside the result documents: if it cannot be drawn the job
+    still stores its results (and says so in the log) rather than failing or retrying.
+    """
+
+    def render(run: AssessmentRun, developments: Sequence[Development]) -> dict[str, bytes]:
+        files = job_files(run, developments)
+        try:
+            html = render_report(run, developments, repository.reference_for)
+        except Exception as exc:
+            log.warning("report_not_rendered", extra={"error": f"{type(exc).__name__}: {exc}"})
+            return files
+        return {**files, "result.html": html.encode()}
+
+    return render
+
+
+def report_files(
+    path: Path,
+    run: AssessmentRun,
+    developments: Sequence[Development],
+    repository: BoundaryDataRepository,
+) -> dict[Path, str]:
+    """`nrf assess --output report.html`: the one page, for ``write_all``."""
+    return {path: render_report(run, developments, repository.reference_for)}

@@ -1,0 +1,1 @@
+"""`nrf serve`: the quote API (Falcon under gunicorn), its report form and its OpenAPI document."""

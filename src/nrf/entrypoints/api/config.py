@@ -1,0 +1,74 @@
+"""`nrf serve`'s own settings from the environment; the rest are the worker's (same names)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from attrs import frozen
+
+from nrf.entrypoints.settings import ConfigError
+
+DEFAULT_BIND = "127.0.0.1:8080"
+
+
+@frozen
+class ApiSettings:
+    """Keys, workers and threads; ``keys`` never appear in ``repr``."""
+
+    keys: tuple[str, ...] = ()
+    allow_anonymous: bool = False
+    workers: int = 2
+    threads: int = 4
+    body_timeout: float = 30.0
+
+    def __repr__(self) -> str:
+        return f"ApiSettings(keys={len(self.keys)} set, allow_anonymous={self.allow_anonymous})"
+
+
+def _number(
+    environ: Mapping[str, str],
+    name: str,
+    default: float,
+    low: float,
+    high: float,
+    problems: list[str],
+) -> float:
+    raw = (environ.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = low - 1
+    if not low <= value <= high:
+        problems.append(f"{name}={raw!r}: must be a number from {low:g} to {high:g}")
+        return default
+    return value
+
+
+def load_api_settings(environ: Mapping[str, str]) -> ApiSettings:
+    """Parse and check; refuse (ConfigError) to serve with no key unless anonymity is asked for."""
+    problems: list[str] = []
+    keys = tuple(k.strip() for k in environ.get("NRF_API_KEYS", "").split(",") if k.strip())
+    anonymous_raw = environ.get("NRF_API_ALLOW_ANONYMOUS", "").strip().lower()
+    if anonymous_raw not in ("", "true", "false", "1", "0", "yes", "no"):
+        problems.append("NRF_API_ALLOW_ANONYMOUS must be true or false")
+    anonymous = anonymous_raw in ("true", "1", "yes")
+    if not keys and not anonymous:
+        problems.append(
+            "NRF_API_KEYS is empty: set one or more comma-separated keys, or "
+            "NRF_API_ALLOW_ANONYMOUS=true to serve without keys (a demo only)"
+        )
+    short = [n for n, k in enumerate(keys, 1) if len(k) < 16]
+    if short:
+        problems.append(f"NRF_API_KEYS: key(s) {short} are shorter than 16 characters")
+    settings = ApiSettings(
+        keys=keys,
+        allow_anonymous=anonymous,
+        workers=int(_number(environ, "NRF_API_WORKERS", 2, 1, 64, problems)),
+        threads=int(_number(environ, "NRF_API_THREADS", 4, 1, 256, problems)),
+        body_timeout=_number(environ, "NRF_API_BODY_TIMEOUT_SECONDS", 30.0, 0.1, 3600, problems),
+    )
+    if problems:
+        raise ConfigError(problems)
+    return settings

@@ -1,0 +1,98 @@
+"""GET / : a plain upload form (no JavaScript) whose answer is the report; POST / takes it.
+
+A browser cannot send an ``x-api-key`` header from a plain form, so the form has a key field
+when keys are configured. A problem is shown as a page too (same status and codes), because
+the person who sent the form reads the answer in the browser, not a program.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import falcon
+
+from nrf.domain.errors import NrfError
+from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
+from nrf.entrypoints.api.auth import ApiKeys
+from nrf.entrypoints.api.problems import ApiProblem, document, from_error
+from nrf.entrypoints.api.quotes import QuotesResource
+from nrf.entrypoints.api.representations import HTML, render_quote
+
+_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>{title}</title><style>body{{font-family:Arial,sans-serif;margin:24px;max-width:720px}}
+label{{display:block;margin:12px 0 4px;font-weight:bold}}input,select{{font-size:16px}}
+button{{display:block;margin-top:16px;font-size:18px;padding:6px 16px}}</style></head>
+<body>{body}</body></html>
+"""
+
+
+def form_page(keys: ApiKeys) -> str:
+    rules = "".join(
+        f'<option value="{name}"{" selected" if name == DEFAULT_RULE_SET else ""}>'
+        f"{escape(name)}: {escape(rule.description)}</option>"
+        for name, rule in sorted(RULE_SETS.items())
+    )
+    key = (
+        ""
+        if keys.anonymous
+        else (
+            '<label for="api_key">API key</label>'
+            '<input id="api_key" name="api_key" type="password">'
+        )
+    )
+    body = f"""<h1>Nutrient levy quote</h1>
+<p>Upload a red-line boundary (GeoJSON, zipped shapefile or GeoPackage) to get the report.
+A field left empty is taken from the file's own column of that name.</p>
+<form method="post" action="/" enctype="multipart/form-data">
+<label for="boundary">Boundary file</label>
+<input id="boundary" name="boundary" type="file" required>
+<label for="name">Development name</label><input id="name" name="name">
+<label for="id">Reference</label><input id="id" name="id">
+<label for="dwellings">Dwellings</label><input id="dwellings" name="dwellings" inputmode="numeric">
+<label for="dwelling_category">Dwelling category</label>
+<input id="dwelling_category" name="dwelling_category" placeholder="housing">
+<label for="source">Source</label><input id="source" name="source">
+<label for="rules">Rule set</label><select id="rules" name="rules">{rules}</select>
+{key}<button type="submit">Get the report</button></form>"""
+    return _PAGE.format(title="Nutrient levy quote", body=body)
+
+
+def problem_page(problem: ApiProblem) -> str:
+    doc = document(problem, None)
+    items = "".join(
+        f"<li><code>{escape(p['code'])}</code>: {escape(p['message'])}</li>"
+        for p in doc.get("problems", [])
+    )
+    body = (
+        f"<h1>The boundary cannot be assessed</h1><p><code>{escape(problem.code)}</code>: "
+        f'{escape(problem.detail)}</p><ul>{items}</ul><p><a href="/">Back to the form</a></p>'
+    )
+    return _PAGE.format(title="Cannot assess", body=body)
+
+
+class FormResource:
+    public = True  # the form checks the key itself: from a header or its own field
+
+    def __init__(self, quotes: QuotesResource, keys: ApiKeys) -> None:
+        self._quotes, self._keys = quotes, keys
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.content_type = "text/html; charset=utf-8"
+        resp.text = form_page(self._keys)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        try:
+            quote = self._quotes.quote(
+                req,
+                authorise=lambda fields: self._keys.check(req, key=fields.get("api_key") or None),
+            )
+        except (ApiProblem, NrfError) as error:
+            problem = error if isinstance(error, ApiProblem) else from_error(error)
+            if req.client_prefers(["application/problem+json", HTML]) != HTML:
+                raise problem from None
+            resp.status = falcon.code_to_http_status(problem.status)
+            resp.content_type = "text/html; charset=utf-8"
+            resp.text = problem_page(problem)
+            return
+        reference_for = self._quotes.reference_for
+        resp.content_type, resp.data = render_quote(quote, HTML, reference_for)

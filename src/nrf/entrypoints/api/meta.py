@@ -1,0 +1,42 @@
+"""GET /health, GET /ready and GET /openapi.json: public, cheap, never touching the bundle."""
+
+from __future__ import annotations
+
+import json
+
+import falcon
+
+from nrf.entrypoints.api.openapi import openapi_document
+from nrf.entrypoints.api.services import ApiServices
+
+
+class HealthResource:
+    public = True
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = {"status": "ok"}
+
+
+class ReadyResource:
+    public = True
+
+    def __init__(self, services: ApiServices) -> None:
+        self._services = services
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        if self._services.unavailable is not None:
+            resp.status = falcon.HTTP_503
+            resp.media = {"status": "not_ready", "reason": "bundle_not_loaded"}
+            return
+        resp.media = {"status": "ready", "reason": "ready"}
+
+
+class OpenApiResource:
+    public = True
+
+    def __init__(self) -> None:
+        self._body = (json.dumps(openapi_document(), indent=2) + "\n").encode()
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.content_type = "application/json"
+        resp.data = self._body

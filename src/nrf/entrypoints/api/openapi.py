@@ -1,0 +1,251 @@
+"""The OpenAPI 3.1 document of the routes `create_app` serves (a test checks they agree).
+
+Over 200 lines: it is one data document, read top to bottom like the YAML it stands for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nrf import __version__
+from nrf.domain.rules import RULE_SETS
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _problems(*statuses: int) -> dict[str, Any]:
+    content = {"application/problem+json": {"schema": _ref("Problem")}}
+    words = {
+        400: "Malformed request",
+        401: "Missing or wrong API key",
+        404: "Not found",
+        408: "The body did not arrive in time",
+        413: "Over a size limit",
+        415: "Unsupported media or file type",
+        422: "The boundary cannot be assessed",
+        503: "The reference bundle or result store is unavailable",
+    }
+    return {str(s): {"description": words[s], "content": content} for s in statuses}
+
+
+_BOUNDARY_BODY = {
+    "required": True,
+    "content": {
+        "application/geo+json": {"schema": _ref("GeoJson")},
+        "application/json": {"schema": _ref("GeoJson")},
+        "multipart/form-data": {"schema": _ref("Upload")},
+    },
+}
+_RULES = {
+    "name": "rules",
+    "in": "query",
+    "required": False,
+    "description": "rule set, as `nrf assess --rules`",
+    "schema": {"type": "string", "enum": sorted(RULE_SETS)},
+}
+_SITE_FIELDS = {
+    "id": {"type": "string"},
+    "name": {"type": "string"},
+    "source": {"type": "string"},
+    "dwelling_category": {"type": "string"},
+    "dwellings": {"type": "string", "pattern": "^[0-9]+$"},
+}
+
+
+def openapi_document() -> dict[str, Any]:
+    secured: list[dict[str, list[str]]] = [{"apiKey": []}]
+    quote_content = {
+        "application/json": {"schema": _ref("Result")},
+        "application/geo+json": {"schema": _ref("GeoJson")},
+        "text/csv": {"schema": {"type": "string"}},
+        "text/html": {"schema": {"type": "string"}},
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "nrf quote API",
+            "version": __version__,
+            "description": "Nutrient levy quotes: the same documents as `nrf assess`.",
+        },
+        "components": {
+            "securitySchemes": {"apiKey": {"type": "apiKey", "in": "header", "name": "x-api-key"}},
+            "schemas": {
+                "Problem": {
+                    "type": "object",
+                    "required": ["type", "title", "status", "code"],
+                    "properties": {
+                        "type": {"type": "string"},
+                        "title": {"type": "string"},
+                        "status": {"type": "integer"},
+                        "detail": {"type": "string"},
+                        "code": {"type": "string"},
+                        "request_id": {"type": "string"},
+                        "problems": {"type": "array", "items": {"type": "object"}},
+                    },
+                },
+                "GeoJson": {
+                    "type": "object",
+                    "required": ["type"],
+                    "properties": {"type": {"type": "string"}},
+                },
+                "Upload": {
+                    "type": "object",
+                    "required": ["boundary"],
+                    "properties": {
+                        "boundary": {
+                            "type": "string",
+                            "contentMediaType": "application/octet-stream",
+                            "description": ".geojson, .json, .zip (shapefile) or .gpkg",
+                        },
+                        "rules": {"type": "string", "enum": sorted(RULE_SETS)},
+                        "api_key": {"type": "string"},
+                        **_SITE_FIELDS,
+                    },
+                },
+                "Result": {
+                    "type": "object",
+                    "required": ["provenance", "sites", "out_of_scope", "levy_total"],
+                },
+                "BoundaryCheck": {"type": "object", "required": ["provenance", "sites"]},
+                "Job": {"type": "object", "required": ["job_id", "status"]},
+                "Status": {"type": "object", "required": ["status"]},
+            },
+        },
+        "paths": {
+            "/v1/quotes": {
+                "post": {
+                    "operationId": "createQuote",
+                    "summary": "Quote the sites of a boundary",
+                    "security": secured,
+                    "parameters": [_RULES],
+                    "requestBody": _BOUNDARY_BODY,
+                    "responses": {
+                        "200": {
+                            "description": "The result, as asked for by Accept",
+                            "content": quote_content,
+                        },
+                        **_problems(400, 401, 408, 413, 415, 422, 503),
+                    },
+                }
+            },
+            "/v1/boundary-checks": {
+                "post": {
+                    "operationId": "checkBoundary",
+                    "summary": "Catchments, works, LPA and scope",
+                    "security": secured,
+                    "parameters": [_RULES],
+                    "requestBody": _BOUNDARY_BODY,
+                    "responses": {
+                        "200": {
+                            "description": "Each site's overlaps and majorities",
+                            "content": {"application/json": {"schema": _ref("BoundaryCheck")}},
+                        },
+                        **_problems(400, 401, 408, 413, 415, 422, 503),
+                    },
+                }
+            },
+            "/v1/jobs/{job_id}": {
+                "get": {
+                    "operationId": "getJob",
+                    "summary": "A queued job's stored outcome",
+                    "security": secured,
+                    "parameters": [
+                        {
+                            "name": "job_id",
+                            "in": "path",
+                            "required": True,
+                            "schema": {
+                                "type": "string",
+                                "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$",
+                            },
+                        }
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "Status and, once succeeded, the result",
+                            "content": {
+                                "application/json": {"schema": _ref("Job")},
+                                "text/html": {"schema": {"type": "string"}},
+                            },
+                        },
+                        **_problems(401, 404, 503),
+                    },
+                }
+            },
+            "/": {
+                "get": {
+                    "operationId": "uploadForm",
+                    "summary": "The upload form",
+                    "security": [],
+                    "responses": {
+                        "200": {
+                            "description": "An HTML form",
+                            "content": {"text/html": {"schema": {"type": "string"}}},
+                        }
+                    },
+                },
+                "post": {
+                    "operationId": "uploadReport",
+                    "summary": "The form's answer: the report",
+                    "security": [],
+                    "requestBody": {
+                        "required": True,
+                        "content": {"multipart/form-data": {"schema": _ref("Upload")}},
+                    },
+                    "responses": {
+                        "200": {
+                            "description": "The HTML report",
+                            "content": {"text/html": {"schema": {"type": "string"}}},
+                        },
+                        **_problems(400, 401, 408, 413, 415, 422, 503),
+                    },
+                },
+            },
+            "/openapi.json": {
+                "get": {
+                    "operationId": "openapi",
+                    "summary": "This document",
+                    "security": [],
+                    "responses": {
+                        "200": {
+                            "description": "OpenAPI 3.1",
+                            "content": {"application/json": {"schema": {"type": "object"}}},
+                        }
+                    },
+                }
+            },
+            "/health": {
+                "get": {
+                    "operationId": "health",
+                    "summary": "The process answers",
+                    "security": [],
+                    "responses": {
+                        "200": {
+                            "description": "Alive",
+                            "content": {"application/json": {"schema": _ref("Status")}},
+                        }
+                    },
+                }
+            },
+            "/ready": {
+                "get": {
+                    "operationId": "ready",
+                    "summary": "The bundle is open",
+                    "security": [],
+                    "responses": {
+                        "200": {
+                            "description": "Ready",
+                            "content": {"application/json": {"schema": _ref("Status")}},
+                        },
+                        "503": {
+                            "description": "Not ready",
+                            "content": {"application/json": {"schema": _ref("Status")}},
+                        },
+                    },
+                }
+            },
+        },
+        "security": secured,
+    }

@@ -1,0 +1,87 @@
+"""POST /v1/quotes and POST /v1/boundary-checks: a boundary in, the answer at once."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import falcon
+
+from nrf.adapters.outputs.html_report import ReferenceFor
+from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
+from nrf.domain.serialization import unstructure
+from nrf.entrypoints.api import inputs
+from nrf.entrypoints.api.body import read_body
+from nrf.entrypoints.api.problems import ApiProblem
+from nrf.entrypoints.api.representations import JSON, preferred, render_quote
+from nrf.entrypoints.api.services import ApiServices
+from nrf.service_layer.quotes import Quote, QuoteRequest, stamped
+
+Authorise = Callable[[dict[str, str]], None]
+
+
+def available(services: ApiServices) -> ApiServices:
+    """The services, or a 503 problem when the bundle could not be opened."""
+    if services.unavailable is not None:
+        raise ApiProblem("broken_bundle", services.unavailable)
+    return services
+
+
+def request_from(
+    req: falcon.Request, services: ApiServices, authorise: Authorise | None = None
+) -> QuoteRequest:
+    """The typed request from a GeoJSON or multipart body.
+
+    ``authorise`` sees the form's text fields before any boundary is read (the upload form
+    carries its key in a field).
+    """
+    kind = inputs.media_type(req)
+    if kind not in (*inputs.GEOJSON_TYPES, inputs.MULTIPART):
+        allowed = ", ".join((*inputs.GEOJSON_TYPES, inputs.MULTIPART))
+        raise ApiProblem("unsupported_media_type", f"send the boundary as {allowed}")
+    body = read_body(req, services.limits.max_file_bytes, services.body_timeout)
+    rules = req.get_param("rules")
+    if kind == inputs.MULTIPART:
+        upload, fields = inputs.form_parts(body, req.content_type or "")
+        if authorise is not None:
+            authorise(fields)
+        features, given = inputs.form_features(upload, fields, services.limits)
+        return QuoteRequest(stamped(features, given), fields.get("rules") or rules)
+    if authorise is not None:
+        authorise({})
+    return QuoteRequest(tuple(inputs.geojson_features(body, services.limits)), rules)
+
+
+class QuotesResource:
+    def __init__(self, services: ApiServices) -> None:
+        self._services = services
+
+    @property
+    def reference_for(self) -> ReferenceFor:
+        assert self._services.reference_for is not None
+        return self._services.reference_for
+
+    def quote(self, req: falcon.Request, authorise: Authorise | None = None) -> Quote:
+        services = available(self._services)
+        assert services.quote is not None
+        return services.quote(request_from(req, services, authorise))
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        kind = preferred(req)
+        quote = self.quote(req)
+        resp.content_type, resp.data = render_quote(quote, kind, self.reference_for)
+        resp.set_header("Vary", "Accept")
+
+
+class BoundaryChecksResource:
+    def __init__(self, services: ApiServices) -> None:
+        self._services = services
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        services = available(self._services)
+        assert services.check is not None
+        checked = services.check(request_from(req, services))
+        doc = {"notice": SYNTHETIC_NOTICE} if checked.provenance.synthetic_data else {}
+        doc.update(unstructure(checked))
+        resp.content_type = JSON
+        resp.data = (json.dumps(doc, indent=2) + "\n").encode()

@@ -1,0 +1,62 @@
+"""Use case: a synchronous quote for the sites of one request, the same run `nrf assess` makes.
+
+The API and the CLI differ only in how the boundaries arrive; from raw features on, both go
+through ``validate_features`` and ``AssessDevelopments`` with the same limits and rule set, so
+the same boundary gives the same document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from attrs import frozen
+
+from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.model import Development
+from nrf.domain.results import AssessmentRun
+from nrf.domain.rules import rule_set_named
+from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature, validate_features
+
+
+def stamped(features: Sequence[RawFeature], fields: Mapping[str, object]) -> tuple[RawFeature, ...]:
+    """Features whose properties are overlaid with ``fields`` (form fields beat file columns)."""
+    if not fields:
+        return tuple(features)
+    return tuple(
+        RawFeature(f.index, {**f.properties, **fields}, f.geometry, f.crs, f.problems)
+        for f in features
+    )
+
+
+@frozen
+class QuoteRequest:
+    """Raw features (already in EPSG:27700) and the rule set asked for (None: the default)."""
+
+    features: tuple[RawFeature, ...]
+    rules: str | None = None
+
+
+@frozen
+class Quote:
+    """The run and the developments it assessed (the GeoJSON and the report need both)."""
+
+    run: AssessmentRun
+    developments: tuple[Development, ...]
+
+
+class GetQuote:
+    """Validate every site (all problems at once), then assess them in input order."""
+
+    def __init__(
+        self,
+        assess: AssessDevelopments,
+        limits: InputLimits = DEFAULT_LIMITS,
+        default_rules: str | None = None,
+    ) -> None:
+        self._assess, self._limits, self._default_rules = assess, limits, default_rules
+
+    def __call__(self, request: QuoteRequest) -> Quote:
+        rules = rule_set_named(request.rules or self._default_rules)
+        developments = validate_features(request.features, self._limits)
+        run = self._assess(developments, rules)
+        return Quote(run=run, developments=tuple(developments))

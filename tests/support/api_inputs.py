@@ -1,0 +1,58 @@
+"""Boundary files for the API tests, and the CLI's own output for the same files."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+from nrf.entrypoints.cli import main
+from nrf.entrypoints.container import bundled_samples
+
+SAMPLES = bundled_samples()
+SMALL_JSON = SAMPLES / "BnW_small_under_1_hectare_geojson" / "BnW_small_under_1_hectare.geojson"
+SMALL_SHP = SAMPLES / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp"
+BNW_SHP = SAMPLES / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
+
+
+def zipped_shapefile(shp: Path, target: Path) -> Path:
+    """The .shp with its sidecars in one zip, as a planner would send it."""
+    with zipfile.ZipFile(target, "w") as archive:
+        for part in shp.parent.iterdir():
+            if part.stem == shp.stem and part.suffix.lower() in (".shp", ".shx", ".dbf", ".prj"):
+                archive.write(part, part.name)
+    return target
+
+
+def geopackage_of(source: Path, target: Path) -> Path:
+    import geopandas
+
+    geopandas.read_file(source).to_file(target, driver="GPKG")
+    return target
+
+
+def cli_output(source: Path, suffix: str, folder: Path, *extra: str) -> bytes:
+    """What `nrf assess SOURCE --output x.SUFFIX` writes, as bytes."""
+    target = folder / f"cli-{source.stem}-{'-'.join(extra) or 'default'}{suffix}"
+    assert main(["assess", str(source), "--processes", "1", "--output", str(target), *extra]) == 0
+    return target.read_bytes()
+
+
+def feature(ring: list[list[float]], **properties: object) -> dict:
+    """A GeoJSON Feature in British National Grid."""
+    return {
+        "type": "Feature",
+        "properties": properties,
+        "geometry": {"type": "Polygon", "coordinates": [ring]},
+    }
+
+
+def collection(*features: dict) -> bytes:
+    crs = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}
+    return json.dumps(
+        {"type": "FeatureCollection", "crs": crs, "features": list(features)}
+    ).encode()
+
+
+def square(x: float, y: float, side: float) -> list[list[float]]:
+    return [[x, y], [x + side, y], [x + side, y + side], [x, y + side], [x, y]]

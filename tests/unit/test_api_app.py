@@ -1,0 +1,123 @@
+"""The API's Falcon app in process (falcon.testing), with in-memory data and recording fakes."""
+
+from __future__ import annotations
+
+import json
+
+import falcon.testing
+import pytest
+from shapely.geometry import box
+from test_quote_use_cases import X0, Y0, repo
+
+from fakes import FakeResultStore
+from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.errors import BrokenBundle, InvalidInput, Problem
+from nrf.domain.jobs import JobRecord, JobStatus
+from nrf.domain.validation import DEFAULT_LIMITS
+from nrf.entrypoints.api.app import create_app
+from nrf.entrypoints.api.auth import ApiKeys
+from nrf.entrypoints.api.problems import from_error
+from nrf.entrypoints.api.services import ApiServices
+from nrf.service_layer.boundary_checks import CheckBoundary
+from nrf.service_layer.quotes import GetQuote, Quote, QuoteRequest
+
+KEY = "unit-key-0123456789"
+HEADERS = {"x-api-key": KEY, "Content-Type": "application/geo+json"}
+SITE = {"id": "s", "name": "Site", "dwelling_category": "housing", "source": "", "dwellings": 10}
+
+
+class StoreFiles:
+    def __init__(self, store: FakeResultStore) -> None:
+        self._store = store
+
+    def read(self, job_id: str, name: str) -> bytes | None:
+        return self._store.files.get(job_id, {}).get(name)
+
+
+class ExplodingQuote(GetQuote):
+    def __call__(self, request: QuoteRequest) -> Quote:
+        raise RuntimeError("boom: secret internals")
+
+
+def client(
+    quote: GetQuote | None = None, store: FakeResultStore | None = None
+) -> falcon.testing.TestClient:
+    data = repo()
+    store = store or FakeResultStore()
+    services = ApiServices(
+        quote=quote or GetQuote(AssessDevelopments(data)),
+        check=CheckBoundary(data),
+        reference_for=data.reference_for,
+        store=store,
+        files=StoreFiles(store),
+        limits=DEFAULT_LIMITS,
+    )
+    ids = iter(f"rid-{n}" for n in range(1, 1000))
+    return falcon.testing.TestClient(create_app(services, ApiKeys([KEY]), new_id=lambda: next(ids)))
+
+
+def site_body(x: float = X0 + 100, y: float = Y0 + 100) -> str:
+    ring = [list(p) for p in box(x, y, x + 100, y + 100).exterior.coords]
+    crs = {"type": "name", "properties": {"name": "EPSG:27700"}}
+    feature = {
+        "type": "Feature",
+        "properties": SITE,
+        "geometry": {"type": "Polygon", "coordinates": [ring]},
+    }
+    return json.dumps({"type": "FeatureCollection", "crs": crs, "features": [feature]})
+
+
+def test_the_worst_problem_sets_the_status() -> None:
+    mixed = InvalidInput([Problem("invalid_dwellings", "x"), Problem("too_many_vertices", "y")])
+    assert (from_error(mixed).status, from_error(mixed).code) == (413, "invalid_input")
+    assert from_error(InvalidInput([Problem("zero_area", "z")])).status == 422
+    assert from_error(InvalidInput([Problem("unknown_rule_set", "r")])).status == 400
+    assert from_error(BrokenBundle("gone")).status == 503
+
+
+def test_a_quote_in_process_has_the_request_id_and_the_figures() -> None:
+    answer = client().simulate_post("/v1/quotes", body=site_body(), headers=HEADERS)
+    assert answer.status_code == 200 and answer.headers["x-request-id"] == "rid-1"
+    [site] = answer.json["sites"]
+    assert site["dev_area_ha"] == 1.0 and site["majority_wwtw_id"] == 1065
+
+
+def test_an_unexpected_failure_is_a_500_problem_without_internals() -> None:
+    broken = ExplodingQuote(AssessDevelopments(repo()))
+    answer = client(quote=broken).simulate_post("/v1/quotes", body=site_body(), headers=HEADERS)
+    assert answer.status_code == 500
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.json["code"] == "internal_error" and answer.json["request_id"] == "rid-1"
+    assert "boom" not in answer.text and "Traceback" not in answer.text
+
+
+def test_a_job_is_read_back_from_the_store() -> None:
+    store = FakeResultStore()
+    store.save(
+        "j-1",
+        {"result.json": b'{"sites": []}'},
+        JobRecord(job_id="j-1", status=JobStatus.SUCCEEDED),
+    )
+    answer = client(store=store).simulate_get("/v1/jobs/j-1", headers={"x-api-key": KEY})
+    assert answer.json["status"] == "succeeded" and answer.json["result"] == {"sites": []}
+    missing = client(store=store).simulate_get(
+        "/v1/jobs/j-1", headers={"x-api-key": KEY, "Accept": "text/html"}
+    )
+    assert (missing.status_code, missing.json["code"]) == (404, "job_not_found")
+
+
+@pytest.mark.parametrize("key", ["", "unit-key-012345678", "unit-key-0123456789x"])
+def test_only_the_exact_key_is_let_in(key: str) -> None:
+    answer = client().simulate_post(
+        "/v1/quotes", body=site_body(), headers={**HEADERS, "x-api-key": key}
+    )
+    assert (answer.status_code, answer.json["code"]) == (401, "unauthorized")
+
+
+def test_key_positions_name_which_key_matched() -> None:
+    keys = ApiKeys(["first-key-000000000", "second-key-00000000"])
+    assert (keys.which("second-key-00000000"), keys.which("first-key-000000000")) == (2, 1)
+    assert keys.which("third") is None and not ApiKeys([], anonymous=False).configured
+    assert (
+        ApiKeys([], anonymous=True).anonymous and not ApiKeys(["k" * 16], anonymous=True).anonymous
+    )

@@ -1,0 +1,113 @@
+"""GetQuote and CheckBoundary against in-memory reference data, worked by hand."""
+
+from __future__ import annotations
+
+import pytest
+from shapely.geometry import box
+
+from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.errors import InvalidInput
+from nrf.domain.model import BundleInfo, CoefficientPolygon, NnCatchment, Zone
+from nrf.domain.overlaps import Overlap
+from nrf.domain.validation import InputLimits, RawFeature
+from nrf.service_layer.boundary_checks import CheckBoundary
+from nrf.service_layer.quotes import GetQuote, QuoteRequest, stamped
+from support.reference import InMemoryBoundaryData, levy_rate, permit
+
+X0, Y0 = 600_000.0, 300_000.0
+
+
+def repo(info: BundleInfo | None = None) -> InMemoryBoundaryData:
+    """A 2 km strip: Wensum (EDP 1) on the west, Broads (EDP 2) on the east, nothing south."""
+    return InMemoryBoundaryData(
+        nn=[
+            NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1"),
+            NnCatchment(box(X0 + 1000, Y0, X0 + 2000, Y0 + 1000), "The Broads SAC", "2"),
+        ],
+        wwtw=[
+            Zone(box(X0, Y0, X0 + 2000, Y0 + 1000), 1065),
+            Zone(box(X0, Y0 - 1000, X0 + 1000, Y0), 2002),  # no permit row
+        ],
+        lpa=[Zone(box(X0, Y0 - 5000, X0 + 5000, Y0 + 5000), "Breckland")],
+        sub=[Zone(box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), "Wensum")],
+        coefficients=[
+            CoefficientPolygon(
+                box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), 5.57, 0.24, 12.0, 0.5
+            )
+        ],
+        permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0), subcatchment="Wensum")],
+        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+        info=info,
+    )
+
+
+SITE = {"id": "s", "name": "Site", "dwelling_category": "housing", "source": "", "dwellings": 10}
+
+
+def raw(geometry: object, **properties: object) -> RawFeature:
+    return RawFeature(1, properties, geometry)
+
+
+def raw_at(index: int, geometry: object, properties: dict[str, object]) -> RawFeature:
+    return RawFeature(index, properties, geometry)
+
+
+def test_a_quote_uses_the_rules_asked_for_else_the_default() -> None:
+    quote = GetQuote(AssessDevelopments(repo()), default_rules="iat-2025-10")
+    site = raw(box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200), **SITE)
+    assert quote(QuoteRequest((site,))).run.provenance.rule_set == "iat-2025-10"
+    asked = quote(QuoteRequest((site,), rules="iat-2025-09"))
+    assert asked.run.provenance.rule_set == "iat-2025-09"
+    assert [d.id for d in asked.developments] == ["s"]
+
+
+def test_a_quote_refuses_more_sites_than_the_limit() -> None:
+    quote = GetQuote(AssessDevelopments(repo()), InputLimits(max_features=1))
+    sites = tuple(
+        raw_at(i + 1, box(X0 + i * 10, Y0, X0 + i * 10 + 5, Y0 + 5), dict(SITE)) for i in (0, 1)
+    )
+    with pytest.raises(InvalidInput) as caught:
+        quote(QuoteRequest(sites))
+    assert caught.value.codes == ["too_many_features"]
+
+
+def test_form_fields_overlay_the_files_properties() -> None:
+    [feature] = stamped([raw(None, name="file", dwellings=3)], {"dwellings": "7"})
+    assert dict(feature.properties) == {"name": "file", "dwellings": "7"}
+
+
+def test_a_boundary_across_two_catchments_is_split_by_area() -> None:
+    # 200 m x 100 m = 2 ha straddling x = X0 + 1000: 1 ha (50 %) in each catchment.
+    check = CheckBoundary(repo())
+    result = check(QuoteRequest((raw(box(X0 + 900, Y0 + 100, X0 + 1100, Y0 + 200)),)))
+    [site] = result.sites
+    assert (site.id, site.name, site.area_ha) == ("1", "1", 2.0)
+    assert site.nn_catchments == (
+        Overlap("River Wensum SAC", "1", 1.0, 50.0),
+        Overlap("The Broads SAC", "2", 1.0, 50.0),
+    )
+    # EDP 1 is named by its levy rate; EDP 2 has none in this bundle, so its id stands.
+    assert site.edps == (Overlap("River Wensum SAC", "1", 1.0, 50.0), Overlap("2", "2", 1.0, 50.0))
+    assert (site.majority_wwtw_id, site.wwtw_name) == (1065, "Sculthorpe")
+    assert (site.majority_lpa, site.subcatchment, site.in_scope) == ("Breckland", "Wensum", True)
+
+
+def test_a_boundary_outside_every_catchment_says_why_it_is_out_of_scope() -> None:
+    # South of the strip: works 2002 has no permit row and there is no NN catchment.
+    check = CheckBoundary(repo())
+    feature = raw(box(X0 + 100, Y0 - 300, X0 + 200, Y0 - 200), id="south", name="South")
+    [site] = check(QuoteRequest((feature,))).sites
+    assert (site.id, site.name, site.nn_catchments, site.majority_wwtw_id) == (
+        "south",
+        "South",
+        (),
+        2002,
+    )
+    assert (site.in_scope, site.reason_code) == (False, "outside_catchments_no_wwtw")
+
+
+def test_a_boundary_check_still_refuses_bad_geometry() -> None:
+    bow_tie = box(0, 0, 1, 1).exterior  # a ring, not a polygon
+    with pytest.raises(InvalidInput) as caught:
+        CheckBoundary(repo())(QuoteRequest((raw(bow_tie),)))
+    assert caught.value.codes == ["unsupported_geometry_type"]
