@@ -16,8 +16,12 @@ from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNo
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.notifier.ses_notifier import SesNotifier
 from nrf.adapters.outputs.result_files import job_files
+from nrf.adapters.result_store.local_ops_records import LocalOpsRecords
 from nrf.adapters.result_store.local_result_store import LocalResultStore
+from nrf.adapters.result_store.local_store_inventory import LocalStoreInventory
+from nrf.adapters.result_store.s3_ops_records import S3OpsRecords
 from nrf.adapters.result_store.s3_result_store import S3ResultStore
+from nrf.adapters.result_store.s3_store_inventory import S3StoreInventory
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
@@ -88,6 +92,24 @@ class Container(containers.DeclarativeContainer):
         local=providers.Singleton(LocalResultStore, root=config.results_dir),
         s3=providers.Singleton(
             S3ResultStore, client=s3_client, bucket=config.results_bucket,
+            prefix=config.results_prefix,
+        ),
+    )  # fmt: skip
+
+    # Beside the results, in the same place: heartbeats, stall state, notices; and listings.
+    ops_records = providers.Selector(
+        config.result_store,
+        local=providers.Singleton(LocalOpsRecords, root=config.results_dir),
+        s3=providers.Singleton(
+            S3OpsRecords, client=s3_client, bucket=config.results_bucket,
+            prefix=config.results_prefix,
+        ),
+    )  # fmt: skip
+    store_inventory = providers.Selector(
+        config.result_store,
+        local=providers.Singleton(LocalStoreInventory, root=config.results_dir),
+        s3=providers.Singleton(
+            S3StoreInventory, client=s3_client, bucket=config.results_bucket,
             prefix=config.results_prefix,
         ),
     )  # fmt: skip

@@ -66,11 +66,25 @@ class WorkerSettings:
     max_total_vertices: int = 1_000_000
     max_site_area_ha: float = 10_000.0
     max_decompressed_bytes: int = 200 * 1024 * 1024
+    # Operating the fleet (docs/deploy.md): heartbeats, status, housekeeping, the backend.
+    fleet_heartbeat_seconds: float = 30.0
+    worker_id: str | None = None
+    result_retention_days: int = 90
+    stall_alert_seconds: int = 900
+    stuck_after_seconds: int = 3600
+    backend_base_url: str | None = None
+    backend_api_key: str | None = None
+    backend_callback_timeout: float = 30.0
+    backend_callback_max_retries: int = 3
 
     def __repr__(self) -> str:
         # Keep the Notify key out of any log line or traceback that prints settings.
         shown = "set" if self.notify_api_key else "unset"
-        return f"WorkerSettings(queue_name={self.queue_name!r}, notify_api_key={shown}, ...)"
+        backend = "set" if self.backend_api_key else "unset"
+        return (
+            f"WorkerSettings(queue_name={self.queue_name!r}, notify_api_key={shown}, "
+            f"backend_api_key={backend}, ...)"
+        )
 
 
 def _ranged(kind: Callable[[str], float], low: float, high: float) -> Callable[[str], Any]:
@@ -148,6 +162,15 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "NRF_MAX_TOTAL_VERTICES": ("max_total_vertices", _int(4, 1_000_000_000)),
     "NRF_MAX_SITE_AREA_HA": ("max_site_area_ha", _float(0.0001, 1e9)),
     "NRF_MAX_DECOMPRESSED_BYTES": ("max_decompressed_bytes", _int(1, 2**42)),
+    "NRF_FLEET_HEARTBEAT_SECONDS": ("fleet_heartbeat_seconds", _float(0.05, 3_600)),
+    "NRF_WORKER_ID": ("worker_id", str),
+    "NRF_RESULT_RETENTION_DAYS": ("result_retention_days", _int(1, 36_500)),
+    "NRF_STALL_ALERT_SECONDS": ("stall_alert_seconds", _int(1, 86_400)),
+    "NRF_STUCK_AFTER_SECONDS": ("stuck_after_seconds", _int(1, 1_209_600)),
+    "BACKEND_BASE_URL": ("backend_base_url", str),
+    "BACKEND_API_KEY": ("backend_api_key", str),
+    "BACKEND_CALLBACK_TIMEOUT": ("backend_callback_timeout", _float(0.1, 600)),
+    "BACKEND_CALLBACK_MAX_RETRIES": ("backend_callback_max_retries", _int(0, 10)),
 }
 
 

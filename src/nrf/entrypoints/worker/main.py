@@ -32,6 +32,7 @@ def worker_process_main(settings: WorkerSettings, heartbeat: object) -> None:
     from nrf.domain.ports import HeartbeatStore
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging, publish_metrics
+    from nrf.entrypoints.worker.fleet_beats import bundle_stamp, start_fleet_heartbeat
     from nrf.entrypoints.worker.job_processes import JobProcesses
     from nrf.entrypoints.worker.loop import EXIT_FATAL as LOOP_FATAL
     from nrf.entrypoints.worker.loop import STATUS_ERROR, WorkerLoop
@@ -66,10 +67,15 @@ def worker_process_main(settings: WorkerSettings, heartbeat: object) -> None:
     claims = container.result_store()
     # One thread: acknowledgements stay in order and never pile up on the endpoint.
     acks = ThreadPoolExecutor(1, thread_name_prefix="nrf-ack")
-    code = WorkerLoop(
+    loop = WorkerLoop(
         queue, store, processes, settings, SystemClock(), stop, metrics, claims=claims,
         acks=acks,
-    ).run()  # fmt: skip
+    )  # fmt: skip
+    beats = start_fleet_heartbeat(settings, container.ops_records(),
+                                  bundle_stamp(container.boundary_data().info()), store,
+                                  lambda: loop.jobs_in_flight)  # fmt: skip
+    code = loop.run()
+    beats.stop(clean=code == EXIT_CLEAN)
     acks.shutdown(wait=True)
     processes.terminate()
     log.info("worker_stopped", extra={"exit_code": code})
