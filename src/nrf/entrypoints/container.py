@@ -76,6 +76,9 @@ class Container(containers.DeclarativeContainer):
     s3_client = providers.Singleton(
         boto3.client, "s3", region_name=config.region, endpoint_url=config.endpoint_url
     )
+    cloudwatch_client = providers.Singleton(
+        boto3.client, "cloudwatch", region_name=config.region, endpoint_url=config.endpoint_url
+    )
     ses_client = providers.Singleton(
         boto3.client, "sesv2", region_name=config.region, endpoint_url=config.endpoint_url
     )

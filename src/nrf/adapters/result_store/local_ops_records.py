@@ -11,7 +11,7 @@ from pathlib import Path
 from nrf.domain.jobs import ResultStoreUnavailable
 
 # A folder and a name, both hidden-or-plain words: never a path that leaves the root.
-_KEY = re.compile(r"\.[a-z]+/[A-Za-z0-9_][A-Za-z0-9._-]{0,200}")
+_KEY = re.compile(r"\.[a-z]+/[A-Za-z0-9_-][A-Za-z0-9._-]{0,200}")
 
 
 def check_key(key: str) -> str:
