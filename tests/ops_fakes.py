@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nrf.domain.claims import Lease
-from nrf.domain.jobs import QueueMessage, ResultStoreUnavailable
-from nrf.domain.ops_ports import QueueFigures, StoredClaim, StoredJob
+from nrf.domain.jobs import ResultStoreUnavailable
+from nrf.domain.ops_ports import QueueFigures, StoredClaim, StoredJob, WaitingJob
 
 
 class InMemoryOpsRecords:
@@ -98,7 +98,7 @@ class FakeQueueInspector:
     def __init__(self, figures: QueueFigures | None = None, age: float | None = None) -> None:
         self.current = figures or QueueFigures(0, 0, 0, 0)
         self.age = age
-        self.waiting: list[QueueMessage] = []
+        self.waiting: list[WaitingJob] = []
         self.peeks = 0
 
     def figures(self) -> QueueFigures:
@@ -107,6 +107,6 @@ class FakeQueueInspector:
     def oldest_age_seconds(self) -> float | None:
         return self.age
 
-    def peek(self, limit: int) -> list[QueueMessage]:
+    def peek(self, limit: int) -> list[WaitingJob]:
         self.peeks += 1
         return self.waiting[:limit]

@@ -28,6 +28,8 @@ class NotificationKind(StrEnum):
     COMPLETED = "completed"
     FAILED = "failed"
     DEAD_LETTERED = "dead_lettered"
+    QUEUE_STALLED = "queue_stalled"  # to support: nobody consuming, or consuming again
+    DELAYED = "delayed"  # to a requester: the quote waits longer than it should
 
 
 @frozen

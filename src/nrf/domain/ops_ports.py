@@ -8,7 +8,6 @@ from typing import Protocol
 from attrs import frozen
 
 from nrf.domain.claims import Lease
-from nrf.domain.jobs import QueueMessage
 
 
 class OpsRecords(Protocol):
@@ -86,6 +85,15 @@ class QueueFigures:
     dlq_visible: int
 
 
+@frozen
+class WaitingJob:
+    """A job seen waiting on the queue: who asked for it and when it was sent."""
+
+    job_id: str
+    email: str | None
+    sent_at: float | None
+
+
 class QueueInspector(Protocol):
     """Reads the queue's attributes; ``peek`` looks at waiting messages without taking them."""
 
@@ -95,8 +103,8 @@ class QueueInspector(Protocol):
         """The age of the oldest message, or None where no source can tell (no CloudWatch)."""
         ...
 
-    def peek(self, limit: int) -> list[QueueMessage]:
-        """Up to ``limit`` waiting messages, made visible again at once.
+    def peek(self, limit: int) -> list[WaitingJob]:
+        """The jobs of up to ``limit`` waiting messages, made visible again at once.
 
         Costs each one a receive (ApproximateReceiveCount + 1): use sparingly.
         """

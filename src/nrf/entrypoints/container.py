@@ -46,12 +46,16 @@ def _queue(client: object, url: str | None, name: str) -> SqsJobQueue:
     return SqsJobQueue(client, url) if url else SqsJobQueue.from_queue_name(client, name)
 
 
-def _templates(started: str | None, completed: str | None, failed: str | None) -> dict:
+def _templates(
+    started: str | None, completed: str | None, failed: str | None, delayed: str | None = None
+) -> dict:
     return {
         NotificationKind.STARTED: started or "",
         NotificationKind.COMPLETED: completed or "",
         NotificationKind.FAILED: failed or "",
         NotificationKind.DEAD_LETTERED: failed or "",
+        NotificationKind.QUEUE_STALLED: failed or "",  # to support, like dead letters
+        NotificationKind.DELAYED: delayed or "",
     }
 
 
@@ -125,7 +129,7 @@ class Container(containers.DeclarativeContainer):
             config.notify_api_key,
             providers.Callable(
                 _templates, config.template_started, config.template_completed,
-                config.template_failed,
+                config.template_failed, config.template_delayed,
             ),
             base_url=config.notify_base_url,
             sleeper=sleeper, clock=clock, allowed_domains=config.allowed_domains,

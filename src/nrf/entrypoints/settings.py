@@ -55,6 +55,7 @@ class WorkerSettings:
     template_started: str | None = None
     template_completed: str | None = None
     template_failed: str | None = None
+    template_delayed: str | None = None
     results_base_url: str = ""
     support_email: str | None = None
     allowed_domains: tuple[str, ...] = ()
@@ -151,6 +152,7 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "GOVUK_NOTIFY_TEMPLATE_JOB_STARTED": ("template_started", str),
     "GOVUK_NOTIFY_TEMPLATE_JOB_COMPLETED": ("template_completed", str),
     "GOVUK_NOTIFY_TEMPLATE_JOB_FAILED": ("template_failed", str),
+    "GOVUK_NOTIFY_TEMPLATE_JOB_DELAYED": ("template_delayed", str),
     "GOVUK_NOTIFY_RESULTS_BASE_URL": ("results_base_url", str),
     "GOVUK_NOTIFY_SUPPORT_EMAIL": ("support_email", str),
     "GOVUK_NOTIFY_ALLOWED_DOMAINS": ("allowed_domains", _domains),

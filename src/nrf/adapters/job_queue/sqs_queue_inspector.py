@@ -15,8 +15,9 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from nrf.adapters.job_queue.sqs_job_queue import _to_message, translate_error
+from nrf.domain.job_message import InvalidJobMessage, parse_job_message
 from nrf.domain.jobs import QueueMessage
-from nrf.domain.ops_ports import QueueFigures
+from nrf.domain.ops_ports import QueueFigures, WaitingJob
 from nrf.domain.ports import Clock
 
 log = logging.getLogger("nrf.status")
@@ -73,7 +74,10 @@ class SqsQueueInspector:
         points = sorted(answer.get("Datapoints", []), key=lambda p: p["Timestamp"])
         return float(points[-1]["Maximum"]) if points else None
 
-    def peek(self, limit: int) -> list[QueueMessage]:
+    def peek(self, limit: int) -> list[WaitingJob]:
+        return [job for m in self._sweep(limit) if (job := _waiting(m)) is not None]
+
+    def _sweep(self, limit: int) -> list[QueueMessage]:
         seen: dict[str, QueueMessage] = {}
         try:
             while len(seen) < limit:
@@ -107,3 +111,15 @@ class SqsQueueInspector:
         except (ClientError, BotoCoreError) as exc:
             raise translate_error(exc, "GetQueueAttributes") from exc
         return dict(answer.get("Attributes", {}))
+
+
+def _waiting(message: QueueMessage) -> WaitingJob | None:
+    """Parsed here, at the edge; a message that names no job is nobody's to tell."""
+    try:
+        request = parse_job_message(message.body)
+        job_id, email = request.job_id, request.email
+    except InvalidJobMessage as exc:
+        if exc.job_id is None:
+            return None
+        job_id, email = exc.job_id, exc.email
+    return WaitingJob(job_id, email, message.sent_at)
