@@ -63,6 +63,26 @@ def nrf_status(fleet: dict[str, Any], **overrides: str) -> tuple[int, dict[str, 
     return answer.returncode, json.loads(answer.stdout)
 
 
+def housekeep(fleet: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run `nrf housekeep` with the log notifier; its log events."""
+    answer = subprocess.run(
+        [sys.executable, "-m", "nrf.entrypoints.cli", "housekeep"],
+        env=env_for(fleet, NRF_STALL_ALERT_SECONDS="1",
+                    GOVUK_NOTIFY_SUPPORT_EMAIL="support@example.gov.uk"),
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert answer.returncode == 0, answer.stderr
+    events = [json.loads(line) for line in answer.stderr.splitlines() if line.startswith("{")]
+    assert [e["event"] for e in events].count("housekeeping_done") == 1
+    return events
+
+
+def notices(events: list[dict[str, Any]], kind: str) -> list[str]:
+    """What each logged notification of ``kind`` was about (the code, or the job)."""
+    sent = [e for e in events if e["event"] == "notification_logged" and e["kind"] == kind]
+    return [e["personalisation"].get("error_codes", e["job_id"]) for e in sent]
+
+
 def heartbeat(fleet: dict[str, Any], worker_id: str) -> dict[str, Any] | None:
     try:
         body = fleet["s3"].get_object(Bucket=BUCKET, Key=f"results/.workers/{worker_id}.json")
@@ -122,6 +142,22 @@ def test_two_workers_are_live_then_stale_when_killed_and_stopped_when_stopped(
     code, status = nrf_status(fleet)
     assert code == 1
     assert [c["code"] for c in status["concerns"]] == ["no_live_worker"]
+
+    # Every worker stopped and a message waiting: the stall alert goes once, however many runs.
+    told = [housekeep(fleet)]  # the first run sees the stall begin
+    stall = json.loads(fleet["s3"].get_object(Bucket=BUCKET, Key="results/.ops/stall.json")[
+        "Body"].read())  # fmt: skip
+    wait_for(lambda: time.time() > stall["since"] + 1.0, timeout=30)  # NRF_STALL_ALERT_SECONDS
+    told += [housekeep(fleet), housekeep(fleet)]
+    assert [notices(run, "queue_stalled") for run in told] == [[], ["queue_stalled"], []]
+    assert [notices(run, "delayed") for run in told] == [[], ["waits-1"], []]
+
+    # A worker comes back and takes the job: support hears that the stall is over, once.
+    start_worker(fleet, "worker-c")
+    wait_for(lambda: fleet["s3"].list_objects_v2(
+        Bucket=BUCKET, Prefix="results/waits-1/status.json").get("KeyCount"))  # fmt: skip
+    after = [housekeep(fleet), housekeep(fleet)]
+    assert [notices(run, "queue_stalled") for run in after] == [["queue_stall_cleared"], []]
 
 
 def test_a_claim_left_by_a_killed_worker_whose_message_is_gone_is_stuck(
