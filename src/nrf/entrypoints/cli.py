@@ -117,7 +117,7 @@ def cmd_dlq(args: argparse.Namespace) -> int:
     configure_logging(secrets=[settings.notify_api_key or ""])
     c = build_container(settings=settings)
     drain = DrainDeadLetters(
-        c.dead_letter_queue(), c.result_store(), c.notifier(), c.clock(), settings.support_email
+        c.dead_letter_queue(), c.result_store(), c.delivery(), c.clock(), settings.support_email
     )
     handled = drain()
     print(f"{len(handled)} dead-lettered jobs marked failed: {', '.join(handled) or '-'}")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import attrs
 import boto3
 from dependency_injector import containers, providers
 
+from nrf.adapters.backend.http_backend_results import HttpBackendResults
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
 from nrf.adapters.clock.system_clock import SystemClock, SystemSleeper
 from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue
@@ -30,6 +32,7 @@ from nrf.domain.validation import InputLimits
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.job_emails import NotifySettings
 from nrf.service_layer.process_job import ProcessJob
+from nrf.service_layer.result_delivery import DeliveryChannels
 
 
 def bundled_reference_data() -> Path:
@@ -57,6 +60,16 @@ def _templates(
         NotificationKind.QUEUE_STALLED: failed or "",  # to support, like dead letters
         NotificationKind.DELAYED: delayed or "",
     }
+
+
+def _delivery(emails: Any, records: Any, clock: Any, sleeper: Any, base_url: str | None,
+              api_key: str | None, timeout: float, retries: int) -> Any:  # fmt: skip
+    """The emails alone; with BACKEND_BASE_URL, emails and result reports to the backend."""
+    if not base_url:
+        return emails
+    backend = HttpBackendResults(base_url, api_key or "", timeout=timeout, max_retries=retries,
+                                 sleeper=sleeper, clock=clock)  # fmt: skip
+    return DeliveryChannels(emails, backend, records, clock)
 
 
 class Container(containers.DeclarativeContainer):
@@ -140,6 +153,13 @@ class Container(containers.DeclarativeContainer):
         ),
     )  # fmt: skip
 
+    # What the ledger settles through: ProcessJob and `nrf dlq` use it, not ``notifier``.
+    delivery = providers.Singleton(
+        _delivery, notifier, ops_records, clock, sleeper, config.backend_base_url,
+        config.backend_api_key, config.backend_callback_timeout.as_(float),
+        config.backend_callback_max_retries.as_(int),
+    )  # fmt: skip
+
     limits = providers.Singleton(
         InputLimits,
         max_file_bytes=config.max_file_bytes.as_(int),
@@ -160,7 +180,7 @@ class Container(containers.DeclarativeContainer):
         assess=assess_developments,
         boundaries=boundary_source,
         store=result_store,
-        notifier=notifier,
+        notifier=delivery,
         clock=clock,
         render=providers.Object(job_files),
         settings=providers.Factory(
@@ -172,6 +192,7 @@ class Container(containers.DeclarativeContainer):
         # A claim lives as long as the message stays hidden; the worker renews both.
         lease_seconds=config.visibility_timeout.as_(float),
         retry_base=config.retry_base_seconds.as_(int),
+        report_results=providers.Callable(bool, config.backend_base_url),
     )  # fmt: skip
 
 

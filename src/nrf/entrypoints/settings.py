@@ -210,6 +210,10 @@ def _cross_checks(s: WorkerSettings) -> list[str]:
         problems.append("SES_FROM_ADDRESS is required when NRF_NOTIFIER=ses")
     if s.result_store == "s3" and not s.results_bucket:
         problems.append("NRF_RESULTS_BUCKET is required when NRF_RESULT_STORE=s3")
+    if s.backend_base_url and not s.backend_base_url.startswith(("https://", "http://")):
+        problems.append("BACKEND_BASE_URL must be an http(s) URL")
+    if s.backend_base_url and not s.backend_api_key:
+        problems.append("BACKEND_API_KEY is required when BACKEND_BASE_URL is set")
     if s.visibility_heartbeat_seconds >= s.visibility_timeout:
         problems.append(
             "VISIBILITY_HEARTBEAT_SECONDS must be shorter than SQS_VISIBILITY_TIMEOUT, or a "

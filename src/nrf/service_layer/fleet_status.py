@@ -14,6 +14,7 @@ from nrf.domain.jobs import JobStatus
 from nrf.domain.ops_ports import OpsRecords, QueueInspector, StoreInventory
 from nrf.domain.ports import Clock, ResultStore
 from nrf.domain.stall import STALL_KEY, stall_from_json
+from nrf.service_layer.result_delivery import UNDELIVERED_FOLDER
 
 log = logging.getLogger("nrf.status")
 
@@ -80,6 +81,10 @@ class ReadFleetStatus:
             finished_last_hour=finished,
             failed_last_hour=failed,
             stuck=stuck,
+            undelivered=tuple(
+                key.rsplit("/", 1)[-1].removesuffix(".json")
+                for key in self._records.keys(UNDELIVERED_FOLDER)
+            ),
         )
 
     def _oldest_age(self, now: float, waiting: int) -> tuple[float | None, str | None]:

@@ -15,6 +15,7 @@ from nrf.domain.housekeeping import (
 from nrf.domain.ops_ports import OpsRecords, StoreInventory
 from nrf.domain.ports import Clock
 from nrf.service_layer.fleet_status import read_beats
+from nrf.service_layer.result_delivery import UNDELIVERED_FOLDER
 from nrf.service_layer.sent_once import NOTICES_FOLDER, notice_time
 
 log = logging.getLogger("nrf.housekeep")
@@ -67,7 +68,8 @@ class Housekeep:
 
     def _notices(self) -> list[tuple[str, float]]:
         found = []
-        for key in self._records.keys(NOTICES_FOLDER):
+        keys = self._records.keys(NOTICES_FOLDER) + self._records.keys(UNDELIVERED_FOLDER)
+        for key in keys:
             data = self._records.get(key)
             at = None if data is None else notice_time(data)
             if at is not None:

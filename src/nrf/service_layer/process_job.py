@@ -31,6 +31,7 @@ from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature, valid
 from nrf.service_layer.job_emails import NotifySettings, personalisation
 from nrf.service_layer.job_outcome import JobOutcome, retry_delay
 from nrf.service_layer.notification_ledger import NotificationLedger, has_pending, intent
+from nrf.service_layer.result_delivery import result_intent
 
 log = logging.getLogger("nrf.job")
 
@@ -54,6 +55,7 @@ class ProcessJob:
         default_rules: str | None = None,
         lease_seconds: float = 600.0,
         retry_base: int = 30,
+        report_results: bool = False,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
         self._notifier, self._clock, self._render = notifier, clock, render
@@ -62,6 +64,8 @@ class ProcessJob:
         self._default_rules = default_rules
         self._lease_seconds, self._retry_base = lease_seconds, retry_base
         self._ledger = NotificationLedger(store, notifier)
+        # Defra quotes' results also go to the backend, as one more entry in the ledger.
+        self._report_results = report_results
 
     def __call__(self, message: QueueMessage) -> JobOutcome:
         started = self._clock.now()
@@ -180,6 +184,8 @@ class ProcessJob:
         if request.email:
             details = personalisation(self._settings, request, run)
             told = (intent(NotificationKind.COMPLETED, request.email, details),)
+        if self._report_results and request.schema == "defra-quote":
+            told += (result_intent(run, request.trace_id),)
         record = JobRecord(request.job_id, JobStatus.SUCCEEDED, (), "", self._clock.now(),
                            told, request.trace_id)  # fmt: skip
         files["timings.json"] = (
