@@ -39,6 +39,7 @@ class FakeBackend:
         self._hangs = 0
         self._holding = False
         self._before_reading = False
+        self._drop = False
         self._released = threading.Event()
         self._changed = threading.Condition()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -70,7 +71,9 @@ class FakeBackend:
         self._holding, self._released = True, threading.Event()
         self._before_reading = before_reading
 
-    def release(self) -> None:
+    def release(self, drop: bool = False) -> None:
+        """Let held PATCHes go on; ``drop`` discards those held unread (never received)."""
+        self._drop = drop
         self._holding = False
         self._released.set()
 
@@ -115,6 +118,9 @@ class FakeBackend:
                 backend.attempts += 1
                 if backend._holding and backend._before_reading:
                     backend._released.wait(60)
+                    if backend._drop:
+                        self.close_connection = True
+                        return
                 reference = self._reference()
                 try:
                     raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
