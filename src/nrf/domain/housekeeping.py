@@ -9,7 +9,7 @@ Every rule leaves a margin wider than any process that could still be using the 
 - a worker record that is not live and was last written over a day ago: long enough for a
   person to see a crashed worker as stale in `nrf status`;
 - a temporary file untouched for an hour: no writer takes that long over one file;
-- a sent-once notice (stall, delay) past the retention, like the jobs it was about.
+- a sent-once notice (stall, delay) or undelivered-report index entry past the retention.
 Two runs at once plan the same deletions; every delete is idempotent.
 """
 
