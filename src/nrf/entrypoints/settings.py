@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -115,6 +116,13 @@ def _choice(*options: str) -> Callable[[str], str]:
     return parse
 
 
+def _worker_id(text: str) -> str:
+    # It names the worker's heartbeat record: a plain file or object name.
+    if re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}", text) is None:
+        raise ValueError("must be 1-128 of A-Z a-z 0-9 . _ - and not start with a dot")
+    return text
+
+
 def _domains(text: str) -> tuple[str, ...]:
     return tuple(d.strip().lower() for d in text.split(",") if d.strip())
 
@@ -165,7 +173,7 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "NRF_MAX_SITE_AREA_HA": ("max_site_area_ha", _float(0.0001, 1e9)),
     "NRF_MAX_DECOMPRESSED_BYTES": ("max_decompressed_bytes", _int(1, 2**42)),
     "NRF_FLEET_HEARTBEAT_SECONDS": ("fleet_heartbeat_seconds", _float(0.05, 3_600)),
-    "NRF_WORKER_ID": ("worker_id", str),
+    "NRF_WORKER_ID": ("worker_id", _worker_id),
     "NRF_RESULT_RETENTION_DAYS": ("result_retention_days", _int(1, 36_500)),
     "NRF_STALL_ALERT_SECONDS": ("stall_alert_seconds", _int(1, 86_400)),
     "NRF_STUCK_AFTER_SECONDS": ("stuck_after_seconds", _int(1, 1_209_600)),
