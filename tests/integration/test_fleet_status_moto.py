@@ -142,6 +142,12 @@ def test_two_workers_are_live_then_stale_when_killed_and_stopped_when_stopped(
     code, status = nrf_status(fleet)
     assert code == 1
     assert [c["code"] for c in status["concerns"]] == ["no_live_worker"]
+    text = subprocess.run(
+        [sys.executable, "-m", "nrf.entrypoints.cli", "status"], env=env_for(fleet),
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert text.returncode == 1
+    assert [line for line in text.stdout.splitlines() if line.startswith("no_live_worker: ")]
 
     # Every worker stopped and a message waiting: the stall alert goes once, however many runs.
     told = [housekeep(fleet)]  # the first run sees the stall begin
@@ -158,6 +164,9 @@ def test_two_workers_are_live_then_stale_when_killed_and_stopped_when_stopped(
         Bucket=BUCKET, Prefix="results/waits-1/status.json").get("KeyCount"))  # fmt: skip
     after = [housekeep(fleet), housekeep(fleet)]
     assert [notices(run, "queue_stalled") for run in after] == [["queue_stall_cleared"], []]
+    code, status = nrf_status(fleet)
+    assert status["last_hour"] == {"finished": 1, "failed": 0}
+    assert ids(status, "live") == ["worker-c"] and code == 0
 
 
 def test_a_claim_left_by_a_killed_worker_whose_message_is_gone_is_stuck(
