@@ -21,6 +21,8 @@ def test_a_record_is_created_once(tmp_path: Path) -> None:
     assert records.get(".notices/a.json") == b"1"
     records.put(".notices/a.json", b"3")
     assert records.keys(".notices") == [".notices/a.json"]  # no temporary file left behind
+    # A hidden file beside the job folders, never a folder of its own: folders are jobs.
+    assert [p.name for p in tmp_path.iterdir()] == [".notices-a.json"]
     records.delete(".notices/a.json")
     records.delete(".notices/a.json")  # already gone: fine
     assert records.get(".notices/a.json") is None

@@ -1,4 +1,9 @@
-"""LocalOpsRecords: heartbeat, stall and notice records as files under the results root."""
+"""LocalOpsRecords: heartbeat, stall and notice records as hidden files in the results root.
+
+Key ``.workers/w1.json`` is the file ``<root>/.workers-w1.json``: a hidden file beside the job
+folders, as the claims are (``.claim-<job_id>``), so the root's folders stay exactly the jobs
+and whatever lists them (the demo, the load checks, a person) sees nothing else.
+"""
 
 from __future__ import annotations
 
@@ -22,13 +27,16 @@ def check_key(key: str) -> str:
 
 
 class LocalOpsRecords:
-    """``<root>/.<folder>/<name>``; each write replaces the file whole."""
+    """``<root>/.<folder>-<name>``; each write replaces the file whole."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
 
+    def _path(self, key: str) -> Path:
+        return self.root / check_key(key).replace("/", "-", 1)
+
     def put(self, key: str, data: bytes) -> None:
-        path = self.root / check_key(key)
+        path = self._path(key)
         try:
             temp = self._temp(path, data)
             os.replace(temp, path)
@@ -38,7 +46,7 @@ class LocalOpsRecords:
     def put_new(self, key: str, data: bytes) -> bool:
         # link() refuses an existing name atomically, and the new name appears with its
         # whole content: of two racing writers exactly one wins.
-        path = self.root / check_key(key)
+        path = self._path(key)
         try:
             temp = self._temp(path, data)
             try:
@@ -53,7 +61,7 @@ class LocalOpsRecords:
 
     def get(self, key: str) -> bytes | None:
         try:
-            return (self.root / check_key(key)).read_bytes()
+            return self._path(key).read_bytes()
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -61,14 +69,15 @@ class LocalOpsRecords:
 
     def delete(self, key: str) -> None:
         with contextlib.suppress(FileNotFoundError):
-            (self.root / check_key(key)).unlink()
+            self._path(key).unlink()
 
     def keys(self, folder: str) -> list[str]:
+        start = f"{folder}-"
         try:
-            names = sorted(p.name for p in (self.root / folder).iterdir() if p.is_file())
+            names = sorted(p.name for p in self.root.iterdir() if p.name.startswith(start))
         except FileNotFoundError:
             return []
-        return [f"{folder}/{name}" for name in names if not name.startswith(".")]
+        return [f"{folder}/{name[len(start) :]}" for name in names if not name.endswith(".tmp")]
 
     def _temp(self, path: Path, data: bytes) -> str:
         path.parent.mkdir(parents=True, exist_ok=True)
