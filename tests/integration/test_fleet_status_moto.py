@@ -119,6 +119,9 @@ def test_two_workers_are_live_then_stale_when_killed_and_stopped_when_stopped(
         assert worker["bundle"] == {"name": bundle.name, "version": bundle.version,
                                     "sha256": bundle.sha256}  # fmt: skip
     assert len(status["workers"]["bundles"]) == 1
+    # Each beat is also an EMF record, which the no-live-worker alarm counts.
+    emf = [json.loads(line) for line in first.stdout_lines if "WorkerHeartbeats" in line]
+    assert emf and emf[0]["WorkerHeartbeats"] == 1 and emf[0]["worker_id"] == "worker-a"
 
     # kill -9 the whole of worker-a: no "stopped" record, so it goes stale by itself.
     os.killpg(first.process.pid, signal.SIGKILL)

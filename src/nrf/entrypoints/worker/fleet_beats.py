@@ -77,8 +77,11 @@ class HeartbeatThread:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            if self._heartbeat.beat() is not None:
-                self._on_beat()
+            try:
+                if self._heartbeat.beat() is not None:
+                    self._on_beat()
+            except Exception:  # a surprise here must not end the beats for good
+                log.exception("fleet_heartbeat_error")
             self._stop.wait(self._interval)
 
 
