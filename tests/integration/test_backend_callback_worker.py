@@ -14,7 +14,7 @@ import pytest
 
 from support.fake_backend import FakeBackend, running_fake_backend
 from support.moto_server import MotoServer, free_port
-from support.worker_jobs import SITE_RING, make_queues, queue_counts, worker_env
+from support.worker_jobs import SITE_RING, job_body, make_queues, queue_counts, worker_env
 from support.worker_process import WorkerProcess
 
 AWAY_RING = [[400000.0, 200000.0], [400100.0, 200000.0], [400100.0, 200100.0],
@@ -91,6 +91,7 @@ def setup(aws: MotoServer, backend: FakeBackend, tmp_path: Path) -> Iterator[Set
 
 def test_a_quote_is_reported_once_with_its_edps(setup: Setup, backend: FakeBackend) -> None:
     setup.start()
+    setup.send(job_body("own-job-1"))  # our own schema: no Defra quote, nothing to report
     setup.send(quote_message("NRF-000101"))
     entry = wait_for(lambda: (e := backend_entry(setup.results, "NRF-000101")) and e["sent"] and e)
     assert entry["pending"] is False
@@ -101,6 +102,8 @@ def test_a_quote_is_reported_once_with_its_edps(setup: Setup, backend: FakeBacke
     assert edps and all(e["edpType"] == "NUTRIENT" for e in edps)
     assert received.body["provenance"]["bundleName"]
     wait_for(lambda: queue_counts(setup.sqs, setup.queues.url) == (0, 0))
+    assert (setup.results / "own-job-1" / "status.json").exists()
+    assert [p.reference for p in backend.patches] == ["NRF-000101"]
 
 
 def test_an_out_of_scope_quote_is_reported_too(setup: Setup, backend: FakeBackend) -> None:

@@ -194,6 +194,14 @@ def test_a_claim_left_by_a_killed_worker_whose_message_is_gone_is_stuck(
     assert code == 1
     assert [s["job_id"] for s in status["stuck_jobs"]] == ["slow-1"]
     assert "stuck_jobs" in [c["code"] for c in status["concerns"]]
+    # A dry run touches nothing: the stuck claim is days short of any deletion anyway.
+    dry = subprocess.run(
+        [sys.executable, "-m", "nrf.entrypoints.cli", "housekeep", "--dry-run"],
+        env=env_for(fleet), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert dry.returncode == 0, dry.stderr
+    assert "would delete" not in dry.stdout and "stall: none, 0 waiting" in dry.stdout
+    assert fleet["s3"].list_objects_v2(Bucket=BUCKET, Prefix=claim_key)["KeyCount"] == 1
 
 
 def test_bad_configuration_exits_2(fleet: dict[str, Any]) -> None:
