@@ -28,6 +28,9 @@ class NotificationKind(StrEnum):
     COMPLETED = "completed"
     FAILED = "failed"
     DEAD_LETTERED = "dead_lettered"
+    QUEUE_STALLED = "queue_stalled"  # to support: nobody consuming, or consuming again
+    DELAYED = "delayed"  # to a requester: the quote waits longer than it should
+    BACKEND_RESULT = "backend_result"  # the result, reported to Defra's backend (not an email)
 
 
 @frozen(kw_only=True)

@@ -245,6 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--limit", type=int, help="submit only the first N sample sites")
     demo.add_argument("--concurrency", type=int, default=2, help="job processes (default 2)")
     demo.set_defaults(func=cmd_demo)
+    from nrf.entrypoints.ops_commands import add_ops_commands
+
+    add_ops_commands(sub)
     return parser
 
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 import functools
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import attrs
 import boto3
 from dependency_injector import containers, providers
 
+from nrf.adapters.backend.http_backend_results import HttpBackendResults
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
 from nrf.adapters.clock.system_clock import SystemClock, SystemSleeper
 from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
@@ -22,9 +24,13 @@ from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNo
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.notifier.ses_notifier import SesNotifier
 from nrf.adapters.outputs.html_report import report_renderer
+from nrf.adapters.result_store.local_ops_records import LocalOpsRecords
 from nrf.adapters.result_store.local_result_store import LocalResultStore
+from nrf.adapters.result_store.local_store_inventory import LocalStoreInventory
 from nrf.adapters.result_store.result_file_readers import LocalResultFiles, S3ResultFiles
+from nrf.adapters.result_store.s3_ops_records import S3OpsRecords
 from nrf.adapters.result_store.s3_result_store import S3ResultStore
+from nrf.adapters.result_store.s3_store_inventory import S3StoreInventory
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
@@ -44,6 +50,7 @@ from nrf.service_layer.job_settler import JobSettler
 from nrf.service_layer.notification_ledger import NotificationLedger
 from nrf.service_layer.process_job import ProcessJob
 from nrf.service_layer.quotes import GetQuote
+from nrf.service_layer.result_delivery import DeliveryChannels
 
 
 def bundled_reference_data() -> Path:
@@ -60,13 +67,27 @@ def _queue(client: object, url: str | None, name: str) -> SqsJobQueue:
     return SqsJobQueue(client, url) if url else SqsJobQueue.from_queue_name(client, name)
 
 
-def _templates(started: str | None, completed: str | None, failed: str | None) -> dict:
+def _templates(
+    started: str | None, completed: str | None, failed: str | None, delayed: str | None = None
+) -> dict:
     return {
         NotificationKind.STARTED: started or "",
         NotificationKind.COMPLETED: completed or "",
         NotificationKind.FAILED: failed or "",
         NotificationKind.DEAD_LETTERED: failed or "",
+        NotificationKind.QUEUE_STALLED: failed or "",  # to support, like dead letters
+        NotificationKind.DELAYED: delayed or "",
     }
+
+
+def _delivery(emails: Any, records: Any, clock: Any, sleeper: Any, base_url: str | None,
+              api_key: str | None, timeout: float, retries: int) -> Any:  # fmt: skip
+    """The emails alone; with BACKEND_BASE_URL, emails and result reports to the backend."""
+    if not base_url:
+        return emails
+    backend = HttpBackendResults(base_url, api_key or "", timeout=timeout, max_retries=retries,
+                                 sleeper=sleeper, clock=clock)  # fmt: skip
+    return DeliveryChannels(emails, backend, records, clock)
 
 
 class Container(containers.DeclarativeContainer):
@@ -90,6 +111,9 @@ class Container(containers.DeclarativeContainer):
     s3_client = providers.Singleton(
         boto3.client, "s3", region_name=config.region, endpoint_url=config.endpoint_url
     )
+    cloudwatch_client = providers.Singleton(
+        boto3.client, "cloudwatch", region_name=config.region, endpoint_url=config.endpoint_url
+    )
     ses_client = providers.Singleton(
         boto3.client, "sesv2", region_name=config.region, endpoint_url=config.endpoint_url
     )
@@ -110,6 +134,24 @@ class Container(containers.DeclarativeContainer):
         ),
     )  # fmt: skip
 
+    # Beside the results, in the same place: heartbeats, stall state, notices; and listings.
+    ops_records = providers.Selector(
+        config.result_store,
+        local=providers.Singleton(LocalOpsRecords, root=config.results_dir),
+        s3=providers.Singleton(
+            S3OpsRecords, client=s3_client, bucket=config.results_bucket,
+            prefix=config.results_prefix,
+        ),
+    )  # fmt: skip
+    store_inventory = providers.Selector(
+        config.result_store,
+        local=providers.Singleton(LocalStoreInventory, root=config.results_dir),
+        s3=providers.Singleton(
+            S3StoreInventory, client=s3_client, bucket=config.results_bucket,
+            prefix=config.results_prefix,
+        ),
+    )  # fmt: skip
+
     notifier = providers.Selector(
         config.notifier,
         log=providers.Singleton(LogNotifier),
@@ -118,7 +160,7 @@ class Container(containers.DeclarativeContainer):
             config.notify_api_key,
             providers.Callable(
                 _templates, config.template_started, config.template_completed,
-                config.template_failed,
+                config.template_failed, config.template_delayed,
             ),
             base_url=config.notify_base_url,
             sleeper=sleeper, clock=clock, allowed_domains=config.allowed_domains,
@@ -131,6 +173,19 @@ class Container(containers.DeclarativeContainer):
 
     # A job's emails say whether its bundle is synthetic (nrf dlq's need no bundle).
     job_notifier = providers.Singleton(DataLabellingNotifier, inner=notifier, bundle=boundary_data)
+
+    # What the ledger settles through: emails and, when BACKEND_BASE_URL is set, the backend.
+    # A job's go through the synthetic label; `nrf dlq` opens no bundle, so its go unlabelled.
+    job_delivery = providers.Singleton(
+        _delivery, job_notifier, ops_records, clock, sleeper, config.backend_base_url,
+        config.backend_api_key, config.backend_callback_timeout.as_(float),
+        config.backend_callback_max_retries.as_(int),
+    )  # fmt: skip
+    delivery = providers.Singleton(
+        _delivery, notifier, ops_records, clock, sleeper, config.backend_base_url,
+        config.backend_api_key, config.backend_callback_timeout.as_(float),
+        config.backend_callback_max_retries.as_(int),
+    )  # fmt: skip
 
     limits = providers.Singleton(
         InputLimits,
@@ -153,10 +208,10 @@ class Container(containers.DeclarativeContainer):
     dead_letter_inbox = providers.Singleton(ReadingJobInbox, queue=dead_letter_queue)
 
     retry_policy = providers.Singleton(RetryPolicy, base_seconds=config.retry_base_seconds.as_(int))
-    ledger = providers.Singleton(NotificationLedger, store=result_store, notifier=job_notifier)
+    ledger = providers.Singleton(NotificationLedger, store=result_store, notifier=job_delivery)
     # nrf dlq opens no bundle, so its emails go out unlabelled.
     dead_letter_ledger = providers.Singleton(
-        NotificationLedger, store=result_store, notifier=notifier
+        NotificationLedger, store=result_store, notifier=delivery
     )
     settler = providers.Singleton(JobSettler, ledger=ledger, retry=retry_policy)
     fail_job = providers.Singleton(FailJob, store=result_store, settler=settler, clock=clock)
@@ -176,6 +231,7 @@ class Container(containers.DeclarativeContainer):
         ),
         default_rules=config.default_rules,
         limits=limits,
+        report_results=providers.Callable(bool, config.backend_base_url),
     )  # fmt: skip
 
     drain_dead_letters = providers.Factory(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -59,6 +60,7 @@ class WorkerSettings:
     template_started: str | None = None
     template_completed: str | None = None
     template_failed: str | None = None
+    template_delayed: str | None = None
     results_base_url: str = ""
     support_email: str | None = None
     allowed_domains: tuple[str, ...] = ()
@@ -70,11 +72,25 @@ class WorkerSettings:
     max_total_vertices: int = 1_000_000
     max_site_area_ha: float = 10_000.0
     max_decompressed_bytes: int = 200 * 1024 * 1024
+    # Operating the fleet (docs/deploy.md): heartbeats, status, housekeeping, the backend.
+    fleet_heartbeat_seconds: float = 30.0
+    worker_id: str | None = None
+    result_retention_days: int = 90
+    stall_alert_seconds: int = 900
+    stuck_after_seconds: int = 3600
+    backend_base_url: str | None = None
+    backend_api_key: str | None = None
+    backend_callback_timeout: float = 30.0
+    backend_callback_max_retries: int = 3
 
     def __repr__(self) -> str:
         # Keep the Notify key out of any log line or traceback that prints settings.
         shown = "set" if self.notify_api_key else "unset"
-        return f"WorkerSettings(queue_name={self.queue_name!r}, notify_api_key={shown}, ...)"
+        backend = "set" if self.backend_api_key else "unset"
+        return (
+            f"WorkerSettings(queue_name={self.queue_name!r}, notify_api_key={shown}, "
+            f"backend_api_key={backend}, ...)"
+        )
 
 
 def _ranged(kind: Callable[[str], float], low: float, high: float) -> Callable[[str], Any]:
@@ -108,6 +124,13 @@ def _flag(text: str) -> bool:
     if text.lower() not in ("true", "false"):
         raise ValueError("must be true or false")
     return text.lower() == "true"
+
+
+def _worker_id(text: str) -> str:
+    # It names the worker's heartbeat record: a plain file or object name.
+    if re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}", text) is None:
+        raise ValueError("must be 1-128 of A-Z a-z 0-9 . _ - and not start with a dot")
+    return text
 
 
 def _domains(text: str) -> tuple[str, ...]:
@@ -150,6 +173,7 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "GOVUK_NOTIFY_TEMPLATE_JOB_STARTED": ("template_started", str),
     "GOVUK_NOTIFY_TEMPLATE_JOB_COMPLETED": ("template_completed", str),
     "GOVUK_NOTIFY_TEMPLATE_JOB_FAILED": ("template_failed", str),
+    "GOVUK_NOTIFY_TEMPLATE_JOB_DELAYED": ("template_delayed", str),
     "GOVUK_NOTIFY_RESULTS_BASE_URL": ("results_base_url", str),
     "GOVUK_NOTIFY_SUPPORT_EMAIL": ("support_email", str),
     "GOVUK_NOTIFY_ALLOWED_DOMAINS": ("allowed_domains", _domains),
@@ -161,6 +185,15 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "NRF_MAX_TOTAL_VERTICES": ("max_total_vertices", _int(4, 1_000_000_000)),
     "NRF_MAX_SITE_AREA_HA": ("max_site_area_ha", _float(0.0001, 1e9)),
     "NRF_MAX_DECOMPRESSED_BYTES": ("max_decompressed_bytes", _int(1, 2**42)),
+    "NRF_FLEET_HEARTBEAT_SECONDS": ("fleet_heartbeat_seconds", _float(0.05, 3_600)),
+    "NRF_WORKER_ID": ("worker_id", _worker_id),
+    "NRF_RESULT_RETENTION_DAYS": ("result_retention_days", _int(1, 36_500)),
+    "NRF_STALL_ALERT_SECONDS": ("stall_alert_seconds", _int(1, 86_400)),
+    "NRF_STUCK_AFTER_SECONDS": ("stuck_after_seconds", _int(1, 1_209_600)),
+    "BACKEND_BASE_URL": ("backend_base_url", str),
+    "BACKEND_API_KEY": ("backend_api_key", str),
+    "BACKEND_CALLBACK_TIMEOUT": ("backend_callback_timeout", _float(0.1, 600)),
+    "BACKEND_CALLBACK_MAX_RETRIES": ("backend_callback_max_retries", _int(0, 10)),
 }
 
 
@@ -198,6 +231,10 @@ def _cross_checks(s: WorkerSettings) -> list[str]:
         problems.append("SES_FROM_ADDRESS is required when NRF_NOTIFIER=ses")
     if s.result_store == "s3" and not s.results_bucket:
         problems.append("NRF_RESULTS_BUCKET is required when NRF_RESULT_STORE=s3")
+    if s.backend_base_url and not s.backend_base_url.startswith(("https://", "http://")):
+        problems.append("BACKEND_BASE_URL must be an http(s) URL")
+    if s.backend_base_url and not s.backend_api_key:
+        problems.append("BACKEND_API_KEY is required when BACKEND_BASE_URL is set")
     if s.visibility_heartbeat_seconds >= s.visibility_timeout:
         problems.append(
             "VISIBILITY_HEARTBEAT_SECONDS must be shorter than SQS_VISIBILITY_TIMEOUT, or a "

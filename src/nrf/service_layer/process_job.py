@@ -30,6 +30,7 @@ from nrf.service_layer.job_emails import NotifySettings, personalisation
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
 from nrf.service_layer.job_settler import JobSettler
 from nrf.service_layer.notification_ledger import intent
+from nrf.service_layer.result_delivery import result_intent
 
 log = logging.getLogger("nrf.job")
 
@@ -56,11 +57,14 @@ class ProcessJob:
         settings: NotifySettings | None = None,
         limits: InputLimits = DEFAULT_LIMITS,
         default_rules: str | None = None,
+        report_results: bool = False,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
         self._settler, self._fail, self._clock, self._render = settler, fail, clock, render
         self._settings, self._limits = settings or NotifySettings(), limits
         self._default_rules = default_rules
+        # Defra quotes' results also go to the backend, as one more entry in the ledger.
+        self._report_results = report_results
 
     def __call__(self, job: IncomingJob) -> JobOutcome:
         ctx = {"job_id": job.job_id, "trace_id": job.trace_id}
@@ -123,6 +127,8 @@ class ProcessJob:
         if request.email:
             details = personalisation(self._settings, request, run)
             told = (intent(NotificationKind.COMPLETED, request.email, details),)
+        if self._report_results and request.schema == "defra-quote":
+            told += (result_intent(run, request.trace_id),)
         record = JobRecord(job_id=request.job_id, status=JobStatus.SUCCEEDED,
                            finished_at=self._clock.now(), notifications=told,
                            trace_id=request.trace_id)  # fmt: skip

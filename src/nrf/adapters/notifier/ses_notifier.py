@@ -25,6 +25,8 @@ SUBJECTS: Mapping[NotificationKind, str] = {
     NotificationKind.COMPLETED: "Nutrient assessment {reference} is complete",
     NotificationKind.FAILED: "Nutrient assessment {reference} failed",
     NotificationKind.DEAD_LETTERED: "Nutrient assessment {reference} could not be processed",
+    NotificationKind.QUEUE_STALLED: "Nutrient assessments: {reference}",
+    NotificationKind.DELAYED: "Nutrient assessment {reference} is delayed",
 }
 OPENINGS: Mapping[NotificationKind, str] = {
     NotificationKind.STARTED: "We have started your nutrient impact assessment.",
@@ -32,6 +34,9 @@ OPENINGS: Mapping[NotificationKind, str] = {
     NotificationKind.FAILED: "A nutrient impact assessment failed.",
     NotificationKind.DEAD_LETTERED: "A nutrient impact assessment was dead-lettered "
     "after repeated failures and needs attention.",
+    NotificationKind.QUEUE_STALLED: "The nutrient assessment queue needs attention.",
+    NotificationKind.DELAYED: "Your nutrient impact assessment is taking longer than usual; "
+    "it has not been lost, and you will hear from us when it is done.",
 }
 _RETRYABLE_CODES = frozenset(
     {

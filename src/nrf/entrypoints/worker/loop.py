@@ -68,6 +68,11 @@ class WorkerLoop:
         self._pending_acks: list[Future[None]] = []
         self._queue_failures = 0
 
+    @property
+    def jobs_in_flight(self) -> int:
+        """Messages being worked on now (read by the fleet heartbeat thread)."""
+        return len(self._in_flight.jobs)
+
     def run(self) -> ExitCode:
         """Poll until told to stop; returns the process exit code."""
         self._heartbeat.set_status(WorkerStatus.RUNNING)

@@ -32,6 +32,7 @@ def worker_process_main(
     from nrf.domain.ports import HeartbeatStore
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.entrypoints.worker.fleet_beats import bundle_stamp, start_fleet_heartbeat
     from nrf.entrypoints.worker.lifeline import watch_parent
 
     store: HeartbeatStore = heartbeat  # type: ignore[assignment]
@@ -69,7 +70,11 @@ def worker_process_main(
     # One thread: acknowledgements stay in order and never pile up on the endpoint.
     acks = ThreadPoolExecutor(1, thread_name_prefix="nrf-ack")
     loop = container.worker_loop(heartbeat=store, executor=processes, stop=stop, acks=acks)
+    beats = start_fleet_heartbeat(settings, container.ops_records(),
+                                  bundle_stamp(container.boundary_data().info()), store,
+                                  lambda: loop.jobs_in_flight)  # fmt: skip
     code = loop.run()
+    beats.stop(clean=code == ExitCode.CLEAN)
     acks.shutdown(wait=True)
     processes.close()
     log.info("worker_stopped", extra={"exit_code": int(code)})

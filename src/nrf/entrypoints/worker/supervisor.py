@@ -23,6 +23,8 @@ log = logging.getLogger("nrf.main")
 
 MAX_RESTARTS = 5
 RESTART_WINDOW_SECONDS = 300.0
+# Past the grace, time for the worker to hand jobs back before it is killed (ECS waits longer).
+SUPERVISOR_MARGIN_SECONDS = 15.0
 
 
 class Supervisor:
@@ -117,7 +119,8 @@ class Supervisor:
                 log.error("health_server_died", extra={"exit_code": self._health.returncode})
                 self._start_health()
             if self._stopping.is_set() and grace_deadline is None:
-                grace_deadline = time.monotonic() + self._s.shutdown_grace_seconds + 15
+                grace = self._s.shutdown_grace_seconds + SUPERVISOR_MARGIN_SECONDS
+                grace_deadline = time.monotonic() + grace
             if self._worker.is_alive():
                 if grace_deadline is not None and time.monotonic() > grace_deadline:
                     log.error("worker_did_not_stop", extra={"pid": self._worker.pid})

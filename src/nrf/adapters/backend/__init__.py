@@ -1,0 +1,1 @@
+"""BackendResults: Defra's backend over HTTP."""

@@ -1,0 +1,111 @@
+"""The CloudFormation template in deploy/ passes cfn-lint and agrees with the worker's settings."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.worker.supervisor import SUPERVISOR_MARGIN_SECONDS
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "deploy" / "cloudformation" / "worker.yaml"
+ECS_MAX_STOP_TIMEOUT = 120  # ECS refuses a longer stopTimeout on Fargate
+
+needs_cfn_lint = pytest.mark.skipif(
+    importlib.util.find_spec("cfnlint") is None,
+    reason="cfn-lint is not installed (pip install '.[test]' brings it)",
+)
+
+
+def _cfn_lint() -> str:
+    beside = Path(sys.executable).with_name("cfn-lint")
+    found = str(beside) if beside.exists() else shutil.which("cfn-lint")
+    if found is None:
+        pytest.skip("the cfn-lint command is not on PATH")
+    return found
+
+
+def _template() -> dict[str, Any]:
+    import yaml  # comes with cfn-lint; the template uses only long-form intrinsics
+
+    data: dict[str, Any] = yaml.safe_load(TEMPLATE.read_text())
+    return data
+
+
+def _container() -> dict[str, Any]:
+    task = _template()["Resources"]["TaskDefinition"]["Properties"]
+    container: dict[str, Any] = task["ContainerDefinitions"][0]
+    return container
+
+
+def _env(name: str) -> Any:
+    values = {e["Name"]: e["Value"] for e in _container()["Environment"]}
+    return values[name]
+
+
+@needs_cfn_lint
+def test_the_template_passes_cfn_lint() -> None:
+    answer = subprocess.run(
+        [_cfn_lint(), str(TEMPLATE)], capture_output=True, text=True, timeout=300
+    )
+    assert answer.returncode == 0, answer.stdout + answer.stderr
+
+
+@needs_cfn_lint
+def test_cfn_lint_does_fail_a_broken_template(tmp_path: Path) -> None:
+    # A stopTimeout that is not a number must be caught, or the test above proves nothing.
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(TEMPLATE.read_text().replace("StopTimeout: 120", 'StopTimeout: "soon"'))
+    answer = subprocess.run([_cfn_lint(), str(broken)], capture_output=True, text=True,
+                            timeout=300)  # fmt: skip
+    assert answer.returncode != 0
+
+
+@needs_cfn_lint
+def test_ecs_waits_longer_than_the_worker_needs_to_stop() -> None:
+    # The supervisor gives the worker grace + margin before it kills it; ECS must wait longer,
+    # or it SIGKILLs the task before jobs past the grace are handed back.
+    grace = float(_env("SHUTDOWN_GRACE_SECONDS"))
+    assert grace == WorkerSettings().shutdown_grace_seconds
+    stop_timeout = _container()["StopTimeout"]
+    assert grace + SUPERVISOR_MARGIN_SECONDS < stop_timeout <= ECS_MAX_STOP_TIMEOUT
+
+
+@needs_cfn_lint
+def test_the_container_health_check_asks_for_health_on_the_worker_port() -> None:
+    check = _container()["HealthCheck"]
+    command = " ".join(check["Command"])
+    port = _container()["PortMappings"][0]["ContainerPort"]
+    assert port == WorkerSettings().health_port
+    assert f"http://127.0.0.1:{port}/health" in command
+    # /ready turns 503 while draining: that must never get a draining task replaced.
+    assert "/ready" not in command
+
+
+@needs_cfn_lint
+def test_retention_and_queue_figures_match_the_worker_defaults() -> None:
+    template = _template()
+    assert template["Parameters"]["ResultRetentionDays"]["Default"] == 90
+    queue = template["Resources"]["JobQueue"]["Properties"]
+    assert queue["VisibilityTimeout"] == WorkerSettings().visibility_timeout
+    assert int(_env("SQS_VISIBILITY_TIMEOUT")) == WorkerSettings().visibility_timeout
+    # One receive by a stall sweep must not be enough to dead-letter a waiting job.
+    assert queue["RedrivePolicy"]["maxReceiveCount"] >= 3
+
+
+@needs_cfn_lint
+def test_scaling_divides_visible_messages_by_running_tasks() -> None:
+    policy = _template()["Resources"]["BacklogPerTaskPolicy"]["Properties"]
+    metrics = policy["TargetTrackingScalingPolicyConfiguration"]["CustomizedMetricSpecification"]
+    by_id = {m["Id"]: m for m in metrics["Metrics"]}
+    visible = by_id["visible"]["MetricStat"]["Metric"]["MetricName"]
+    tasks = by_id["tasks"]["MetricStat"]["Metric"]["MetricName"]
+    assert (visible, tasks) == ("ApproximateNumberOfMessagesVisible", "RunningTaskCount")
+    assert by_id["backlog_per_task"]["Expression"].startswith("visible / ")
+    assert [m["Id"] for m in metrics["Metrics"] if m["ReturnData"]] == ["backlog_per_task"]
