@@ -99,7 +99,7 @@ class SqsJobQueue:
             response = self._client.receive_message(**request)
         except (ClientError, BotoCoreError) as exc:
             raise translate_error(exc, "ReceiveMessage") from exc
-        return [_to_message(raw) for raw in response.get("Messages", [])]
+        return [to_message(raw) for raw in response.get("Messages", [])]
 
     def delete(self, message: QueueMessage) -> None:
         self._acknowledge(
@@ -145,7 +145,7 @@ class SqsJobQueue:
             raise translate_error(exc, "GetQueueAttributes") from exc
 
 
-def _to_message(raw: dict[str, Any]) -> QueueMessage:
+def to_message(raw: dict[str, Any]) -> QueueMessage:
     attributes = raw.get("Attributes", {})
     sent = attributes.get("SentTimestamp")
     return QueueMessage(

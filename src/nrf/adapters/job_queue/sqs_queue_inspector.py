@@ -14,8 +14,8 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from nrf.adapters.job_queue.sqs_job_queue import _to_message, translate_error
-from nrf.domain.job_message import InvalidJobMessage, parse_job_message
+from nrf.adapters.job_queue.job_message import InvalidJobMessage, parse_job_message
+from nrf.adapters.job_queue.sqs_job_queue import to_message, translate_error
 from nrf.domain.jobs import QueueMessage
 from nrf.domain.ops_ports import QueueFigures, WaitingJob
 from nrf.domain.ports import Clock
@@ -86,7 +86,7 @@ class SqsQueueInspector:
                     WaitTimeSeconds=0, VisibilityTimeout=PEEK_VISIBILITY,
                     AttributeNames=["ApproximateReceiveCount", "SentTimestamp"],
                 )  # fmt: skip
-                batch = [_to_message(raw) for raw in answer.get("Messages", [])]
+                batch = [to_message(raw) for raw in answer.get("Messages", [])]
                 if not batch:
                     break
                 seen.update((m.message_id, m) for m in batch)
