@@ -177,6 +177,11 @@ class GeoPackageWriter:
             )
             state.extend(kept.min(axis=0), kept.max(axis=0))
 
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The connection to the unpublished file, so it can be checked before ``close``."""
+        return self._db
+
     def create_table(self, name: str, columns: Columns, rows: Iterable[Sequence[object]]) -> None:
         """Write an attribute (non-spatial) table in one go."""
         cols = "".join(f", {_q(c)} {t}" for c, t in columns)

@@ -206,6 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the small Norfolk demo bundle that ships with nrf",
     )
     generate.set_defaults(func=cmd_bundle_generate)
+    from nrf.entrypoints.bundle_commands import register as register_bundle_commands
+
+    register_bundle_commands(bundle_sub)
 
     worker = sub.add_parser("worker", help="run the SQS worker (configured by environment)")
     worker.set_defaults(func=cmd_worker)
