@@ -38,9 +38,13 @@ def qc(tmp_path: Path) -> dict[str, Any]:
     return data
 
 
-def site(rlb_id: int, x0: int, y0: int, x1: int, y1: int, dwellings: int, category: str = "housing"):  # type: ignore[no-untyped-def]
+def site(
+    rlb_id: int, x0: int, y0: int, x1: int, y1: int, dwellings: int, category: str = "housing"
+):  # type: ignore[no-untyped-def]
     boundary = box(X0 + x0, Y0 + y0, X0 + x1, Y0 + y1)
-    return Development(rlb_id, f"s{rlb_id}", f"Site {rlb_id}", category, "test", dwellings, boundary)
+    return Development(
+        rlb_id, f"s{rlb_id}", f"Site {rlb_id}", category, "test", dwellings, boundary
+    )
 
 
 SITES = [
@@ -158,9 +162,10 @@ def test_dirty_lookups_are_cleaned_and_each_cleaning_is_listed(tmp_path: Path) -
     ]
     assert info == ("2026.11.1", "0.1.0", "passed")
     lookups = tmp_path / "iat_input/nutrients/SQL_Lookups/Interim_coeffs.sqlite"
-    assert sources["nutrients/SQL_Lookups/Interim_coeffs.sqlite"] == hashlib.sha256(
-        lookups.read_bytes()
-    ).hexdigest()
+    assert (
+        sources["nutrients/SQL_Lookups/Interim_coeffs.sqlite"]
+        == hashlib.sha256(lookups.read_bytes()).hexdigest()
+    )
     assert first_key == ("CR0000", 1)
     report = qc(tmp_path)
     cleaned = [f["detail"] for f in report["findings"] if f["code"] == "cleaned"]
