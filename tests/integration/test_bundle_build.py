@@ -1,4 +1,4 @@
-"""`nrf bundle build` from a fixture delivery in Defra's layout: same figures as a hand-made bundle."""
+"""`nrf bundle build` of a fixture delivery in Defra's layout: figures equal a hand-made bundle's."""
 
 from __future__ import annotations
 
@@ -25,9 +25,21 @@ X0, Y0 = 600_000, 300_000
 
 def build(tmp_path: Path, data: FixtureData, *extra: str, manifest: bool = True) -> int:
     paths = write_delivery(tmp_path / "iat_input", data)
-    args = ["bundle", "build", str(tmp_path / "iat_input"), "--output",
-            str(tmp_path / "out.gpkg"), "--version", "2026.11.1", "--levy-rates",
-            str(paths["levy"]), "--default-occupancy", "2.4", "--default-water-usage", "120"]  # fmt: skip
+    args = [
+        "bundle",
+        "build",
+        str(tmp_path / "iat_input"),
+        "--output",
+        str(tmp_path / "out.gpkg"),
+        "--version",
+        "2026.11.1",
+        "--levy-rates",
+        str(paths["levy"]),
+        "--default-occupancy",
+        "2.4",
+        "--default-water-usage",
+        "120",
+    ]
     if manifest:
         args += ["--manifest", str(paths["manifest"])]
     return main([*args, *extra])
@@ -66,48 +78,101 @@ def hand_made_bundle(path: Path) -> Path:
     values = [coefficient_value(c, r) for c, r in cells]
     n_text = [None if v[0] == "n/a" else float(str(v[0])) for v in values]
     layers = [
-        Layer("nn_catchments", [("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
-              [g for g, *_ in data.nn], {"n2k_site_name": ["Alpha SAC", "Beta SAC"], "edp_id": [1, 2]}),
-        Layer("wwtw_catchments", [("wwtw_id", "INTEGER")], [g for g, *_ in data.wwtw],
-              {"wwtw_id": [11307, 1065, 1065, 10416, 10261]}),
-        Layer("lpa_boundaries", [("name", "TEXT")], [g for g, *_ in data.lpa],
-              {"name": ["Alpha District", "Beta District"]}),
-        Layer("subcatchments", [("opcat_name", "TEXT")], [g for g, *_ in data.wfd],
-              {"opcat_name": ["Upper Yare", "Lower Yare"]}),
-        Layer("land_use_coefficients",
-              [("lu_curr_n_coeff", "REAL"), ("lu_curr_p_coeff", "REAL"), ("n_resi_coeff", "REAL"),
-               ("p_resi_coeff", "REAL")],
-              [g for g, *_ in data.coefficients],
-              {"lu_curr_n_coeff": n_text, "lu_curr_p_coeff": [v[1] for v in values],
-               "n_resi_coeff": [v[2] for v in values], "p_resi_coeff": [v[3] for v in values]}),
-    ]  # fmt: skip
-    conc = [(c, "REAL") for c in ("n_conc_2025_2030", "n_conc_2030_on", "p_conc_2025_2030",
-                                  "p_conc_2030_on")]  # fmt: skip
+        Layer(
+            "nn_catchments",
+            [("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
+            [g for g, *_ in data.nn],
+            {"n2k_site_name": ["Alpha SAC", "Beta SAC"], "edp_id": [1, 2]},
+        ),
+        Layer(
+            "wwtw_catchments",
+            [("wwtw_id", "INTEGER")],
+            [g for g, *_ in data.wwtw],
+            {"wwtw_id": [11307, 1065, 1065, 10416, 10261]},
+        ),
+        Layer(
+            "lpa_boundaries",
+            [("name", "TEXT")],
+            [g for g, *_ in data.lpa],
+            {"name": ["Alpha District", "Beta District"]},
+        ),
+        Layer(
+            "subcatchments",
+            [("opcat_name", "TEXT")],
+            [g for g, *_ in data.wfd],
+            {"opcat_name": ["Upper Yare", "Lower Yare"]},
+        ),
+        Layer(
+            "land_use_coefficients",
+            [
+                ("lu_curr_n_coeff", "REAL"),
+                ("lu_curr_p_coeff", "REAL"),
+                ("n_resi_coeff", "REAL"),
+                ("p_resi_coeff", "REAL"),
+            ],
+            [g for g, *_ in data.coefficients],
+            {
+                "lu_curr_n_coeff": n_text,
+                "lu_curr_p_coeff": [v[1] for v in values],
+                "n_resi_coeff": [v[2] for v in values],
+                "p_resi_coeff": [v[3] for v in values],
+            },
+        ),
+    ]
+    conc = [
+        (c, "REAL")
+        for c in ("n_conc_2025_2030", "n_conc_2030_on", "p_conc_2025_2030", "p_conc_2030_on")
+    ]
     tables = [
-        Table("wwtw_permits", [("wwtw_id", "INTEGER"), ("wwtw_name", "TEXT"),
-                               ("wwtw_subcatchment", "TEXT"), *conc], [
-            (11307, "Alpha WwTW", "Upper Yare", 27, 10, 1, 1),
-            (1065, "Beta WwTW", "Lower Yare", None, 10, 0.25, None),
-            (141, "Package Treatment Plant default", None, 25, 25, 4.5, 4.5),
-            (10416, "East WwTW", "Lower Yare", 27, 27, 5, 5),
-            (10261, "North WwTW", "Lower Yare", 27, 10, 1, 1),
-        ]),
-        Table("occupancy_rates", [("nn_catchment", "TEXT"), ("dwelling_category", "TEXT"),
-                                  ("occupancy_rate", "REAL"),
-                                  ("water_usage_l_per_person_day", "REAL")], [
-            ("Alpha SAC", None, 2.4, 120), ("Beta SAC", None, 2.3, 110),
-            (None, "Hotel", 1.0, 240), (None, "Student Accommodation", 1.0, 120),
-            ("default", None, 2.4, 120),
-        ]),
-        Table("levy_rates", [("edp_id", "TEXT"), ("edp_name", "TEXT"), ("n_gbp_per_kg", "TEXT"),
-                             ("p_gbp_per_kg", "TEXT"), ("monitoring_share", "TEXT"),
-                             ("maintenance_share", "TEXT"), ("admin_share", "TEXT")], [
-            ("1", "Alpha SAC", "3127.45", "41850.20", "0.05", "0.10", "0.03"),
-            ("2", "Beta SAC", "2684.90", "36420.75", "0.05", "0.10", "0.03"),
-        ]),
-        Table("bundle_info", [("name", "TEXT"), ("version", "TEXT"), ("created", "TEXT"),
-                              ("description", "TEXT")], [("hand-made", "1", "2026", "by hand")]),
-    ]  # fmt: skip
+        Table(
+            "wwtw_permits",
+            [("wwtw_id", "INTEGER"), ("wwtw_name", "TEXT"), ("wwtw_subcatchment", "TEXT"), *conc],
+            [
+                (11307, "Alpha WwTW", "Upper Yare", 27, 10, 1, 1),
+                (1065, "Beta WwTW", "Lower Yare", None, 10, 0.25, None),
+                (141, "Package Treatment Plant default", None, 25, 25, 4.5, 4.5),
+                (10416, "East WwTW", "Lower Yare", 27, 27, 5, 5),
+                (10261, "North WwTW", "Lower Yare", 27, 10, 1, 1),
+            ],
+        ),
+        Table(
+            "occupancy_rates",
+            [
+                ("nn_catchment", "TEXT"),
+                ("dwelling_category", "TEXT"),
+                ("occupancy_rate", "REAL"),
+                ("water_usage_l_per_person_day", "REAL"),
+            ],
+            [
+                ("Alpha SAC", None, 2.4, 120),
+                ("Beta SAC", None, 2.3, 110),
+                (None, "Hotel", 1.0, 240),
+                (None, "Student Accommodation", 1.0, 120),
+                ("default", None, 2.4, 120),
+            ],
+        ),
+        Table(
+            "levy_rates",
+            [
+                ("edp_id", "TEXT"),
+                ("edp_name", "TEXT"),
+                ("n_gbp_per_kg", "TEXT"),
+                ("p_gbp_per_kg", "TEXT"),
+                ("monitoring_share", "TEXT"),
+                ("maintenance_share", "TEXT"),
+                ("admin_share", "TEXT"),
+            ],
+            [
+                ("1", "Alpha SAC", "3127.45", "41850.20", "0.05", "0.10", "0.03"),
+                ("2", "Beta SAC", "2684.90", "36420.75", "0.05", "0.10", "0.03"),
+            ],
+        ),
+        Table(
+            "bundle_info",
+            [("name", "TEXT"), ("version", "TEXT"), ("created", "TEXT"), ("description", "TEXT")],
+            [("hand-made", "1", "2026", "by hand")],
+        ),
+    ]
     return write_geopackage(path, layers, tables)
 
 
@@ -146,9 +211,11 @@ def test_results_carry_the_built_version_and_digest(tmp_path: Path) -> None:
 def test_dirty_lookups_are_cleaned_and_each_cleaning_is_listed(tmp_path: Path) -> None:
     assert build(tmp_path, FixtureData()) == 0
     with sqlite3.connect(tmp_path / "out.gpkg") as db:
-        permits = db.execute("SELECT wwtw_id, wwtw_name, wwtw_subcatchment, n_conc_2025_2030, "
-                             "n_conc_2030_on, p_conc_2025_2030, p_conc_2030_on, source_code "
-                             "FROM wwtw_permits ORDER BY wwtw_id").fetchall()  # fmt: skip
+        permits = db.execute(
+            "SELECT wwtw_id, wwtw_name, wwtw_subcatchment, n_conc_2025_2030, "
+            "n_conc_2030_on, p_conc_2025_2030, p_conc_2030_on, source_code "
+            "FROM wwtw_permits ORDER BY wwtw_id"
+        ).fetchall()
         info = db.execute("SELECT version, nrf_version, qc_outcome FROM bundle_info").fetchone()
         sources = dict(db.execute("SELECT path, sha256 FROM bundle_sources").fetchall())
         keys = db.execute("SELECT cromeid, source_fid FROM land_use_coefficients WHERE fid = 1")
@@ -185,9 +252,21 @@ def test_without_a_default_occupancy_the_build_refuses_and_says_how(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     paths = write_delivery(tmp_path / "iat_input", FixtureData())
-    code = main(["bundle", "build", str(tmp_path / "iat_input"), "--output",
-                 str(tmp_path / "out.gpkg"), "--version", "1", "--levy-rates",
-                 str(paths["levy"]), "--manifest", str(paths["manifest"])])  # fmt: skip
+    code = main(
+        [
+            "bundle",
+            "build",
+            str(tmp_path / "iat_input"),
+            "--output",
+            str(tmp_path / "out.gpkg"),
+            "--version",
+            "1",
+            "--levy-rates",
+            str(paths["levy"]),
+            "--manifest",
+            str(paths["manifest"]),
+        ]
+    )
     assert code == 6
     assert not (tmp_path / "out.gpkg").exists()
     assert "--default-occupancy 2.4 --default-water-usage 120" in capsys.readouterr().err
@@ -211,9 +290,24 @@ def test_the_manifest_renames_paths_and_columns_and_gives_a_missing_crs(tmp_path
         db.execute("ALTER TABLE rates_lookup RENAME TO rates_v2")
         db.execute("ALTER TABLE rates_v2 RENAME COLUMN Occ_Rate TO Occupancy")
     db.close()
-    code = main(["bundle", "build", str(tmp_path / "iat_input"), "--output",
-                 str(tmp_path / "out.gpkg"), "--version", "1", "--levy-rates", str(paths["levy"]),
-                 "--manifest", str(paths["manifest"]), "--default-occupancy", "2.4",
-                 "--default-water-usage", "120"])  # fmt: skip
+    code = main(
+        [
+            "bundle",
+            "build",
+            str(tmp_path / "iat_input"),
+            "--output",
+            str(tmp_path / "out.gpkg"),
+            "--version",
+            "1",
+            "--levy-rates",
+            str(paths["levy"]),
+            "--manifest",
+            str(paths["manifest"]),
+            "--default-occupancy",
+            "2.4",
+            "--default-water-usage",
+            "120",
+        ]
+    )
     assert code == 0
     assert (tmp_path / "out.gpkg").exists()

@@ -19,10 +19,26 @@ X0, Y0 = 600_000, 300_000
 
 def build(tmp_path: Path, data: FixtureData, *extra: str) -> int:
     paths = write_delivery(tmp_path / "iat_input", data)
-    return main(["bundle", "build", str(tmp_path / "iat_input"), "--output",
-                 str(tmp_path / "out.gpkg"), "--version", "2", "--levy-rates", str(paths["levy"]),
-                 "--manifest", str(paths["manifest"]), "--default-occupancy", "2.4",
-                 "--default-water-usage", "120", *extra])  # fmt: skip
+    return main(
+        [
+            "bundle",
+            "build",
+            str(tmp_path / "iat_input"),
+            "--output",
+            str(tmp_path / "out.gpkg"),
+            "--version",
+            "2",
+            "--levy-rates",
+            str(paths["levy"]),
+            "--manifest",
+            str(paths["manifest"]),
+            "--default-occupancy",
+            "2.4",
+            "--default-water-usage",
+            "120",
+            *extra,
+        ]
+    )
 
 
 def report(tmp_path: Path) -> dict[str, Any]:
@@ -55,8 +71,14 @@ def empty_lpa(d: FixtureData) -> None:
 
 
 def bowtie(d: FixtureData) -> None:  # self-intersecting ring inside cell CR0101
-    _replace(d, "CR0101", 0, Polygon([(X0 + 100, Y0 + 100), (X0 + 200, Y0 + 200),
-                                      (X0 + 200, Y0 + 100), (X0 + 100, Y0 + 200)]))  # fmt: skip
+    _replace(
+        d,
+        "CR0101",
+        0,
+        Polygon(
+            [(X0 + 100, Y0 + 100), (X0 + 200, Y0 + 200), (X0 + 200, Y0 + 100), (X0 + 100, Y0 + 200)]
+        ),
+    )
 
 
 def point(d: FixtureData) -> None:
@@ -109,8 +131,19 @@ def missing_levy_row(d: FixtureData) -> None:
 
 def overlapping_polygon(d: FixtureData) -> None:
     # A 50 m x 50 m square inside cell CR0808 (x 800-900, y 800-900): overlap 2,500 m2.
-    d.coefficients.append((box(X0 + 820, Y0 + 820, X0 + 870, Y0 + 870), "CRX", "Arable",
-                           "Alpha SAC", "Upper Yare", "5", 0.5, 10.0, 0.5))  # fmt: skip
+    d.coefficients.append(
+        (
+            box(X0 + 820, Y0 + 820, X0 + 870, Y0 + 870),
+            "CRX",
+            "Arable",
+            "Alpha SAC",
+            "Upper Yare",
+            "5",
+            0.5,
+            10.0,
+            0.5,
+        )
+    )
 
 
 def no_fallback(d: FixtureData) -> None:
@@ -177,13 +210,25 @@ def test_an_overlap_is_reported_with_its_area(tmp_path: Path) -> None:
 
 def test_several_faults_are_all_reported(tmp_path: Path) -> None:
     data = FixtureData()
-    for breakage in (bowtie, duplicate_cromeid, n_out_of_range, missing_levy_row,
-                     overlapping_polygon, permit_without_works):  # fmt: skip
+    for breakage in (
+        bowtie,
+        duplicate_cromeid,
+        n_out_of_range,
+        missing_levy_row,
+        overlapping_polygon,
+        permit_without_works,
+    ):
         breakage(data)
     assert build(tmp_path, data) == 5
     found = errors(tmp_path)
-    assert {"geometry_invalid", "key_duplicate", "coefficient_range", "levy_missing", "overlap",
-            "ref_works"} <= set(found)  # fmt: skip
+    assert {
+        "geometry_invalid",
+        "key_duplicate",
+        "coefficient_range",
+        "levy_missing",
+        "overlap",
+        "ref_works",
+    } <= set(found)
     assert not (tmp_path / "out.gpkg").exists()
 
 
@@ -209,9 +254,23 @@ def test_a_missing_source_file_or_column_is_named(tmp_path: Path) -> None:
     with sqlite3.connect(lookups) as db:
         db.execute("ALTER TABLE rates_lookup RENAME COLUMN Occ_Rate TO Occupancy")
     db.close()
-    code = main(["bundle", "build", str(tmp_path / "iat_input"), "--output",
-                 str(tmp_path / "out.gpkg"), "--version", "2", "--levy-rates", str(paths["levy"]),
-                 "--default-occupancy", "2.4", "--default-water-usage", "120"])  # fmt: skip
+    code = main(
+        [
+            "bundle",
+            "build",
+            str(tmp_path / "iat_input"),
+            "--output",
+            str(tmp_path / "out.gpkg"),
+            "--version",
+            "2",
+            "--levy-rates",
+            str(paths["levy"]),
+            "--default-occupancy",
+            "2.4",
+            "--default-water-usage",
+            "120",
+        ]
+    )
     assert code == 6
     assert errors(tmp_path)["source_missing"] == {
         "nutrients/LPA/LPA_National.shp",
