@@ -1,4 +1,4 @@
-"""`nrf bundle build` of a fixture delivery in Defra's layout: figures equal a hand-made bundle's."""
+"""`nrf bundle build` of a fixture delivery in Defra's layout gives a hand-made bundle's figures."""
 
 from __future__ import annotations
 
