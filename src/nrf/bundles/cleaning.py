@@ -141,8 +141,17 @@ def clean_rates(
             continue
         if rate is None:
             continue
-        if name.casefold() == "default" and default is None:
-            default = rate
+        if name.casefold() == "default":
+            if default is None:
+                default = rate
+            else:
+                report.add(
+                    "cleaned",
+                    RATES,
+                    name,
+                    f"row {row['_row']}: the default given to "
+                    "the build (option or manifest) replaces this row",
+                )
             continue
         key = category_key(name)
         if key in seen:
