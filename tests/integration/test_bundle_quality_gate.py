@@ -314,3 +314,23 @@ def test_check_reruns_the_gate_on_a_finished_bundle(tmp_path: Path) -> None:
     found = errors(tmp_path)
     assert found["coefficient_range"] == {"CR0510"}
     assert found["ref_levy_edp"] == {"7"} and found["levy_missing"] == {"2"}
+
+
+def test_many_tiles_over_two_processes_report_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nrf.bundles.qc import tiles
+
+    # 600 cells at most 40 a tile: the layer is cut into 16+ tiles, shared by two workers.
+    monkeypatch.setattr(tiles, "TILE_FEATURES", 40)
+    monkeypatch.setattr(tiles.os, "cpu_count", lambda: 2)
+    data = FixtureData()
+    overlapping_polygon(data)
+    data.coefficients.pop(cell(data, "CR0000"))
+    assert build(tmp_path, data) == 5
+    doc = report(tmp_path)
+    details = [f["detail"] for f in doc["findings"] if f["code"] == "overlap"]
+    assert details == ["CR0808 and CRX overlap by 2500.00 m2"]
+    # Alpha: 300 ha less the 1 ha cell; the 0.25 ha CRX overlaps, so it adds 0.25 ha more:
+    # (299 + 0.25) / 300 = 0.9975. Beta is whole.
+    assert doc["figures"]["nn_catchment_coverage"] == {"Alpha SAC": 0.9975, "Beta SAC": 1.0}

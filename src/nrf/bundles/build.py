@@ -112,6 +112,7 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
             ),
             sources,
         )
+        writer.flush()
         run_gate(
             writer.connection,
             report,

@@ -182,6 +182,12 @@ class GeoPackageWriter:
         """The connection to the unpublished file, so it can be checked before ``close``."""
         return self._db
 
+    def flush(self) -> None:
+        """Commit what is written so far, still in the hidden file, so other connections
+        (quality-gate workers) can read it before ``close`` publishes it."""
+        self._db.execute("COMMIT")
+        self._db.execute("BEGIN")
+
     def create_table(self, name: str, columns: Columns, rows: Iterable[Sequence[object]]) -> None:
         """Write an attribute (non-spatial) table in one go."""
         cols = "".join(f", {_q(c)} {t}" for c, t in columns)

@@ -10,10 +10,11 @@ import sqlite3
 from pathlib import Path
 
 from nrf.adapters.boundary_data.geopackage_schema import LAYERS, TABLES, check_schema, q
-from nrf.bundles.qc.coefficients import LAYER, Progress, check_tiles, check_values
+from nrf.bundles.qc.coefficients import LAYER, check_values
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.qc.small_layers import check_small_layers
 from nrf.bundles.qc.tables import check_tables
+from nrf.bundles.qc.tiles import Progress, check_tiles
 
 COUNTED = [name for name in (*LAYERS, *TABLES) if name != "bundle_info"]
 MIN_SHARE_OF_PREVIOUS = 0.9
@@ -60,6 +61,7 @@ def run_gate(
     *,
     previous: dict[str, int] | None = None,
     progress: Progress | None = None,
+    processes: int | None = None,
 ) -> None:
     """Add every finding about the bundle behind ``db`` to ``report``."""
     schema, problems = check_schema(db)
@@ -71,4 +73,4 @@ def run_gate(
     small = check_small_layers(db, schema, report)
     check_tables(db, schema, small, report)
     check_values(db, schema[LAYER], report)
-    check_tiles(db, schema[LAYER], small.catchments, report, progress)
+    check_tiles(db, schema[LAYER], small.catchments, report, progress, processes)

@@ -47,6 +47,14 @@ class QcReport:
         if self.counts[(code, layer)] <= DETAIL_CAP:
             self.findings.append(Finding(code, severity(code), layer, str(key), detail))
 
+    def merge(self, other: QcReport) -> None:
+        """Add another report's findings (a tile's, from a worker), keeping the caps."""
+        for finding in other.findings:
+            self.add(finding.code, finding.layer, finding.key, finding.detail)
+        for (code, layer), n in other.counts.items():
+            beyond = n - sum(1 for f in other.findings if (f.code, f.layer) == (code, layer))
+            self.counts[(code, layer)] += beyond
+
     def count(self, level: str) -> int:
         return sum(n for (code, _), n in self.counts.items() if severity(code) == level)
 
