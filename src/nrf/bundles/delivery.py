@@ -74,7 +74,11 @@ def read_vector(root: Path, key: str, source: Source, report: QcReport) -> Vecto
         if not source.optional:
             report.add("source_missing", key, source.path, "file not found")
         return None
-    info = pyogrio.read_info(path, layer=source.layer)
+    try:
+        info = pyogrio.read_info(path, layer=source.layer)
+    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as exc:
+        report.add("source_missing", key, source.path, f"unreadable ({exc})")
+        return None
     stored = {str(name).casefold(): str(name) for name in info["fields"]}
     missing = [c for c in source.columns.values() if c.casefold() not in stored]
     for column in missing:

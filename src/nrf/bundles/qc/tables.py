@@ -9,8 +9,10 @@ from nrf.adapters.boundary_data import geopackage_lookups as clean
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.qc.small_layers import SmallLayers
+from nrf.domain.model import category_key
 
 FALLBACK_WORKS = 141
+PACKAGE_PLANT = category_key("Package Treatment Plant default")
 
 
 def _rows(db: sqlite3.Connection, t: TableSchema) -> list[dict[str, Any]]:
@@ -25,7 +27,11 @@ def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -
     for row in rows:
         code = clean.whole_number(row["wwtw_id"])
         if code is None:
-            report.add("key_missing", layer, f"row {row['_key']}", f"wwtw_id {row['wwtw_id']!r}")
+            where = f"row {row['_key']}"
+            if row["wwtw_id"] is None and category_key(str(row["wwtw_name"])) == PACKAGE_PLANT:
+                report.add("cleaned", layer, where, "NULL id on a package-plant row: ignored")
+            else:
+                report.add("key_missing", layer, where, f"wwtw_id {row['wwtw_id']!r}")
             continue
         values = tuple(row[c] for c in clean.CONCENTRATIONS)
         for column, value in zip(clean.CONCENTRATIONS, values, strict=True):
