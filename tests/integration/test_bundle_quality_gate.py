@@ -334,3 +334,10 @@ def test_many_tiles_over_two_processes_report_the_same(
     # Alpha: 300 ha less the 1 ha cell; the 0.25 ha CRX overlaps, so it adds 0.25 ha more:
     # (299 + 0.25) / 300 = 0.9975. Beta is whole.
     assert doc["figures"]["nn_catchment_coverage"] == {"Alpha SAC": 0.9975, "Beta SAC": 1.0}
+
+
+def test_check_refuses_a_file_that_is_no_bundle(tmp_path: Path) -> None:
+    bundle = tmp_path / "out.gpkg"
+    bundle.write_text("not a database")
+    assert main(["bundle", "check", str(bundle)]) == 5
+    assert set(errors(tmp_path)) == {"schema"}
