@@ -341,3 +341,11 @@ def test_check_refuses_a_file_that_is_no_bundle(tmp_path: Path) -> None:
     bundle.write_text("not a database")
     assert main(["bundle", "check", str(bundle)]) == 5
     assert set(errors(tmp_path)) == {"schema"}
+
+
+def test_a_bad_levy_value_is_reported_once(tmp_path: Path) -> None:
+    data = FixtureData()
+    data.levy[0] = "1,Alpha SAC,3127.45,lots,0.05,0.10,0.03"
+    assert build(tmp_path, data) == 5
+    bad = [f for f in report(tmp_path)["findings"] if f["code"] == "value_invalid"]
+    assert [(f["layer"], f["key"]) for f in bad] == [("levy_rates", "table 'levy_rates' row 1")]

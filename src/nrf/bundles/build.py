@@ -15,6 +15,7 @@ import nrf
 from nrf.bundles import cleaning, delivery
 from nrf.bundles.coefficient_source import open_coefficients
 from nrf.bundles.geopackage_writer import GeoPackageWriter
+from nrf.bundles.levy_csv import read_levy_csv
 from nrf.bundles.manifest import load_manifest
 from nrf.bundles.provenance import source_files, write_provenance
 from nrf.bundles.qc.gate import previous_counts, run_gate
@@ -48,7 +49,9 @@ class BuildOutcome:
     unreadable: bool
 
 
-def _default(request: BuildRequest, occupancy: float | None, water: float | None):  # type: ignore[no-untyped-def]
+def _default(
+    request: BuildRequest, occupancy: float | None, water: float | None
+) -> tuple[float, float] | None:
     occ = request.default_occupancy if request.default_occupancy is not None else occupancy
     wat = request.default_water_usage if request.default_water_usage is not None else water
     return (float(occ), float(wat)) if occ is not None and wat is not None else None
@@ -74,7 +77,7 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     rate_rows = delivery.read_table(
         root, "occupancy_rates", manifest.sources["occupancy_rates"], report
     )
-    levy = cleaning.read_levy_csv(request.levy_rates, report)
+    levy = read_levy_csv(request.levy_rates, report)
     default = _default(request, manifest.default_occupancy, manifest.default_water_usage)
     permits = cleaning.clean_permits(permit_rows or [], manifest, report)
     rates = cleaning.clean_rates(rate_rows or [], manifest, default, report)

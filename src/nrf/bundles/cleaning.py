@@ -7,9 +7,7 @@ a ``cleaned`` finding, never swallowed; anything not covered by a rule is an err
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from nrf.adapters.boundary_data import geopackage_lookups as lookups
@@ -18,10 +16,9 @@ from nrf.bundles.manifest import FIRST_WINS, Manifest
 from nrf.bundles.qc.report import QcReport
 from nrf.domain.model import category_key
 
-PERMITS, RATES, LEVY = "wwtw_permits", "occupancy_rates", "levy_rates"
+PERMITS, RATES = "wwtw_permits", "occupancy_rates"
 PACKAGE_PLANT = "Package Treatment Plant default"
 CONCENTRATIONS = ("n_conc_2025_2030", "n_conc_2030_on", "p_conc_2025_2030", "p_conc_2030_on")
-LEVY_CSV = ("edp_id", "edp_name", "n_gbp_per_kg", "p_gbp_per_kg", *lookups.SHARES)
 Row = dict[str, Any]
 
 
@@ -182,26 +179,3 @@ def clean_rates(
         ("source_row", "INTEGER"),
     ]
     return Table(RATES, columns, out)
-
-
-def read_levy_csv(path: Path, report: QcReport) -> Table:
-    """The tariff CSV as text columns (so the reader's Decimals keep every penny)."""
-    out: list[tuple[object, ...]] = []
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            missing = [c for c in LEVY_CSV if c not in (reader.fieldnames or [])]
-            for column in missing:
-                report.add("source_missing", LEVY, f"{path.name}:{column}", f"no column '{column}'")
-            if not missing:
-                out = [tuple((r[c] or "").strip() or None for c in LEVY_CSV) for r in reader]
-    except OSError as exc:
-        report.add("source_missing", LEVY, str(path), f"cannot read ({exc})")
-    problems: list[str] = []
-    lookups.levy_rates(
-        [{"_key": i + 1, **dict(zip(LEVY_CSV, r, strict=True))} for i, r in enumerate(out)],
-        problems,
-    )
-    for problem in problems:
-        report.add("value_invalid", LEVY, problem.split(":")[0], problem)
-    return Table(LEVY, [(c, "TEXT") for c in LEVY_CSV], out)
