@@ -128,3 +128,10 @@ def test_diff_prints_a_readable_summary(tmp_path: Path, capsys: pytest.CaptureFi
     text = capsys.readouterr().out
     assert "rate changes: 0" in text
     assert "0 of 3 sites changed" in text
+
+
+def test_diff_with_a_broken_bundle_exits_4(tmp_path: Path) -> None:
+    old = build(tmp_path / "v1", FixtureData(), "1")
+    broken = tmp_path / "broken.gpkg"
+    broken.write_text("not a bundle")
+    assert main(["bundle", "diff", str(old), str(broken)]) == 4

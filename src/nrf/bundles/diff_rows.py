@@ -16,6 +16,7 @@ from typing import Any
 from attrs import frozen
 
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, check_schema, q
+from nrf.domain.errors import BrokenBundle
 
 SAMPLE = 20
 # The key a row of each layer or table is matched by.
@@ -44,11 +45,16 @@ class RowDiff:
 
 
 def open_bundle(path: Path) -> tuple[sqlite3.Connection, dict[str, TableSchema]]:
+    if not path.is_file():
+        raise BrokenBundle(f"bundle file not found: {path}")
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    schema, problems = check_schema(db)
+    try:
+        schema, problems = check_schema(db)
+    except sqlite3.DatabaseError as exc:
+        problems = [f"not a GeoPackage ({exc})"]
     if problems:
         db.close()
-        raise ValueError(f"{path.name}: " + "; ".join(problems))
+        raise BrokenBundle(f"{path.name}: " + "; ".join(problems))
     return db, schema
 
 
