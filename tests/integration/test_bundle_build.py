@@ -311,3 +311,35 @@ def test_the_manifest_renames_paths_and_columns_and_gives_a_missing_crs(tmp_path
     )
     assert code == 0
     assert (tmp_path / "out.gpkg").exists()
+
+
+def test_an_interrupted_build_leaves_nothing_behind(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from nrf.bundles.build import BuildRequest, build_bundle
+
+    paths = write_delivery(tmp_path / "iat_input", FixtureData())
+    request = BuildRequest(
+        source_dir=tmp_path / "iat_input",
+        output=tmp_path / "out.gpkg",
+        version="1",
+        levy_rates=paths["levy"],
+        created=datetime(2026, 11, 26, tzinfo=UTC).isoformat(),
+        default_occupancy=2.4,
+        default_water_usage=120.0,
+        manifest=paths["manifest"],
+    )
+
+    def interrupt(label: str):  # type: ignore[no-untyped-def]
+        def show(done: int, total: int) -> None:
+            raise KeyboardInterrupt
+
+        return show
+
+    with pytest.raises(KeyboardInterrupt):
+        build_bundle(request, progress=interrupt)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "iat_input",
+        "iat_input-levy.csv",
+        "iat_input-sources.toml",
+    ]

@@ -84,6 +84,8 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     coefficients = open_coefficients(root, manifest.sources["land_use_coefficients"], report)
     previous = previous_counts(request.previous) if request.previous else None
     if report.codes() & UNREADABLE or coefficients is None:
+        if coefficients is not None:
+            coefficients.close()
         report.write(request.output)
         return BuildOutcome(report, written=False, unreadable=True)
     writer = GeoPackageWriter(request.output, timestamp=request.created)
@@ -132,6 +134,7 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
         )
         writer.close()
     except BaseException:
+        coefficients.close()
         writer.abort()
         raise
     report.write(request.output)
