@@ -135,3 +135,30 @@ def test_diff_with_a_broken_bundle_exits_4(tmp_path: Path) -> None:
     broken = tmp_path / "broken.gpkg"
     broken.write_text("not a bundle")
     assert main(["bundle", "diff", str(old), str(broken)]) == 4
+
+
+def test_diff_reassesses_the_bundled_samples_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+    import sqlite3
+
+    from nrf.entrypoints.container import bundled_reference_data
+
+    old = tmp_path / "old.gpkg"
+    new = tmp_path / "new.gpkg"
+    shutil.copyfile(bundled_reference_data(), old)
+    shutil.copyfile(bundled_reference_data(), new)
+    with sqlite3.connect(new) as db:  # The Broads' N rate doubles; the Wensum's is untouched.
+        db.execute("UPDATE levy_rates SET n_gbp_per_kg = 2 * n_gbp_per_kg WHERE edp_id = 2")
+    db.close()
+    capsys.readouterr()
+    assert main(["bundle", "diff", str(old), str(new), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["sites_assessed"] > 245  # both sample shapefiles
+    assert [(c["table"], c["key"]) for c in doc["rate_changes"]] == [("levy_rates", "2")]
+    changed = doc["sites_changed"]
+    assert changed, "some sample sites lie in The Broads with a positive N"
+    for site in changed:  # only the levy moves, and only up
+        assert site["old"]["n_total"] == site["new"]["n_total"]
+        assert Decimal(site["new"]["levy_gbp"]) > Decimal(site["old"]["levy_gbp"])
