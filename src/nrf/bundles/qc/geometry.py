@@ -14,7 +14,7 @@ from nrf.bundles.qc.report import QcReport
 
 # British National Grid's defined extent (EPSG:27700 area of use, rounded out to the grid).
 GB_EXTENT = (0.0, 0.0, 700_000.0, 1_300_000.0)
-_POLYGONAL = (int(shapely.GeometryType.POLYGON), int(shapely.GeometryType.MULTIPOLYGON))
+POLYGONAL = (int(shapely.GeometryType.POLYGON), int(shapely.GeometryType.MULTIPOLYGON))
 
 
 def decode(
@@ -46,7 +46,7 @@ def check_geometries(
     keys = np.asarray(keys, dtype=object)
     missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
     types = shapely.get_type_id(geoms)
-    polygonal = np.isin(types, _POLYGONAL) & ~missing
+    polygonal = np.isin(types, POLYGONAL) & ~missing
     valid = np.zeros(len(geoms), dtype=bool)
     valid[polygonal] = shapely.is_valid(geoms[polygonal])
     for i in np.flatnonzero(missing):

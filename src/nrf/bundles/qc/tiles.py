@@ -21,7 +21,7 @@ from attrs import frozen
 
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.bundles.qc.coefficients import LAYER, key_sql
-from nrf.bundles.qc.geometry import check_geometries, decode
+from nrf.bundles.qc.geometry import POLYGONAL, check_geometries, decode
 from nrf.bundles.qc.overlaps import Tile, overlapping_pairs
 from nrf.bundles.qc.report import QcReport
 
@@ -74,7 +74,7 @@ def _check(tile: Tile) -> tuple[QcReport, np.ndarray, int]:
     good_own = check_geometries(LAYER, [names[i] for i in own], geoms[own], report, extent=False)
     good = np.zeros(len(rows), dtype=bool)
     others = geoms[~owned]
-    good[~owned] = shapely.is_valid(others) & np.isin(shapely.get_type_id(others), (3, 6))
+    good[~owned] = shapely.is_valid(others) & np.isin(shapely.get_type_id(others), POLYGONAL)
     good[own] = good_own
     kept = np.flatnonzero(good)
     for i, j, area in overlapping_pairs(geoms[kept], tile):
