@@ -219,6 +219,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     generate.set_defaults(func=cmd_bundle_generate)
     add_publish_command(bundle_sub)
+    from nrf.entrypoints.bundle_commands import register as register_bundle_commands
+
+    register_bundle_commands(bundle_sub)
 
     worker = sub.add_parser("worker", help="run the SQS worker (configured by environment)")
     worker.set_defaults(func=cmd_worker)

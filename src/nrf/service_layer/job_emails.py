@@ -42,4 +42,10 @@ def personalisation(
             "admin_amount": f"£{levy.admin_gbp:,.2f}",
             "in_scope": "yes" if run.sites else "no",
         })  # fmt: skip
+        # Which reference data priced the quote, so a figure in an email can be traced.
+        personal.update({
+            "bundle_name": run.provenance.bundle_name,
+            "bundle_version": run.provenance.bundle_version,
+            "bundle_sha256": run.provenance.bundle_sha256,
+        })  # fmt: skip
     return personal

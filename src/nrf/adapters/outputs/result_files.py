@@ -52,17 +52,22 @@ def geojson_document(run: AssessmentRun, developments: Sequence[Development]) ->
     }
 
 
+def csv_sidecar(run: AssessmentRun) -> str:
+    """What the legacy CSV (31 fixed columns) cannot hold: provenance and out-of-scope sites."""
+    sidecar = {"provenance": unstructure(run.provenance)}
+    if run.provenance.synthetic_data:
+        sidecar["notice"] = SYNTHETIC_NOTICE
+    sidecar["out_of_scope"] = unstructure(run.out_of_scope)
+    return json.dumps(sidecar, indent=2) + "\n"
+
+
 def render(path: Path, run: AssessmentRun, developments: Sequence[Development]) -> dict[Path, str]:
     """Every file to write for ``path``, by its extension; a CSV gets a provenance sidecar."""
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        sidecar = {"provenance": unstructure(run.provenance)}
-        if run.provenance.synthetic_data:
-            sidecar["notice"] = SYNTHETIC_NOTICE
-        sidecar["out_of_scope"] = unstructure(run.out_of_scope)
         return {
             path: legacy_csv.render(run.sites),
-            path.with_suffix(".provenance.json"): json.dumps(sidecar, indent=2) + "\n",
+            path.with_suffix(".provenance.json"): csv_sidecar(run),
         }
     if suffix == ".json":
         return {path: json.dumps(result_document(run), indent=2) + "\n"}
@@ -99,4 +104,5 @@ def job_files(run: AssessmentRun, developments: Sequence[Development]) -> dict[s
         "result.json": (json.dumps(result_document(run), indent=2) + "\n").encode(),
         "result.geojson": (json.dumps(geojson_document(run, developments)) + "\n").encode(),
         "result.csv": legacy_csv.render(run.sites).encode(),
+        "result.provenance.json": csv_sidecar(run).encode(),
     }

@@ -1,0 +1,175 @@
+"""Benchmark `nrf bundle build` on a synthetic delivery of N coefficient polygons (not a test).
+
+The delivery is laid out as Defra ships it: the Norfolk design's catchments, works, LPAs and
+WFD catchments as shapefiles, permits and rates in ``Interim_coeffs.sqlite`` (with the real
+exports' dirt), and N field-parcel-like coefficient polygons from ``synthetic_parcels`` in
+``NMSCoefficientLayerTEST.gpkg``. The build runs as a child process so its peak RSS is its own.
+
+    scripts/bench-build --polygons 1000000 [--work DIR] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import geopandas as gpd
+import pyogrio
+
+from nrf.bundles import synthetic_norfolk as norfolk
+from nrf.bundles.geopackage_writer import GeoPackageWriter
+from nrf.bundles.synthetic_bundle import DEFAULT_SEED, plan_grid
+from nrf.bundles.synthetic_parcels import coefficients, parcel_rows
+
+SHAPEFILES = {
+    "nn": (
+        "nutrients/Catchments/NN_Catchments_03_2024.shp",
+        {"n2k_site_name": "N2K_Site_N", "edp_id": "OID"},
+    ),
+    "wwtw": ("nutrients/wwtw files/WwTW_all_features.shp", {"wwtw_id": "WwTw_ID"}),
+    "lpa": ("nutrients/LPA/LPA_National.shp", {"name": "NAME"}),
+    "sub": (
+        "nutrients/Catchments/WFD_Surface_Water_Operational_Catchments_Cycle_2.shp",
+        {"opcat_name": "OPCAT_NAME"},
+    ),
+}
+COEFF_SOURCE = ("LU_CurrNcoeff", "LU_CurrPcoeff", "N_ResiCoeff", "P_ResiCoeff")
+
+
+def write_small(root: Path) -> None:
+    layers = dict(zip(SHAPEFILES, norfolk.small_layers(), strict=True))
+    for key, (path, columns) in SHAPEFILES.items():
+        layer = layers[key]
+        values = {source: list(layer.attributes[ours]) for ours, source in columns.items()}
+        if key == "wwtw":
+            values["WwTW"] = [f"Works {wid}" for wid in values["WwTw_ID"]]
+        frame = gpd.GeoDataFrame(
+            values,
+            geometry=list(layer.geometries),
+            crs="EPSG:27700",
+        )
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        pyogrio.write_dataframe(frame, root / path)
+
+
+def write_lookups(root: Path) -> None:
+    path = root / "nutrients/SQL_Lookups/Interim_coeffs.sqlite"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE WwTw_lookup (WwTW_code TEXT, WwTW_name TEXT, Subcatchment_name "
+            "TEXT, Nitrogen_2025_2030 TEXT, Nitrogen_2030_onwards TEXT, "
+            "Phosphorus_2025_2030 TEXT, Phosphorus_2030_onwards TEXT)"
+        )
+        db.executemany(
+            "INSERT INTO WwTw_lookup VALUES (?,?,?,?,?,?,?)", norfolk.permits_table().rows
+        )
+        db.execute(
+            "CREATE TABLE rates_lookup (NN_Catchment TEXT, Occ_Rate REAL, Water_Usage_L_Day REAL)"
+        )
+        rows = [(c or k, o, w) for c, k, o, w in norfolk.occupancy_table().rows if c != "default"]
+        db.executemany("INSERT INTO rates_lookup VALUES (?,?,?)", rows)
+    db.close()
+
+
+def write_coefficients(root: Path, polygons: int) -> int:
+    grid = plan_grid(polygons, DEFAULT_SEED)
+    path = root / "nutrients/NMSCoefficientLayerTEST.gpkg"
+    columns = [
+        ("cromeid", "TEXT"),
+        ("Land_use_cat", "TEXT"),
+        ("NN_Catchment", "TEXT"),
+        ("SubCatchment", "TEXT"),
+        *[(c, "REAL") for c in COEFF_SOURCE],
+    ]
+    done = 0
+    with GeoPackageWriter(path) as writer:
+        writer.create_layer("NMSCoefficientLayer", columns)
+        per_chunk = max(1, 200_000 // len(grid.widths))
+        for first, polys in parcel_rows(grid, per_chunk):
+            values = coefficients(grid, first, first + len(polys) // len(grid.widths))
+            attrs: dict[str, object] = {c: values[:, k] for k, c in enumerate(COEFF_SOURCE)}
+            attrs["cromeid"] = [f"CR{done + i:08d}" for i in range(len(polys))]
+            attrs["Land_use_cat"] = ["Arable"] * len(polys)
+            writer.append_features("NMSCoefficientLayer", polys, attrs)  # type: ignore[arg-type]
+            done += len(polys)
+            print(f"\rdelivery: {done:,}/{grid.count:,} polygons", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    return done
+
+
+def make_delivery(work: Path, polygons: int) -> tuple[Path, Path, int]:
+    root = work / "iat_input"
+    write_small(root)
+    write_lookups(root)
+    count = write_coefficients(root, polygons)
+    levy = work / "levy.csv"
+    levy.write_text(
+        "edp_id,edp_name,n_gbp_per_kg,p_gbp_per_kg,monitoring_share,maintenance_share,admin_share\n"
+        f"1,{norfolk.WENSUM},3127.45,41850.20,0.05,0.10,0.03\n"
+        f"2,{norfolk.BROADS},2684.90,36420.75,0.05,0.10,0.03\n"
+    )
+    (work / "sources.toml").write_text('[options]\nduplicate_works = "first_wins"\n')
+    return root, levy, count
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--polygons", type=int, default=1_000_000)
+    parser.add_argument("--work", type=Path, default=Path("out/bench-build"))
+    parser.add_argument("--keep", action="store_true", help="keep the delivery and bundle")
+    args = parser.parse_args(argv)
+    work = args.work / str(args.polygons)
+    work.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    root, levy, count = make_delivery(work, args.polygons)
+    print(f"delivery written in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    command = [
+        sys.executable,
+        "-m",
+        "nrf.entrypoints.cli",
+        "bundle",
+        "build",
+        str(root),
+        "--output",
+        str(work / "bundle.gpkg"),
+        "--version",
+        "bench",
+        "--levy-rates",
+        str(levy),
+        "--default-occupancy",
+        "2.4",
+        "--default-water-usage",
+        "120",
+        "--manifest",
+        str(work / "sources.toml"),
+    ]
+    started = time.perf_counter()
+    code = subprocess.call(command)
+    seconds = time.perf_counter() - started
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    result = {
+        "polygons": count,
+        "exit_code": code,
+        "build_seconds": round(seconds, 1),
+        "peak_rss_mb": round(peak_mb),
+        "bundle_bytes": (work / "bundle.gpkg").stat().st_size
+        if (work / "bundle.gpkg").exists()
+        else None,
+    }
+    print(json.dumps(result, indent=1))
+    if not args.keep:
+        for path in sorted(work.rglob("*"), reverse=True):
+            path.unlink() if path.is_file() else path.rmdir()
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

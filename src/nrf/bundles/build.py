@@ -1,0 +1,141 @@
+"""Build a bundle from a Defra delivery: read, clean, stage, gate, then publish or discard.
+
+All or nothing: the bundle is staged in a hidden file beside the target and moved into place
+only if the quality gate passes; the report is written beside the target either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from attrs import frozen
+
+import nrf
+from nrf.bundles import cleaning, delivery
+from nrf.bundles.coefficient_source import open_coefficients
+from nrf.bundles.geopackage_writer import GeoPackageWriter
+from nrf.bundles.levy_csv import read_levy_csv
+from nrf.bundles.manifest import load_manifest
+from nrf.bundles.provenance import source_files, write_provenance
+from nrf.bundles.qc.gate import previous_counts, run_gate
+from nrf.bundles.qc.report import QcReport
+from nrf.bundles.staging import stage_coefficients, stage_small
+
+Progress = Callable[[str], Callable[[int, int], None]]
+# Findings that mean the delivery could not even be read: nothing to stage or gate.
+UNREADABLE = {"source_missing", "source_crs", "no_default_occupancy"}
+
+
+@frozen
+class BuildRequest:
+    """What ``nrf bundle build`` was asked; ``created`` is the build time (injected)."""
+
+    source_dir: Path
+    output: Path
+    version: str
+    levy_rates: Path
+    created: str
+    default_occupancy: float | None = None
+    default_water_usage: float | None = None
+    previous: Path | None = None
+    manifest: Path | None = None
+
+
+@frozen
+class BuildOutcome:
+    report: QcReport
+    written: bool
+    unreadable: bool
+
+
+def _default(
+    request: BuildRequest, occupancy: float | None, water: float | None
+) -> tuple[float, float] | None:
+    occ = request.default_occupancy if request.default_occupancy is not None else occupancy
+    wat = request.default_water_usage if request.default_water_usage is not None else water
+    return (float(occ), float(wat)) if occ is not None and wat is not None else None
+
+
+def build_bundle(request: BuildRequest, progress: Progress | None = None) -> BuildOutcome:
+    manifest = load_manifest(request.manifest)
+    report = QcReport()
+    root = request.source_dir
+    small = {
+        key: delivery.read_vector(root, key, manifest.sources[key], report)
+        for key in (
+            "nn_catchments",
+            "wwtw_catchments",
+            "lpa_boundaries",
+            "subcatchments",
+            "edp_extents",
+        )
+    }
+    permit_rows = delivery.read_table(
+        root, "wwtw_permits", manifest.sources["wwtw_permits"], report
+    )
+    rate_rows = delivery.read_table(
+        root, "occupancy_rates", manifest.sources["occupancy_rates"], report
+    )
+    levy = read_levy_csv(request.levy_rates, report)
+    default = _default(request, manifest.default_occupancy, manifest.default_water_usage)
+    permits = cleaning.clean_permits(permit_rows or [], manifest, report)
+    rates = cleaning.clean_rates(rate_rows or [], manifest, default, report)
+    coefficients = open_coefficients(root, manifest.sources["land_use_coefficients"], report)
+    previous = previous_counts(request.previous) if request.previous else None
+    if report.codes() & UNREADABLE or coefficients is None:
+        if coefficients is not None:
+            coefficients.close()
+        report.write(request.output)
+        return BuildOutcome(report, written=False, unreadable=True)
+    writer = GeoPackageWriter(request.output, timestamp=request.created)
+    try:
+        for key, layer in small.items():
+            if layer is not None:
+                stage_small(writer, key, layer, report)
+        for table in (permits, rates, levy):
+            writer.create_table(table.name, table.columns, table.rows)
+        stage_coefficients(
+            writer, coefficients, report, progress and progress("reading coefficients")
+        )
+        coefficients.close()
+        extra = [("levy_rates", request.levy_rates)]
+        if request.manifest is not None:
+            extra.append(("manifest", request.manifest))
+        sources = source_files(root, manifest, extra)
+        report.figures["sources"] = [s.path for s in sources]
+        write_provenance(
+            writer,
+            (
+                manifest.name,
+                request.version,
+                request.created,
+                manifest.description,
+                nrf.__version__,
+                "pending",
+                "",
+            ),
+            sources,
+        )
+        writer.flush()
+        run_gate(
+            writer.connection,
+            report,
+            previous=previous,
+            progress=progress and progress("checking coefficients"),
+        )
+        if not report.passed:
+            writer.abort()
+            report.write(request.output)
+            return BuildOutcome(report, written=False, unreadable=False)
+        writer.connection.execute(
+            "UPDATE bundle_info SET qc_outcome = ?, qc_summary = ?",
+            (report.outcome, report.summary()),
+        )
+        writer.close()
+    except BaseException:
+        coefficients.close()
+        writer.abort()
+        raise
+    report.write(request.output)
+    return BuildOutcome(report, written=True, unreadable=False)

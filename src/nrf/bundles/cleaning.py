@@ -1,0 +1,181 @@
+"""Clean the delivered lookups into bundle tables, listing every value that was changed or dropped.
+
+The real exports are dirty (codes as "\\t11307" or 1065.0, NULL codes on package-plant rows,
+duplicate codes, trailing spaces, NULL concentrations). Each documented cleaning is recorded as
+a ``cleaned`` finding, never swallowed; anything not covered by a rule is an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from nrf.adapters.boundary_data import geopackage_lookups as lookups
+from nrf.bundles.geopackage_writer import Table
+from nrf.bundles.manifest import FIRST_WINS, Manifest
+from nrf.bundles.qc.report import QcReport
+from nrf.domain.model import category_key
+
+PERMITS, RATES = "wwtw_permits", "occupancy_rates"
+PACKAGE_PLANT = "Package Treatment Plant default"
+CONCENTRATIONS = ("n_conc_2025_2030", "n_conc_2030_on", "p_conc_2025_2030", "p_conc_2030_on")
+Row = dict[str, Any]
+
+
+def stripped(value: object, table: str, where: str, column: str, report: QcReport) -> str | None:
+    """Text without surrounding whitespace; a change is recorded."""
+    text = lookups.text_or_none(value)
+    if isinstance(value, str) and text is not None and text != value:
+        report.add("cleaned", table, where, f"{column} {value!r} stripped to {text!r}")
+    return text
+
+
+def _code(row: Row, report: QcReport) -> int | None:
+    raw, where = row["wwtw_code"], f"row {row['_row']}"
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        if category_key(str(row["wwtw_name"] or "")) == category_key(PACKAGE_PLANT):
+            report.add(
+                "cleaned",
+                PERMITS,
+                where,
+                "NULL code on a 'Package Treatment Plant "
+                "default' row: dropped (works 141 carries the default)",
+            )
+        else:
+            report.add("key_missing", PERMITS, where, "WwTW_code is NULL")
+        return None
+    code = lookups.whole_number(raw)
+    if code is None:
+        report.add("key_missing", PERMITS, where, f"WwTW_code {raw!r} is not a whole number")
+    elif str(raw) != str(code):
+        report.add("cleaned", PERMITS, code, f"{where}: WwTW_code {raw!r} read as {code}")
+    return code
+
+
+def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> Table:
+    """One row per works code; duplicates dropped when identical, else by the manifest policy."""
+    kept: dict[int, tuple[tuple[object, ...], int]] = {}
+    out: list[tuple[object, ...]] = []
+    for row in rows:
+        code = _code(row, report)
+        if code is None:
+            continue
+        where = f"row {row['_row']}"
+        conc: list[float | None] = []
+        for column in CONCENTRATIONS:
+            try:
+                conc.append(lookups.number(row[column]))
+            except ValueError:
+                report.add("value_invalid", PERMITS, code, f"{where}: {column} {row[column]!r}")
+                conc.append(None)
+        nulls = [c for c, v in zip(CONCENTRATIONS, conc, strict=True) if v is None]
+        if nulls:
+            report.add("cleaned", PERMITS, code, f"{where}: NULL {', '.join(nulls)} = no load")
+        values = (
+            code,
+            stripped(row["wwtw_name"], PERMITS, str(code), "WwTW_name", report) or "",
+            stripped(row["subcatchment"], PERMITS, str(code), "Subcatchment_name", report),
+            *conc,
+        )
+        if code in kept:
+            first, first_row = kept[code]
+            if first == values:
+                report.add("cleaned", PERMITS, code, f"{where} repeats row {first_row}: dropped")
+            elif manifest.duplicate_works == FIRST_WINS:
+                report.add(
+                    "cleaned",
+                    PERMITS,
+                    code,
+                    f"{where} disagrees with row {first_row}: "
+                    "ignored, first row kept (manifest duplicate_works = first_wins)",
+                )
+            else:
+                report.add(
+                    "works_code_conflict",
+                    PERMITS,
+                    code,
+                    f"rows {first_row} and {row['_row']} disagree: {first} vs {values}",
+                )
+            continue
+        kept[code] = (values, row["_row"])
+        out.append((*values, row["_row"], lookups.text_or_none(row["wwtw_code"])))
+    if 141 not in kept:
+        report.add("fallback_missing", PERMITS, 141, "no row for works 141 (package plants)")
+    columns = [("wwtw_id", "INTEGER"), ("wwtw_name", "TEXT"), ("wwtw_subcatchment", "TEXT")]
+    columns += [(c, "REAL") for c in CONCENTRATIONS]
+    columns += [("source_row", "INTEGER"), ("source_code", "TEXT")]
+    return Table(PERMITS, columns, out)
+
+
+def _rate(row: Row, report: QcReport) -> tuple[float, float] | None:
+    try:
+        occupancy, water = lookups.number(row["occupancy"]), lookups.number(row["water"])
+    except ValueError:
+        occupancy = water = None
+    if occupancy is None or water is None or occupancy < 0 or water < 0:
+        report.add(
+            "value_invalid",
+            RATES,
+            f"row {row['_row']}",
+            f"Occ_Rate {row['occupancy']!r} / Water_Usage_L_Day {row['water']!r}",
+        )
+        return None
+    return occupancy, water
+
+
+def clean_rates(
+    rows: Sequence[Row], manifest: Manifest, default: tuple[float, float] | None, report: QcReport
+) -> Table:
+    """Catchment rows, category rows (names listed in the manifest) and the given default."""
+    categories = {category_key(c) for c in manifest.dwelling_categories}
+    out: list[tuple[object, ...]] = []
+    seen: dict[str, tuple[float, float]] = {}
+    for row in rows:
+        name = stripped(row["nn_catchment"], RATES, f"row {row['_row']}", "NN_Catchment", report)
+        rate = _rate(row, report)
+        if name is None:
+            report.add("key_missing", RATES, f"row {row['_row']}", "NN_Catchment is NULL")
+            continue
+        if rate is None:
+            continue
+        if name.casefold() == "default":
+            if default is None:
+                default = rate
+            else:
+                report.add(
+                    "cleaned",
+                    RATES,
+                    name,
+                    f"row {row['_row']}: the default given to "
+                    "the build (option or manifest) replaces this row",
+                )
+            continue
+        key = category_key(name)
+        if key in seen:
+            code = "cleaned" if seen[key] == rate else "key_duplicate"
+            report.add(code, RATES, name, f"row {row['_row']} repeats '{name}': first row kept")
+            continue
+        seen[key] = rate
+        is_category = key in categories
+        out.append(
+            (None if is_category else name, name if is_category else None, *rate, row["_row"])
+        )
+    if default is None:
+        report.add(
+            "no_default_occupancy",
+            RATES,
+            "default",
+            "the lookups carry no default "
+            "occupancy row: give --default-occupancy 2.4 --default-water-usage 120 (or "
+            "default_occupancy / default_water_usage under [options] in the manifest)",
+        )
+    else:
+        out.append(("default", None, *default, None))
+    columns = [
+        ("nn_catchment", "TEXT"),
+        ("dwelling_category", "TEXT"),
+        ("occupancy_rate", "REAL"),
+        ("water_usage_l_per_person_day", "REAL"),
+        ("source_row", "INTEGER"),
+    ]
+    return Table(RATES, columns, out)

@@ -1,0 +1,138 @@
+"""Read Defra's ``iat_input/`` delivery as it ships: shapefiles by pyogrio, SQLite by sqlite3.
+
+Nothing is cleaned here: values come back as stored, so the cleaning (and its report) happens
+in one place. A missing file, layer, table or column, or a layer with no CRS, becomes a
+finding rather than an exception, so one run names every gap in a delivery.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyogrio
+import pyproj
+from attrs import frozen
+from numpy.typing import NDArray
+from pyogrio.raw import read as raw_read
+
+from nrf.bundles.manifest import Source
+from nrf.bundles.qc.report import QcReport
+
+BNG = 27700
+Row = dict[str, Any]
+
+
+@frozen
+class VectorLayer:
+    """A small layer read whole: geometries as WKB, source fids, and one list per column role."""
+
+    fids: NDArray[np.int64]
+    wkb: list[bytes | None]
+    columns: dict[str, list[Any]]
+
+
+def source_path(root: Path, source: Source) -> Path:
+    return root / source.path
+
+
+def _epsg(crs_text: str | None) -> int | None:
+    if not crs_text:
+        return None
+    try:
+        return pyproj.CRS.from_user_input(crs_text).to_epsg(min_confidence=70)
+    except pyproj.exceptions.CRSError:
+        return None
+
+
+def check_crs(key: str, found: int | None, source: Source, report: QcReport) -> bool:
+    """A layer must be in EPSG:27700; one without a CRS needs the manifest to say it is."""
+    epsg = found if found is not None else source.crs
+    if epsg is None:
+        report.add(
+            "source_crs",
+            key,
+            source.path,
+            "no CRS; give one with crs = 27700 in the "
+            f"manifest's [sources.{key}] if the layer really is British National Grid",
+        )
+        return False
+    if epsg != BNG:
+        report.add("source_crs", key, source.path, f"in EPSG:{epsg}, not EPSG:{BNG}")
+        return False
+    return True
+
+
+def read_vector(root: Path, key: str, source: Source, report: QcReport) -> VectorLayer | None:
+    """The whole layer, or None (with findings) when it is missing or unusable."""
+    path = source_path(root, source)
+    if not path.exists():
+        if not source.optional:
+            report.add("source_missing", key, source.path, "file not found")
+        return None
+    try:
+        info = pyogrio.read_info(path, layer=source.layer)
+    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as exc:
+        report.add("source_missing", key, source.path, f"unreadable ({exc})")
+        return None
+    stored = {str(name).casefold(): str(name) for name in info["fields"]}
+    missing = [c for c in source.columns.values() if c.casefold() not in stored]
+    for column in missing:
+        report.add("source_missing", key, f"{source.path}:{column}", f"no column '{column}'")
+    crs_ok = check_crs(key, _epsg(info["crs"]), source, report)
+    if missing or not crs_ok:
+        return None
+    wanted = [stored[c.casefold()] for c in source.columns.values()]
+    _, fids, wkb, values = raw_read(path, layer=source.layer, columns=wanted, return_fids=True)
+    columns = {
+        role: [None if _is_nan(v) else v for v in values[k].tolist()]
+        for k, role in enumerate(source.columns)
+    }
+    return VectorLayer(np.asarray(fids, dtype=np.int64), list(wkb), columns)
+
+
+def _is_nan(value: object) -> bool:
+    return isinstance(value, float) and value != value
+
+
+@contextlib.contextmanager
+def _sqlite(path: Path) -> Iterator[sqlite3.Connection]:
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+def _columns(db: sqlite3.Connection, table: str) -> dict[str, str]:
+    return {str(r[1]).casefold(): str(r[1]) for r in db.execute(f'PRAGMA table_info("{table}")')}
+
+
+def read_table(root: Path, key: str, source: Source, report: QcReport) -> list[Row] | None:
+    """Rows of a lookup table as {role: stored value, "_row": rowid}, or None with findings."""
+    path = source_path(root, source)
+    if not path.exists():
+        report.add("source_missing", key, source.path, "file not found")
+        return None
+    with _sqlite(path) as db:
+        tables = {
+            str(n).casefold(): str(n)
+            for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
+        }
+        table = tables.get(str(source.layer).casefold())
+        if table is None:
+            report.add("source_missing", key, f"{source.path}:{source.layer}", "no such table")
+            return None
+        have = _columns(db, table)
+        missing = [c for c in source.columns.values() if c.casefold() not in have]
+        for column in missing:
+            report.add("source_missing", key, f"{source.layer}.{column}", f"no column '{column}'")
+        if missing:
+            return None
+        names = ", ".join(f'"{have[c.casefold()]}"' for c in source.columns.values())
+        cursor = db.execute(f'SELECT rowid, {names} FROM "{table}" ORDER BY rowid')
+        return [{"_row": r[0], **dict(zip(source.columns, r[1:], strict=True))} for r in cursor]

@@ -1,0 +1,51 @@
+"""The bundle diff as readable text: row changes, rate changes, and sites whose quote moved."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+
+def _delta(old: Any, new: Any, money: bool = False) -> str:
+    if old is None or new is None:
+        return f"{old} -> {new}"
+    if money:
+        change = Decimal(new) - Decimal(old)
+        return f"£{Decimal(old):,.2f} -> £{Decimal(new):,.2f} ({change:+,.2f})"
+    return f"{old:.2f} -> {new:.2f} ({new - old:+.2f})"
+
+
+def render_diff(doc: dict[str, Any]) -> str:
+    old, new = doc["old"], doc["new"]
+    lines = [
+        f"old: {old['name']} {old['version']} (sha256 {old['sha256'][:12]}…)",
+        f"new: {new['name']} {new['version']} (sha256 {new['sha256'][:12]}…)",
+        "",
+        f"{'layer / table':<24} {'old rows':>10} {'new rows':>10} {'added':>8} {'removed':>8} "
+        f"{'changed':>8}",
+    ]
+    for r in doc["rows"]:
+        lines.append(
+            f"{r['name']:<24} {r['old_rows']:>10,} {r['new_rows']:>10,} {r['added']:>8,} "
+            f"{r['removed']:>8,} {r['changed']:>8,}"
+        )
+    lines += ["", f"rate changes: {len(doc['rate_changes'])}"]
+    for change in doc["rate_changes"]:
+        lines.append(f"  {change['table']} {change['key']}: {change['old']} -> {change['new']}")
+    changed = doc["sites_changed"]
+    lines += [
+        "",
+        f"quotes ({doc['rule_set']}): {len(changed)} of {doc['sites_assessed']} sites changed",
+    ]
+    for site in changed:
+        was, now = site["old"], site["new"]
+        if was is None or now is None:
+            state = "now in scope" if was is None else "now out of scope"
+            lines.append(f"  site {site['rlb_id']} ({site['id']}): {state}")
+            continue
+        lines.append(
+            f"  site {site['rlb_id']} ({site['id']}): N {_delta(was['n_total'], now['n_total'])} "
+            f"kg/yr; P {_delta(was['p_total'], now['p_total'])} kg/yr; levy "
+            f"{_delta(was['levy_gbp'], now['levy_gbp'], money=True)}"
+        )
+    return "\n".join(lines) + "\n"

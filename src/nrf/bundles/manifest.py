@@ -1,0 +1,168 @@
+"""Where each source layer lives in a delivery: Defra's layout by default, any part overridable.
+
+A renamed delivery must need no code change, so every path, layer and column the build reads
+is named here and a TOML manifest can replace any of them (and say the CRS of a layer that
+carries none).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from attrs import evolve, field, frozen
+
+from nrf.domain.errors import NrfError
+
+FIRST_WINS = "first_wins"
+DUPLICATE_POLICIES = ("error", FIRST_WINS)
+
+
+@frozen
+class Source:
+    """One layer or table of the delivery: file, layer/table name, column roles, assumed CRS."""
+
+    path: str
+    layer: str | None
+    columns: Mapping[str, str] = field(factory=dict)
+    crs: int | None = None
+    optional: bool = False
+
+
+_NUTRIENTS = "nutrients"
+_LOOKUPS = f"{_NUTRIENTS}/SQL_Lookups/Interim_coeffs.sqlite"
+
+DEFAULT_SOURCES: dict[str, Source] = {
+    "nn_catchments": Source(
+        f"{_NUTRIENTS}/Catchments/NN_Catchments_03_2024.shp",
+        None,
+        {"n2k_site_name": "N2K_Site_N", "edp_id": "OID"},
+    ),
+    "wwtw_catchments": Source(
+        f"{_NUTRIENTS}/wwtw files/WwTW_all_features.shp",
+        None,
+        {"wwtw_id": "WwTw_ID", "wwtw_name": "WwTW"},
+    ),
+    "lpa_boundaries": Source(f"{_NUTRIENTS}/LPA/LPA_National.shp", None, {"name": "NAME"}),
+    "subcatchments": Source(
+        f"{_NUTRIENTS}/Catchments/WFD_Surface_Water_Operational_Catchments_Cycle_2.shp",
+        None,
+        {"opcat_name": "OPCAT_NAME"},
+    ),
+    "land_use_coefficients": Source(
+        f"{_NUTRIENTS}/NMSCoefficientLayerTEST.gpkg",
+        "NMSCoefficientLayer",
+        {
+            "cromeid": "cromeid",
+            "land_use_cat": "Land_use_cat",
+            "nn_catchment": "NN_Catchment",
+            "subcatchment": "SubCatchment",
+            "lu_curr_n_coeff": "LU_CurrNcoeff",
+            "lu_curr_p_coeff": "LU_CurrPcoeff",
+            "n_resi_coeff": "N_ResiCoeff",
+            "p_resi_coeff": "P_ResiCoeff",
+        },
+    ),
+    "wwtw_permits": Source(
+        _LOOKUPS,
+        "WwTw_lookup",
+        {
+            "wwtw_code": "WwTW_code",
+            "wwtw_name": "WwTW_name",
+            "subcatchment": "Subcatchment_name",
+            "n_conc_2025_2030": "Nitrogen_2025_2030",
+            "n_conc_2030_on": "Nitrogen_2030_onwards",
+            "p_conc_2025_2030": "Phosphorus_2025_2030",
+            "p_conc_2030_on": "Phosphorus_2030_onwards",
+        },
+    ),
+    "occupancy_rates": Source(
+        _LOOKUPS,
+        "rates_lookup",
+        {"nn_catchment": "NN_Catchment", "occupancy": "Occ_Rate", "water": "Water_Usage_L_Day"},
+    ),
+    "edp_extents": Source(
+        f"{_NUTRIENTS}/EDP/edp_boundary_extents.gpkg",
+        None,
+        {"edp_name": "EDP_Name", "edp_area": "EDP_Area"},
+        optional=True,
+    ),
+}
+
+
+@frozen
+class Manifest:
+    """The sources plus build options (manifest values; the command line overrides them)."""
+
+    sources: Mapping[str, Source] = field(factory=lambda: dict(DEFAULT_SOURCES))
+    duplicate_works: str = "error"
+    default_occupancy: float | None = None
+    default_water_usage: float | None = None
+    dwelling_categories: tuple[str, ...] = ("Hotel", "Student Accommodation")
+    name: str = "nrf-defra-iat"
+    description: str = "Built by nrf from a Defra iat_input delivery"
+
+
+def _bad(message: str) -> NrfError:
+    return NrfError("bad_manifest", message)
+
+
+def _source(key: str, base: Source, data: Any) -> Source:
+    if not isinstance(data, dict):
+        raise _bad(f"[sources.{key}] must be a table")
+    unknown = set(data) - {"path", "layer", "columns", "crs"}
+    if unknown:
+        raise _bad(f"[sources.{key}] has unknown keys {sorted(unknown)}")
+    columns = dict(base.columns)
+    extra = data.get("columns", {})
+    if not isinstance(extra, dict) or not all(isinstance(v, str) for v in extra.values()):
+        raise _bad(f"[sources.{key}.columns] must map column roles to names")
+    wrong = set(extra) - set(base.columns)
+    if wrong:
+        raise _bad(f"[sources.{key}.columns] has unknown roles {sorted(wrong)}")
+    columns.update(extra)
+    crs = data.get("crs", base.crs)
+    if crs is not None and (isinstance(crs, bool) or not isinstance(crs, int)):
+        raise _bad(f"[sources.{key}] crs must be an EPSG number such as 27700")
+    return evolve(
+        base,
+        path=str(data.get("path", base.path)),
+        layer=data.get("layer", base.layer),
+        columns=columns,
+        crs=crs,
+    )
+
+
+def parse_manifest(data: Mapping[str, Any]) -> Manifest:
+    """A Manifest from parsed TOML; unknown sections, sources and roles are refused."""
+    unknown = set(data) - {"sources", "options"}
+    if unknown:
+        raise _bad(f"unknown sections {sorted(unknown)}")
+    sources = dict(DEFAULT_SOURCES)
+    for key, value in dict(data.get("sources", {})).items():
+        if key not in DEFAULT_SOURCES:
+            raise _bad(f"unknown source '{key}' (known: {', '.join(DEFAULT_SOURCES)})")
+        sources[key] = _source(key, DEFAULT_SOURCES[key], value)
+    options = dict(data.get("options", {}))
+    known = {f.name for f in Manifest.__attrs_attrs__} - {"sources"}
+    wrong = set(options) - known
+    if wrong:
+        raise _bad(f"[options] has unknown keys {sorted(wrong)}")
+    if options.get("duplicate_works", "error") not in DUPLICATE_POLICIES:
+        raise _bad(f"[options] duplicate_works must be one of {DUPLICATE_POLICIES}")
+    if "dwelling_categories" in options:
+        options["dwelling_categories"] = tuple(options["dwelling_categories"])
+    return Manifest(sources=sources, **options)
+
+
+def load_manifest(path: Path | None) -> Manifest:
+    """The default manifest, or the defaults overridden by the TOML file at ``path``."""
+    if path is None:
+        return Manifest()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise _bad(f"cannot read manifest {path}: {exc}") from None
+    return parse_manifest(data)

@@ -1,0 +1,80 @@
+"""Where a built bundle came from: every source file's SHA-256, the build, and the QC outcome.
+
+``bundle_info`` keeps the four columns every reader knows and gains more (ignored by older
+readers); the per-file digests go in a side table ``bundle_sources``, one row per file, so a
+figure can be traced to the exact delivery that produced it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+from attrs import frozen
+
+from nrf.bundles.geopackage_writer import GeoPackageWriter
+from nrf.bundles.manifest import Manifest
+
+INFO_COLUMNS = [
+    ("name", "TEXT"),
+    ("version", "TEXT"),
+    ("created", "TEXT"),
+    ("description", "TEXT"),
+    ("nrf_version", "TEXT"),
+    ("qc_outcome", "TEXT"),
+    ("qc_summary", "TEXT"),
+]
+SOURCE_COLUMNS = [("role", "TEXT"), ("path", "TEXT"), ("bytes", "INTEGER"), ("sha256", "TEXT")]
+_CHUNK = 1 << 22
+
+
+@frozen
+class SourceFile:
+    role: str
+    path: str
+    bytes: int
+    sha256: str
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(_CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _companions(path: Path) -> list[Path]:
+    """A shapefile is several files (.shp, .shx, .dbf, .prj, .cpg, ...): hash them all."""
+    if path.suffix.lower() != ".shp":
+        return [path]
+    return sorted(p for p in path.parent.glob(f"{path.stem}.*") if p.is_file())
+
+
+def source_files(
+    root: Path, manifest: Manifest, extra: Iterable[tuple[str, Path]]
+) -> list[SourceFile]:
+    """Every delivered file the build read (optional ones only when present), plus ``extra``."""
+    found: dict[Path, str] = {}
+    for role, source in manifest.sources.items():
+        for path in _companions(root / source.path):
+            if path.is_file():
+                found.setdefault(path, role)
+    for role, path in extra:
+        found.setdefault(path, role)
+    out = []
+    for path, role in found.items():
+        shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+        out.append(SourceFile(role, shown, path.stat().st_size, sha256_of(path)))
+    return out
+
+
+def write_provenance(
+    writer: GeoPackageWriter,
+    info: tuple[str, str, str, str, str, str, str],
+    sources: list[SourceFile],
+) -> None:
+    writer.create_table("bundle_info", INFO_COLUMNS, [info])
+    rows = [(s.role, s.path, s.bytes, s.sha256) for s in sources]
+    writer.create_table("bundle_sources", SOURCE_COLUMNS, rows)

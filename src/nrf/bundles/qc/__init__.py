@@ -1,0 +1,1 @@
+"""The bundle quality gate: rules over a staged or finished bundle GeoPackage, and its report."""

@@ -1,0 +1,43 @@
+"""Every quality-gate rule code, its severity and what it means: one list, used everywhere."""
+
+from __future__ import annotations
+
+ERROR, WARNING, CLEANED = "error", "warning", "cleaned"
+
+# code -> (severity, meaning). Codes are stable: scripts and reviewers key on them.
+RULES: dict[str, tuple[str, str]] = {
+    "source_missing": (ERROR, "a source file, layer, table or column is not in the delivery"),
+    "source_crs": (ERROR, "a layer has no CRS (and the manifest gives none) or is not EPSG:27700"),
+    "schema": (ERROR, "a bundle lacks a layer, table or column the reader needs"),
+    "empty": (ERROR, "a layer or table has no rows"),
+    "shrunk": (ERROR, "a layer or table has fewer than 90 % of the rows of --previous"),
+    "geometry_missing": (ERROR, "a feature has no geometry (NULL or empty)"),
+    "geometry_type": (ERROR, "a feature is not a polygon or multipolygon"),
+    "geometry_invalid": (ERROR, "a feature's geometry is invalid (GEOS is_valid)"),
+    "outside_gb": (ERROR, "a feature lies outside Great Britain's EPSG:27700 extent"),
+    "key_missing": (ERROR, "a feature or row has no usable key (name, id, cromeid, code)"),
+    "key_duplicate": (ERROR, "a key that must be unique is repeated"),
+    "key_conflict": (ERROR, "one NN catchment name has several ids, or one id several names"),
+    "works_code_conflict": (
+        ERROR,
+        "a works code has rows that disagree (manifest duplicate_works = 'first_wins' keeps "
+        "the first, as Defra's loader did)",
+    ),
+    "fallback_missing": (ERROR, "the package-plant fallback works 141 has no permit row"),
+    "value_invalid": (ERROR, "a concentration, rate or levy value is not a usable number"),
+    "no_default_occupancy": (ERROR, "no default occupancy rate and water usage were given"),
+    "coefficient_range": (ERROR, "a coefficient is not finite, or N outside [0, 50] or P [0, 5]"),
+    "ref_rates_catchment": (ERROR, "a rates_lookup catchment row names no NN catchment"),
+    "ref_works": (ERROR, "a works code in WwTw_lookup is no works polygon id (nor 141)"),
+    "ref_levy_edp": (ERROR, "a levy edp_id is no NN catchment OID"),
+    "levy_missing": (ERROR, "an NN catchment has no levy row"),
+    "overlap": (ERROR, "two coefficient polygons overlap (uplift would be counted twice)"),
+    "coverage_gap": (WARNING, "coefficient polygons cover less than all of an NN catchment"),
+    "no_source_key": (WARNING, "the coefficient layer has no cromeid column to trace rows by"),
+    "key_repeated": (WARNING, "one NN catchment is made of several polygons"),
+    "cleaned": (CLEANED, "a dirty source value was cleaned by a documented rule"),
+}
+
+
+def severity(code: str) -> str:
+    return RULES[code][0]

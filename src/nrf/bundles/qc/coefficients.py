@@ -1,0 +1,57 @@
+"""Rules over the big coefficient layer that SQL can answer at C speed, whatever its size.
+
+Keys present and unique, value ranges, and features without a geometry are single scans;
+the rules that need the polygons themselves run tile by tile in ``qc.tiles``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.report import QcReport
+
+LAYER = "land_use_coefficients"
+RANGES = {
+    "lu_curr_n_coeff": 50.0,
+    "n_resi_coeff": 50.0,
+    "lu_curr_p_coeff": 5.0,
+    "p_resi_coeff": 5.0,
+}
+
+
+def check_values(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> None:
+    """Source keys present and unique; coefficients numbers in range; every row has a geometry."""
+    key = key_sql(db, t)
+    table, fid = q(t.name), q(t.key)
+    if key == fid:
+        report.add("no_source_key", LAYER, "-", "no cromeid column: rows are named by fid")
+    else:
+        sql = f"SELECT {fid} FROM {table} WHERE {key} IS NULL OR trim({key}) = ''"
+        for (row,) in db.execute(sql):
+            report.add("key_missing", LAYER, f"fid {row}", "no cromeid")
+        sql = (
+            f"SELECT {key}, count(*), group_concat({fid}) FROM {table} WHERE {key} IS NOT NULL "
+            f"AND trim({key}) != '' GROUP BY {key} HAVING count(*) > 1"
+        )
+        for value, count, fids in db.execute(sql):
+            report.add("key_duplicate", LAYER, value, f"cromeid on {count} rows (fids {fids})")
+    for wanted, top in RANGES.items():
+        col = q(t.columns[wanted])
+        sql = (
+            f"SELECT {key}, {col} FROM {table} WHERE {col} IS NOT NULL AND "
+            f"(typeof({col}) NOT IN ('integer', 'real') OR {col} < 0 OR {col} > {top})"
+        )
+        for name, value in db.execute(sql):
+            report.add("coefficient_range", LAYER, name, f"{wanted} = {value!r}, not in [0, {top}]")
+    rtree = q(t.rtree or "")
+    sql = f"SELECT t.{fid}, {key} FROM {table} t LEFT JOIN {rtree} r ON r.id = t.{fid} "
+    for _, name in db.execute(sql + "WHERE r.id IS NULL"):
+        report.add("geometry_missing", LAYER, name, "no geometry (NULL or empty)")
+
+
+def key_sql(db: sqlite3.Connection, t: TableSchema) -> str:
+    columns = {
+        str(r[1]).casefold(): str(r[1]) for r in db.execute(f"PRAGMA table_info({q(t.name)})")
+    }
+    return q(columns["cromeid"]) if "cromeid" in columns else q(t.key)

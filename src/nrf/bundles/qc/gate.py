@@ -1,0 +1,76 @@
+"""Run every quality-gate rule over a bundle GeoPackage (staged by a build, or finished).
+
+Every rule runs even after others fail, so one report names every fault; only a bundle whose
+schema the reader would refuse stops early, since the other rules have nothing to read.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from nrf.adapters.boundary_data.geopackage_schema import LAYERS, TABLES, check_schema, q
+from nrf.bundles.qc.coefficients import LAYER, check_values
+from nrf.bundles.qc.report import QcReport
+from nrf.bundles.qc.small_layers import check_small_layers
+from nrf.bundles.qc.tables import check_tables
+from nrf.bundles.qc.tiles import Progress, check_tiles
+
+COUNTED = [name for name in (*LAYERS, *TABLES) if name != "bundle_info"]
+MIN_SHARE_OF_PREVIOUS = 0.9
+
+
+def row_counts(db: sqlite3.Connection) -> dict[str, int]:
+    """Rows of every counted layer and table that exists (names matched case-insensitively)."""
+    names = {
+        str(n).casefold(): str(n)
+        for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
+    return {
+        name: int(db.execute(f"SELECT count(*) FROM {q(names[name])}").fetchone()[0])
+        for name in COUNTED
+        if name in names
+    }
+
+
+def previous_counts(path: Path) -> dict[str, int]:
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return row_counts(db)
+    finally:
+        db.close()
+
+
+def check_counts(counts: dict[str, int], previous: dict[str, int] | None, report: QcReport) -> None:
+    for name, n in counts.items():
+        if n == 0:
+            report.add("empty", name, "-", "no rows")
+        before = (previous or {}).get(name, 0)
+        if before and n < MIN_SHARE_OF_PREVIOUS * before:
+            report.add(
+                "shrunk", name, "-", f"{n:,} rows, {n / before:.1%} of the previous {before:,}"
+            )
+    report.figures["rows"] = counts
+    if previous is not None:
+        report.figures["previous_rows"] = previous
+
+
+def run_gate(
+    db: sqlite3.Connection,
+    report: QcReport,
+    *,
+    previous: dict[str, int] | None = None,
+    progress: Progress | None = None,
+    processes: int | None = None,
+) -> None:
+    """Add every finding about the bundle behind ``db`` to ``report``."""
+    schema, problems = check_schema(db)
+    for problem in problems:
+        report.add("schema", "bundle", "-", problem)
+    if problems:
+        return
+    check_counts(row_counts(db), previous, report)
+    small = check_small_layers(db, schema, report)
+    check_tables(db, schema, small, report)
+    check_values(db, schema[LAYER], report)
+    check_tiles(db, schema[LAYER], small.catchments, report, progress, processes)

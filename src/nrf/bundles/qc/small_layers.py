@@ -1,0 +1,95 @@
+"""Rules over the four small layers (read whole): geometry, keys, one id per catchment name."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from typing import Any
+
+import shapely
+from attrs import frozen
+
+from nrf.adapters.boundary_data import geopackage_lookups as clean
+from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.geometry import check_geometries, decode
+from nrf.bundles.qc.report import QcReport
+
+KEYS = {
+    "nn_catchments": ("n2k_site_name", "edp_id"),
+    "wwtw_catchments": ("wwtw_id",),
+    "lpa_boundaries": ("name",),
+    "subcatchments": ("opcat_name",),
+}
+
+
+@frozen
+class SmallLayers:
+    """What the table rules need: catchments (unioned per name), their ids, works ids."""
+
+    catchments: dict[str, shapely.Geometry]
+    edp_by_name: dict[str, str]
+    works_ids: set[int]
+
+
+def _rows(db: sqlite3.Connection, t: TableSchema) -> tuple[list[str], list[Any], list[dict]]:
+    columns = {
+        str(r[1]).casefold(): str(r[1]) for r in db.execute(f"PRAGMA table_info({q(t.name)})")
+    }
+    source = f", {q(columns['source_fid'])}" if "source_fid" in columns else ""
+    wanted = ", ".join(q(c) for c in t.columns.values())
+    sql = (
+        f"SELECT {q(t.key)}, {q(t.geometry_column or '')}, {wanted}{source} "
+        f"FROM {q(t.name)} ORDER BY {q(t.key)}"
+    )
+    rows = db.execute(sql).fetchall()
+    keys = [f"source fid {r[-1]}" if source else f"fid {r[0]}" for r in rows]
+    values = [dict(zip(t.columns, r[2:], strict=False)) for r in rows]
+    return keys, [r[1] for r in rows], values
+
+
+def check_small_layers(
+    db: sqlite3.Connection, schema: dict[str, TableSchema], report: QcReport
+) -> SmallLayers:
+    parts: dict[str, list[shapely.Geometry]] = defaultdict(list)
+    edp_by_name: dict[str, str] = {}
+    name_by_edp: dict[str, str] = {}
+    works: set[int] = set()
+    for layer, key_columns in KEYS.items():
+        keys, blobs, values = _rows(db, schema[layer])
+        geoms = decode(layer, keys, blobs, report)
+        good = check_geometries(layer, keys, geoms, report)
+        for key, geom, ok, row in zip(keys, geoms, good, values, strict=True):
+            if layer == "nn_catchments":
+                name, edp = clean.text_or_none(row["n2k_site_name"]), clean.edp_key(row["edp_id"])
+                if name is None or edp is None:
+                    report.add("key_missing", layer, key, f"N2K_Site_N {name!r} / OID {edp!r}")
+                    continue
+                if edp_by_name.setdefault(name, edp) != edp:
+                    report.add(
+                        "key_conflict",
+                        layer,
+                        key,
+                        f"'{name}' has OIDs {edp_by_name[name]} and {edp}",
+                    )
+                if name_by_edp.setdefault(edp, name) != name:
+                    report.add(
+                        "key_conflict",
+                        layer,
+                        key,
+                        f"OID {edp} names '{name_by_edp[edp]}' and '{name}'",
+                    )
+                if ok:
+                    parts[name].append(geom)
+            elif layer == "wwtw_catchments":
+                wid = clean.whole_number(row["wwtw_id"])
+                if wid is None:
+                    report.add("key_missing", layer, key, f"WwTw_ID {row['wwtw_id']!r}")
+                else:
+                    works.add(wid)
+            elif clean.text_or_none(row[key_columns[0]]) is None:
+                report.add("key_missing", layer, key, f"no {key_columns[0]}")
+    for name, polys in parts.items():
+        if len(polys) > 1:
+            report.add("key_repeated", "nn_catchments", name, f"{len(polys)} polygons")
+    catchments = {n: shapely.union_all(p) for n, p in parts.items()}
+    return SmallLayers(catchments, edp_by_name, works)

@@ -1,0 +1,92 @@
+"""Rules over the lookup tables: usable values, and every reference points at something real."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from nrf.adapters.boundary_data import geopackage_lookups as clean
+from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.report import QcReport
+from nrf.bundles.qc.small_layers import SmallLayers
+from nrf.domain.model import category_key
+
+FALLBACK_WORKS = 141
+PACKAGE_PLANT = category_key("Package Treatment Plant default")
+
+
+def _rows(db: sqlite3.Connection, t: TableSchema) -> list[dict[str, Any]]:
+    names = ", ".join(q(c) for c in t.columns.values())
+    cursor = db.execute(f"SELECT {q(t.key)}, {names} FROM {q(t.name)} ORDER BY {q(t.key)}")
+    return [{"_key": r[0], **dict(zip(t.columns, r[1:], strict=True))} for r in cursor]
+
+
+def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
+    first: dict[int, tuple[object, ...]] = {}
+    layer = "wwtw_permits"
+    for row in rows:
+        code = clean.whole_number(row["wwtw_id"])
+        if code is None:
+            where = f"row {row['_key']}"
+            if row["wwtw_id"] is None and category_key(str(row["wwtw_name"])) == PACKAGE_PLANT:
+                report.add("cleaned", layer, where, "NULL id on a package-plant row: ignored")
+            else:
+                report.add("key_missing", layer, where, f"wwtw_id {row['wwtw_id']!r}")
+            continue
+        values = tuple(row[c] for c in clean.CONCENTRATIONS)
+        for column, value in zip(clean.CONCENTRATIONS, values, strict=True):
+            try:
+                clean.number(value)
+            except ValueError:
+                report.add("value_invalid", layer, code, f"{column} {value!r} is not a number")
+        if code in first:
+            if first[code] != values:
+                report.add(
+                    "works_code_conflict",
+                    layer,
+                    code,
+                    f"row {row['_key']} disagrees with an earlier row of the same works",
+                )
+            continue
+        first[code] = values
+        if code != FALLBACK_WORKS and code not in small.works_ids:
+            report.add("ref_works", layer, code, "no works polygon has this id")
+    if FALLBACK_WORKS not in first:
+        report.add("fallback_missing", layer, FALLBACK_WORKS, "no row for works 141")
+
+
+def _rates(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
+    problems: list[str] = []
+    rates = clean.rates(rows, problems)
+    for problem in problems:
+        code = "no_default_occupancy" if "no 'default' row" in problem else "value_invalid"
+        report.add(code, "occupancy_rates", problem.split(":")[0], problem)
+    if rates is None:
+        return
+    for name in rates.by_catchment:
+        if name not in small.catchments and name not in small.edp_by_name:
+            report.add(
+                "ref_rates_catchment", "occupancy_rates", name, "no NN catchment of that name"
+            )
+
+
+def _levy(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
+    problems: list[str] = []
+    levies = clean.levy_rates(rows, problems)
+    for problem in problems:
+        report.add("value_invalid", "levy_rates", problem.split(":")[0], problem)
+    edps = {edp: name for name, edp in small.edp_by_name.items()}
+    for edp in levies:
+        if edp not in edps:
+            report.add("ref_levy_edp", "levy_rates", edp, "no NN catchment has this OID")
+    for edp, name in sorted(edps.items()):
+        if edp not in levies:
+            report.add("levy_missing", "levy_rates", edp, f"'{name}' has no levy row")
+
+
+def check_tables(
+    db: sqlite3.Connection, schema: dict[str, TableSchema], small: SmallLayers, report: QcReport
+) -> None:
+    _permits(_rows(db, schema["wwtw_permits"]), small, report)
+    _rates(_rows(db, schema["occupancy_rates"]), small, report)
+    _levy(_rows(db, schema["levy_rates"]), small, report)

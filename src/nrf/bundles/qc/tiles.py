@@ -1,0 +1,168 @@
+"""Geometry validity, overlaps and NN-catchment coverage of the coefficient layer, tile by tile.
+
+The polygons are read through the layer's R-tree one tile at a time; a tile is split in four
+until it holds at most ``TILE_FEATURES`` polygons, so memory stays bounded whatever the layer's
+size or density. Tiles are independent, so they are shared out over ``processes`` forked
+workers (each with its own read-only connection); their findings are merged in tile order, so
+the report is the same whatever the number of processes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+import shapely
+from attrs import frozen
+
+from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.coefficients import LAYER, key_sql
+from nrf.bundles.qc.geometry import POLYGONAL, check_geometries, decode
+from nrf.bundles.qc.overlaps import Tile, overlapping_pairs
+from nrf.bundles.qc.report import QcReport
+
+TILE_FEATURES = 100_000
+Progress = Callable[[int, int], None]
+_OWNED = "minx >= ? AND minx < ? AND miny >= ? AND miny < ?"
+_MEETS = "r.minx < ? AND r.maxx >= ? AND r.miny < ? AND r.maxy >= ?"
+
+
+@frozen
+class _Job:
+    """What a tile worker needs: the file, the query, and the catchments to measure cover of."""
+
+    path: str
+    sql: str
+    zones: Any  # ndarray of catchment geometries, in name order
+
+
+_job: _Job | None = None
+_db: sqlite3.Connection | None = None
+
+
+def _start(job: _Job) -> None:
+    global _job, _db
+    _job, _db = job, sqlite3.connect(f"file:{job.path}?mode=ro", uri=True)
+    shapely.prepare(job.zones)
+
+
+def tiles(db: sqlite3.Connection, rtree: str, tile: Tile, count: int) -> Iterator[Tile]:
+    """``tile`` split in four, recursively, until each part owns at most TILE_FEATURES."""
+    if count <= TILE_FEATURES or tile.x1 - tile.x0 < 1.0:
+        yield tile
+        return
+    for part in tile.quarters():
+        args = (part.x0, part.x1, part.y0, part.y1)
+        n = db.execute(f"SELECT count(*) FROM {rtree} WHERE {_OWNED}", args).fetchone()[0]
+        if n:
+            yield from tiles(db, rtree, part, n)
+
+
+def _check(tile: Tile) -> tuple[QcReport, np.ndarray, int]:
+    """One tile's findings, the area of its polygons inside each catchment, and its count."""
+    assert _job is not None and _db is not None
+    report = QcReport()
+    rows = _db.execute(_job.sql, (tile.x1, tile.x0, tile.y1, tile.y0)).fetchall()
+    names = [r[1] for r in rows]
+    geoms = decode(LAYER, names, [r[2] for r in rows], report)
+    owned = tile.holds(np.array([r[3] for r in rows]), np.array([r[4] for r in rows]))
+    own = np.flatnonzero(owned)
+    good_own = check_geometries(LAYER, [names[i] for i in own], geoms[own], report, extent=False)
+    good = np.zeros(len(rows), dtype=bool)
+    others = geoms[~owned]
+    good[~owned] = shapely.is_valid(others) & np.isin(shapely.get_type_id(others), POLYGONAL)
+    good[own] = good_own
+    kept = np.flatnonzero(good)
+    for i, j, area in overlapping_pairs(geoms[kept], tile):
+        a, b = names[kept[i]], names[kept[j]]
+        report.add("overlap", LAYER, f"{a} / {b}", f"{a} and {b} overlap by {area:.2f} m2")
+    return report, _cover(geoms[own[good_own]], _job.zones), len(own)
+
+
+def _cover(polys: np.ndarray, zones: np.ndarray) -> np.ndarray:
+    """Area of ``polys`` inside each catchment: whole when properly inside, else clipped."""
+    areas = np.zeros(len(zones))
+    if not len(polys) or not len(zones):
+        return areas
+    z, p = shapely.STRtree(polys).query(zones)
+    inside = shapely.contains_properly(zones[z], polys[p])
+    np.add.at(areas, z[inside], shapely.area(polys[p[inside]]))
+    edge = ~inside & shapely.intersects(zones[z], polys[p])
+    if edge.any():
+        # Cut against the catchments clipped to these polygons' extent: far fewer vertices.
+        near = shapely.buffer(shapely.box(*shapely.total_bounds(polys[p[edge]])), 1.0)
+        clipped = shapely.intersection(zones, near)
+        np.add.at(
+            areas, z[edge], shapely.area(shapely.intersection(polys[p[edge]], clipped[z[edge]]))
+        )
+    return areas
+
+
+def check_tiles(
+    db: sqlite3.Connection,
+    t: TableSchema,
+    catchments: Mapping[str, shapely.Geometry],
+    report: QcReport,
+    progress: Progress | None = None,
+    processes: int | None = None,
+) -> None:
+    """Validity, overlaps and each NN catchment's covered share (gaps are warnings)."""
+    rtree, key = q(t.rtree or ""), key_sql(db, t)
+    extent = db.execute(f"SELECT min(minx), min(miny), max(maxx), max(maxy), count(*) FROM {rtree}")
+    x0, y0, x1, y1, total = extent.fetchone()
+    names = list(catchments)
+    zones = np.asarray([catchments[n] for n in names], dtype=object)
+    path = next(f for _, name, f in db.execute("PRAGMA database_list") if name == "main")
+    sql = (
+        f"SELECT t.{q(t.key)}, {key.replace(q(t.key), 't.' + q(t.key))}, "
+        f"t.{q(t.geometry_column or '')}, r.minx, r.miny FROM {rtree} r "
+        f"JOIN {q(t.name)} t ON t.{q(t.key)} = r.id WHERE {_MEETS}"
+    )
+    job = _Job(path, sql, zones)
+    plan = list(tiles(db, rtree, Tile(x0, y0, x1 + 1.0, y1 + 1.0), total)) if total else []
+    workers = min(processes or os.cpu_count() or 1, len(plan))
+    covered, done = np.zeros(len(names)), 0
+    if workers > 1:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(workers, initializer=_start, initargs=(job,)) as pool:
+            results: Iterator[Any] = pool.imap(_check, plan)
+            for found, areas, count in results:
+                covered, done = _merge(report, found, covered, areas, done, count, total, progress)
+    else:
+        _start(job)
+        for tile in plan:
+            found, areas, count = _check(tile)
+            covered, done = _merge(report, found, covered, areas, done, count, total, progress)
+    _report_coverage(names, zones, covered, report)
+
+
+def _merge(
+    report: QcReport,
+    found: QcReport,
+    covered: np.ndarray,
+    areas: np.ndarray,
+    done: int,
+    count: int,
+    total: int,
+    progress: Progress | None,
+) -> tuple[np.ndarray, int]:
+    report.merge(found)
+    if progress is not None:
+        progress(done + count, total)
+    return covered + areas, done + count
+
+
+def _report_coverage(
+    names: list[str], zones: np.ndarray, covered: np.ndarray, report: QcReport
+) -> None:
+    shares: dict[str, float] = {}
+    for name, zone, area in zip(names, zones, covered, strict=True):
+        share = float(area / zone.area) if zone.area else 0.0
+        shares[name] = round(share, 6)
+        if share < 0.9999:
+            report.add("coverage_gap", LAYER, name, f"coefficient polygons cover {share:.2%}")
+    report.figures["nn_catchment_coverage"] = shares

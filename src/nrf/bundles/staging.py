@@ -1,0 +1,102 @@
+"""Write delivered layers into the bundle being built, keeping each feature's source key.
+
+Every output feature carries ``source_fid`` (and the coefficient layer its ``cromeid``), so any
+figure can be traced to the delivered row. Coefficient text that is not a number becomes NULL,
+as Defra's own loader read it, and each such value is listed as a cleaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import shapely
+
+from nrf.adapters.boundary_data import geopackage_lookups as lookups
+from nrf.bundles.cleaning import stripped
+from nrf.bundles.coefficient_source import CoefficientSource
+from nrf.bundles.delivery import VectorLayer
+from nrf.bundles.geopackage_writer import GeoPackageWriter
+from nrf.bundles.qc.geometry import decode
+from nrf.bundles.qc.report import QcReport
+
+COEFFICIENTS = ("lu_curr_n_coeff", "lu_curr_p_coeff", "n_resi_coeff", "p_resi_coeff")
+COEFFICIENT_TEXT = ("cromeid", "land_use_cat", "nn_catchment", "subcatchment")
+CHUNK = 50_000
+# role -> (output column, SQLite type); the role names are the manifest's.
+SMALL_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "nn_catchments": [("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
+    "wwtw_catchments": [("wwtw_id", "INTEGER"), ("wwtw_name", "TEXT")],
+    "lpa_boundaries": [("name", "TEXT")],
+    "subcatchments": [("opcat_name", "TEXT")],
+    "edp_extents": [("edp_name", "TEXT"), ("edp_area", "REAL")],
+}
+_IDS = {"edp_id", "wwtw_id"}
+
+
+def _id(value: object, layer: str, key: str, report: QcReport) -> object:
+    number = lookups.whole_number(value)
+    if number is None:
+        return lookups.text_or_none(value)  # left for the gate to refuse
+    if not isinstance(value, int):
+        report.add("cleaned", layer, key, f"id {value!r} read as {number}")
+    return number
+
+
+def stage_small(writer: GeoPackageWriter, key: str, layer: VectorLayer, report: QcReport) -> None:
+    columns = SMALL_COLUMNS[key]
+    writer.create_layer(key, [*columns, ("source_fid", "INTEGER")], geometry_type="MULTIPOLYGON")
+    fids = layer.fids.tolist()
+    values: dict[str, list[Any]] = {"source_fid": fids}
+    for name, _ in columns:
+        raw = layer.columns[name]
+        where = [f"source fid {f}" for f in fids]
+        if name in _IDS:
+            values[name] = [_id(v, key, w, report) for v, w in zip(raw, where, strict=True)]
+        elif name == "edp_area":
+            values[name] = raw
+        else:
+            values[name] = [
+                stripped(v, key, w, name, report) for v, w in zip(raw, where, strict=True)
+            ]
+    writer.append_features(key, shapely.from_wkb(layer.wkb), values)
+
+
+def _coefficient(value: object, key: object, column: str, report: QcReport) -> float | None:
+    if type(value) is float:
+        return value if value == value else None
+    try:
+        return lookups.number(value)
+    except ValueError:
+        report.add("cleaned", "land_use_coefficients", key, f"{column} {value!r} read as NULL")
+        return None
+
+
+def stage_coefficients(
+    writer: GeoPackageWriter,
+    source: CoefficientSource,
+    report: QcReport,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Stream the layer into ``writer`` a chunk at a time; returns the number of features."""
+    layer = "land_use_coefficients"
+    columns = [(c, "REAL") for c in COEFFICIENTS] + [(c, "TEXT") for c in COEFFICIENT_TEXT]
+    writer.create_layer(layer, [*columns, ("source_fid", "INTEGER")], geometry_type="MULTIPOLYGON")
+    done = 0
+    for chunk in source.chunks(CHUNK):
+        ids = chunk.columns["cromeid"]
+        keys = [f"source fid {f}" if c is None else c for f, c in zip(chunk.fids, ids, strict=True)]
+        values: dict[str, list[Any]] = {"source_fid": chunk.fids}
+        values["cromeid"] = [lookups.text_or_none(c) for c in ids]
+        for name in COEFFICIENT_TEXT[1:]:
+            values[name] = [lookups.text_or_none(v) for v in chunk.columns[name]]
+        for name in COEFFICIENTS:
+            values[name] = [
+                _coefficient(v, k, name, report)
+                for v, k in zip(chunk.columns[name], keys, strict=True)
+            ]
+        writer.append_features(layer, decode(layer, keys, chunk.blobs, report), values)
+        done += len(chunk.fids)
+        if progress is not None:
+            progress(done, source.count)
+    return done

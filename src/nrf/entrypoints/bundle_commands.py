@@ -1,0 +1,157 @@
+"""`nrf bundle build | check | diff`: thin command-line hooks over nrf.bundles."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from nrf.domain.errors import NrfError
+from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
+
+EXIT_OK, EXIT_QC_FAILED, EXIT_UNREADABLE = 0, 5, 6
+EXIT_CODES = """exit codes:
+  0  the gate passed (warnings allowed); build: the bundle was written
+  1  unexpected error
+  2  usage error
+  4  diff: a bundle the reader refuses
+  5  the quality gate failed; build: nothing was written (see BUNDLE.qc.md)
+  6  build: the delivery cannot be read (missing file, layer or column, a layer without a CRS,
+     no default occupancy, a bad manifest); nothing was written"""
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _progress(label: str) -> Callable[[int, int], None]:
+    from nrf.bundles.progress import rate_printer
+
+    return rate_printer(label)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from nrf.bundles.build import BuildRequest, build_bundle
+
+    request = BuildRequest(
+        source_dir=Path(args.source_dir),
+        output=Path(args.output),
+        version=args.version,
+        levy_rates=Path(args.levy_rates),
+        created=_now(),
+        default_occupancy=args.default_occupancy,
+        default_water_usage=args.default_water_usage,
+        previous=Path(args.previous) if args.previous else None,
+        manifest=Path(args.manifest) if args.manifest else None,
+    )
+    try:
+        outcome = build_bundle(request, progress=_progress)
+    except NrfError as exc:
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    report = outcome.report
+    _print_errors(report)
+    print(report.summary(), file=sys.stderr)
+    if outcome.written:
+        print(
+            f"wrote {request.output} (report {request.output.with_suffix('.qc.md')})",
+            file=sys.stderr,
+        )
+        return EXIT_OK
+    print(f"nothing written; see {request.output.with_suffix('.qc.md')}", file=sys.stderr)
+    return EXIT_UNREADABLE if outcome.unreadable else EXIT_QC_FAILED
+
+
+def _print_errors(report: Any, limit: int = 30) -> None:
+    errors = [f for f in report.findings if f.severity == "error"]
+    for f in errors[:limit]:
+        print(f"  {f.code} {f.layer} [{f.key}]: {f.detail}", file=sys.stderr)
+    if len(errors) > limit:
+        print(f"  … {report.count('error') - limit:,} more in the report", file=sys.stderr)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from nrf.bundles.check import check_bundle
+
+    report = check_bundle(
+        Path(args.bundle),
+        previous=Path(args.previous) if args.previous else None,
+        progress=_progress("checking coefficients"),
+    )
+    _print_errors(report)
+    print(report.summary(), file=sys.stderr)
+    return EXIT_OK if report.passed else EXIT_QC_FAILED
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    import attrs
+
+    from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
+    from nrf.bundles.diff import diff_bundles
+    from nrf.bundles.diff_report import render_diff
+    from nrf.domain.rules import rule_set_named
+    from nrf.domain.validation import InputLimits, validate_features
+    from nrf.entrypoints.container import bundled_samples
+
+    limits = InputLimits()
+    files = [Path(f) for f in args.sites] or [
+        bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp",
+        bundled_samples() / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp",
+    ]
+    developments: list[Any] = []
+    for file in files:
+        for dev in validate_features(read_boundary_file(file, limits), limits):
+            n = len(developments) + 1
+            developments.append(attrs.evolve(dev, rlb_id=n, id=f"{file.stem}:{dev.id}"))
+    doc = diff_bundles(Path(args.old), Path(args.new), developments, rule_set_named(args.rules))
+    print(json.dumps(doc, indent=2) if args.json else render_diff(doc), end="")
+    return EXIT_OK
+
+
+def register(bundle_sub: Any) -> None:
+    """Add build, check and diff under ``nrf bundle``."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    build = bundle_sub.add_parser(
+        "build",
+        help="build a bundle from Defra's iat_input/ delivery, behind the quality gate",
+        epilog=EXIT_CODES,
+        formatter_class=fmt,
+    )
+    build.add_argument("source_dir", help="the iat_input/ folder as Defra ships it")
+    build.add_argument("--output", required=True, metavar="BUNDLE.gpkg")
+    build.add_argument("--version", required=True, help="the bundle version, e.g. 2026.11.1")
+    build.add_argument(
+        "--levy-rates",
+        required=True,
+        metavar="FILE.csv",
+        help="edp_id,edp_name,n_gbp_per_kg,p_gbp_per_kg,monitoring_share,"
+        "maintenance_share,admin_share",
+    )
+    build.add_argument("--default-occupancy", type=float, metavar="R", help="e.g. 2.4")
+    build.add_argument("--default-water-usage", type=float, metavar="L", help="e.g. 120")
+    build.add_argument("--previous", metavar="OLD.gpkg", help="refuse shrinking below 90 %% of it")
+    build.add_argument("--manifest", metavar="SOURCES.toml", help="override paths, layers, columns")
+    build.set_defaults(func=cmd_build)
+    check = bundle_sub.add_parser(
+        "check", help="re-run the quality gate on a bundle", epilog=EXIT_CODES, formatter_class=fmt
+    )
+    check.add_argument("bundle")
+    check.add_argument("--previous", metavar="OLD.gpkg")
+    check.set_defaults(func=cmd_check)
+    diff = bundle_sub.add_parser("diff", help="what changed between two bundles, and whose quotes")
+    diff.add_argument("old")
+    diff.add_argument("new")
+    diff.add_argument(
+        "--sites",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="sites to re-assess (repeatable); default the bundled samples",
+    )
+    diff.add_argument("--rules", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET)
+    diff.add_argument("--json", action="store_true", help="print the diff as JSON")
+    diff.set_defaults(func=cmd_diff)

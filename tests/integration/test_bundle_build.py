@@ -1,0 +1,345 @@
+"""`nrf bundle build` of a fixture delivery in Defra's layout gives a hand-made bundle's figures."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from shapely.geometry import box
+
+from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.adapters.outputs.result_files import result_document
+from nrf.bundles.geopackage_writer import Layer, Table, write_geopackage
+from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.model import Development
+from nrf.domain.rules import RULE_SETS
+from nrf.entrypoints.cli import main
+from support.delivery import COLS, ROWS, FixtureData, coefficient_value, write_delivery
+
+X0, Y0 = 600_000, 300_000
+
+
+def build(tmp_path: Path, data: FixtureData, *extra: str, manifest: bool = True) -> int:
+    paths = write_delivery(tmp_path / "iat_input", data)
+    args = [
+        "bundle",
+        "build",
+        str(tmp_path / "iat_input"),
+        "--output",
+        str(tmp_path / "out.gpkg"),
+        "--version",
+        "2026.11.1",
+        "--levy-rates",
+        str(paths["levy"]),
+        "--default-occupancy",
+        "2.4",
+        "--default-water-usage",
+        "120",
+    ]
+    if manifest:
+        args += ["--manifest", str(paths["manifest"])]
+    return main([*args, *extra])
+
+
+def qc(tmp_path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((tmp_path / "out.qc.json").read_text())
+    return data
+
+
+def site(
+    rlb_id: int, x0: int, y0: int, x1: int, y1: int, dwellings: int, category: str = "housing"
+):
+    boundary = box(X0 + x0, Y0 + y0, X0 + x1, Y0 + y1)
+    return Development(
+        rlb_id, f"s{rlb_id}", f"Site {rlb_id}", category, "test", dwellings, boundary
+    )
+
+
+SITES = [
+    site(1, 200, 200, 450, 400, 10),  # Alpha, works 11307
+    site(2, 1400, 500, 1600, 700, 25),  # straddles Alpha / Beta, works 1065
+    site(3, 2600, 1200, 2900, 1500, 60),  # Beta, served by no works: fallback 141
+    site(4, 1700, 1100, 1900, 1300, 5, "Hotel"),  # a category row
+    site(5, 300, 400, 500, 600, 8),  # covers the "n/a" coefficient cell (3, 4)
+    site(6, 2450, 450, 2600, 600, 12),  # the NULL-P cell (25, 5), across 1065 / no works
+    site(7, 3100, 100, 3300, 300, 4),  # outside both catchments, works 10416: wastewater only
+    site(8, 3600, 100, 3800, 300, 4),  # outside catchments and works: package plant
+]
+
+
+def hand_made_bundle(path: Path) -> Path:
+    """The same delivery, cleaned by hand and written with GeoPackageWriter."""
+    data = FixtureData()
+    cells = [(c, r) for r in range(ROWS) for c in range(COLS)]
+    values = [coefficient_value(c, r) for c, r in cells]
+    n_text = [None if v[0] == "n/a" else float(str(v[0])) for v in values]
+    layers = [
+        Layer(
+            "nn_catchments",
+            [("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
+            [g for g, *_ in data.nn],
+            {"n2k_site_name": ["Alpha SAC", "Beta SAC"], "edp_id": [1, 2]},
+        ),
+        Layer(
+            "wwtw_catchments",
+            [("wwtw_id", "INTEGER")],
+            [g for g, *_ in data.wwtw],
+            {"wwtw_id": [11307, 1065, 1065, 10416, 10261]},
+        ),
+        Layer(
+            "lpa_boundaries",
+            [("name", "TEXT")],
+            [g for g, *_ in data.lpa],
+            {"name": ["Alpha District", "Beta District"]},
+        ),
+        Layer(
+            "subcatchments",
+            [("opcat_name", "TEXT")],
+            [g for g, *_ in data.wfd],
+            {"opcat_name": ["Upper Yare", "Lower Yare"]},
+        ),
+        Layer(
+            "land_use_coefficients",
+            [
+                ("lu_curr_n_coeff", "REAL"),
+                ("lu_curr_p_coeff", "REAL"),
+                ("n_resi_coeff", "REAL"),
+                ("p_resi_coeff", "REAL"),
+            ],
+            [g for g, *_ in data.coefficients],
+            {
+                "lu_curr_n_coeff": n_text,
+                "lu_curr_p_coeff": [v[1] for v in values],
+                "n_resi_coeff": [v[2] for v in values],
+                "p_resi_coeff": [v[3] for v in values],
+            },
+        ),
+    ]
+    conc = [
+        (c, "REAL")
+        for c in ("n_conc_2025_2030", "n_conc_2030_on", "p_conc_2025_2030", "p_conc_2030_on")
+    ]
+    tables = [
+        Table(
+            "wwtw_permits",
+            [("wwtw_id", "INTEGER"), ("wwtw_name", "TEXT"), ("wwtw_subcatchment", "TEXT"), *conc],
+            [
+                (11307, "Alpha WwTW", "Upper Yare", 27, 10, 1, 1),
+                (1065, "Beta WwTW", "Lower Yare", None, 10, 0.25, None),
+                (141, "Package Treatment Plant default", None, 25, 25, 4.5, 4.5),
+                (10416, "East WwTW", "Lower Yare", 27, 27, 5, 5),
+                (10261, "North WwTW", "Lower Yare", 27, 10, 1, 1),
+            ],
+        ),
+        Table(
+            "occupancy_rates",
+            [
+                ("nn_catchment", "TEXT"),
+                ("dwelling_category", "TEXT"),
+                ("occupancy_rate", "REAL"),
+                ("water_usage_l_per_person_day", "REAL"),
+            ],
+            [
+                ("Alpha SAC", None, 2.4, 120),
+                ("Beta SAC", None, 2.3, 110),
+                (None, "Hotel", 1.0, 240),
+                (None, "Student Accommodation", 1.0, 120),
+                ("default", None, 2.4, 120),
+            ],
+        ),
+        Table(
+            "levy_rates",
+            [
+                ("edp_id", "TEXT"),
+                ("edp_name", "TEXT"),
+                ("n_gbp_per_kg", "TEXT"),
+                ("p_gbp_per_kg", "TEXT"),
+                ("monitoring_share", "TEXT"),
+                ("maintenance_share", "TEXT"),
+                ("admin_share", "TEXT"),
+            ],
+            [
+                ("1", "Alpha SAC", "3127.45", "41850.20", "0.05", "0.10", "0.03"),
+                ("2", "Beta SAC", "2684.90", "36420.75", "0.05", "0.10", "0.03"),
+            ],
+        ),
+        Table(
+            "bundle_info",
+            [("name", "TEXT"), ("version", "TEXT"), ("created", "TEXT"), ("description", "TEXT")],
+            [("hand-made", "1", "2026", "by hand")],
+        ),
+    ]
+    return write_geopackage(path, layers, tables)
+
+
+def documents(bundle: Path) -> dict[str, Any]:
+    assess = AssessDevelopments(GeoPackageBoundaryData(bundle))
+    out = {}
+    for name, rules in RULE_SETS.items():
+        doc = result_document(assess(SITES, rules))
+        out[name] = {k: v for k, v in doc.items() if k not in ("provenance", "notice")}
+    return out
+
+
+def test_built_bundle_gives_the_same_figures_as_a_hand_made_one(tmp_path: Path) -> None:
+    assert build(tmp_path, FixtureData()) == 0
+    built = documents(tmp_path / "out.gpkg")
+    by_hand = documents(hand_made_bundle(tmp_path / "hand.gpkg"))
+    assert set(built) == {"iat-2025-09", "iat-2025-10", "iat-2026-04"}
+    for rules in built:
+        assert built[rules] == by_hand[rules], rules
+        assert len(built[rules]["sites"]) + len(built[rules]["out_of_scope"]) == 8
+    assert [o["site"]["rlb_id"] for o in built["iat-2025-10"]["out_of_scope"]] == [8]
+    wwtw = {s["site"]["rlb_id"]: s["majority_wwtw_id"] for s in built["iat-2025-10"]["sites"]}
+    assert wwtw[1] == 11307 and wwtw[2] == 1065 and wwtw[3] == 141
+
+
+def test_results_carry_the_built_version_and_digest(tmp_path: Path) -> None:
+    assert build(tmp_path, FixtureData()) == 0
+    bundle = tmp_path / "out.gpkg"
+    run = AssessDevelopments(GeoPackageBoundaryData(bundle))(SITES[:1], RULE_SETS["iat-2025-10"])
+    p = result_document(run)["provenance"]
+    assert p["bundle_name"] == "nrf-defra-iat" and p["bundle_version"] == "2026.11.1"
+    assert p["bundle_sha256"] == hashlib.sha256(bundle.read_bytes()).hexdigest()
+    assert p["synthetic_data"] is False
+
+
+def test_dirty_lookups_are_cleaned_and_each_cleaning_is_listed(tmp_path: Path) -> None:
+    assert build(tmp_path, FixtureData()) == 0
+    with sqlite3.connect(tmp_path / "out.gpkg") as db:
+        permits = db.execute(
+            "SELECT wwtw_id, wwtw_name, wwtw_subcatchment, n_conc_2025_2030, "
+            "n_conc_2030_on, p_conc_2025_2030, p_conc_2030_on, source_code "
+            "FROM wwtw_permits ORDER BY wwtw_id"
+        ).fetchall()
+        info = db.execute("SELECT version, nrf_version, qc_outcome FROM bundle_info").fetchone()
+        sources = dict(db.execute("SELECT path, sha256 FROM bundle_sources").fetchall())
+        keys = db.execute("SELECT cromeid, source_fid FROM land_use_coefficients WHERE fid = 1")
+        first_key = keys.fetchone()
+    assert permits == [
+        (141, "Package Treatment Plant default", None, 25.0, 25.0, 4.5, 4.5, "141"),
+        (1065, "Beta WwTW", "Lower Yare", None, 10.0, 0.25, None, "1065.0"),
+        (10261, "North WwTW", "Lower Yare", 27.0, 10.0, 1.0, 1.0, "10261"),  # first wins
+        (10416, "East WwTW", "Lower Yare", 27.0, 27.0, 5.0, 5.0, "10416"),
+        (11307, "Alpha WwTW", "Upper Yare", 27.0, 10.0, 1.0, 1.0, "11307"),
+    ]
+    assert info == ("2026.11.1", "0.1.0", "passed")
+    lookups = tmp_path / "iat_input/nutrients/SQL_Lookups/Interim_coeffs.sqlite"
+    assert (
+        sources["nutrients/SQL_Lookups/Interim_coeffs.sqlite"]
+        == hashlib.sha256(lookups.read_bytes()).hexdigest()
+    )
+    assert first_key == ("CR0000", 1)
+    report = qc(tmp_path)
+    cleaned = [f["detail"] for f in report["findings"] if f["code"] == "cleaned"]
+    assert "row 1: WwTW_code '\\t11307' read as 11307" in cleaned
+    assert "row 2: WwTW_code '1065.0' read as 1065" in cleaned
+    assert sum("NULL code on a 'Package Treatment Plant default' row" in d for d in cleaned) == 2
+    assert "row 6 repeats row 5: dropped" in cleaned
+    assert any(d.startswith("row 8 disagrees with row 7") for d in cleaned)
+    assert "WwTW_name 'Alpha WwTW ' stripped to 'Alpha WwTW'" in cleaned
+    assert "NN_Catchment 'Beta SAC ' stripped to 'Beta SAC'" in cleaned
+    assert "row 2: NULL n_conc_2025_2030, p_conc_2030_on = no load" in cleaned
+    assert "lu_curr_n_coeff 'n/a' read as NULL" in cleaned
+    assert (tmp_path / "out.qc.md").read_text().startswith("# Quality gate: out.gpkg")
+
+
+def test_without_a_default_occupancy_the_build_refuses_and_says_how(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = write_delivery(tmp_path / "iat_input", FixtureData())
+    code = main(
+        [
+            "bundle",
+            "build",
+            str(tmp_path / "iat_input"),
+            "--output",
+            str(tmp_path / "out.gpkg"),
+            "--version",
+            "1",
+            "--levy-rates",
+            str(paths["levy"]),
+            "--manifest",
+            str(paths["manifest"]),
+        ]
+    )
+    assert code == 6
+    assert not (tmp_path / "out.gpkg").exists()
+    assert "--default-occupancy 2.4 --default-water-usage 120" in capsys.readouterr().err
+    assert [f["code"] for f in qc(tmp_path)["findings"] if f["severity"] == "error"] == [
+        "no_default_occupancy"
+    ]
+
+
+def test_the_manifest_renames_paths_and_columns_and_gives_a_missing_crs(tmp_path: Path) -> None:
+    data = FixtureData()
+    data.crs["lpa"] = None
+    data.manifest = (
+        '[options]\nduplicate_works = "first_wins"\n'
+        "[sources.lpa_boundaries]\ncrs = 27700\n"
+        '[sources.occupancy_rates]\nlayer = "rates_v2"\n'
+        '[sources.occupancy_rates.columns]\noccupancy = "Occupancy"\n'
+    )
+    paths = write_delivery(tmp_path / "iat_input", data)
+    lookups = tmp_path / "iat_input/nutrients/SQL_Lookups/Interim_coeffs.sqlite"
+    with sqlite3.connect(lookups) as db:
+        db.execute("ALTER TABLE rates_lookup RENAME TO rates_v2")
+        db.execute("ALTER TABLE rates_v2 RENAME COLUMN Occ_Rate TO Occupancy")
+    db.close()
+    code = main(
+        [
+            "bundle",
+            "build",
+            str(tmp_path / "iat_input"),
+            "--output",
+            str(tmp_path / "out.gpkg"),
+            "--version",
+            "1",
+            "--levy-rates",
+            str(paths["levy"]),
+            "--manifest",
+            str(paths["manifest"]),
+            "--default-occupancy",
+            "2.4",
+            "--default-water-usage",
+            "120",
+        ]
+    )
+    assert code == 0
+    assert (tmp_path / "out.gpkg").exists()
+
+
+def test_an_interrupted_build_leaves_nothing_behind(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from nrf.bundles.build import BuildRequest, build_bundle
+
+    paths = write_delivery(tmp_path / "iat_input", FixtureData())
+    request = BuildRequest(
+        source_dir=tmp_path / "iat_input",
+        output=tmp_path / "out.gpkg",
+        version="1",
+        levy_rates=paths["levy"],
+        created=datetime(2026, 11, 26, tzinfo=UTC).isoformat(),
+        default_occupancy=2.4,
+        default_water_usage=120.0,
+        manifest=paths["manifest"],
+    )
+
+    def interrupt(label: str):
+        def show(done: int, total: int) -> None:
+            raise KeyboardInterrupt
+
+        return show
+
+    with pytest.raises(KeyboardInterrupt):
+        build_bundle(request, progress=interrupt)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "iat_input",
+        "iat_input-levy.csv",
+        "iat_input-sources.toml",
+    ]

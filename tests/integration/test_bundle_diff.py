@@ -1,0 +1,164 @@
+"""`nrf bundle diff`: rows and rates that changed, and the sites whose quotes moved."""
+
+from __future__ import annotations
+
+import json
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nrf.entrypoints.cli import main
+from support.delivery import FixtureData, write_delivery
+
+X0, Y0 = 600_000, 300_000
+
+
+def build(root: Path, data: FixtureData, version: str) -> Path:
+    root.mkdir()
+    paths = write_delivery(root / "iat_input", data)
+    out = root / "bundle.gpkg"
+    code = main(
+        [
+            "bundle",
+            "build",
+            str(root / "iat_input"),
+            "--output",
+            str(out),
+            "--version",
+            version,
+            "--levy-rates",
+            str(paths["levy"]),
+            "--manifest",
+            str(paths["manifest"]),
+            "--default-occupancy",
+            "2.4",
+            "--default-water-usage",
+            "120",
+        ]
+    )
+    assert code == 0
+    return out
+
+
+def sites_file(path: Path) -> Path:
+    def feature(site_id: str, x0: int, y0: int, x1: int, y1: int) -> dict[str, Any]:
+        ring = [
+            [X0 + x0, Y0 + y0],
+            [X0 + x1, Y0 + y0],
+            [X0 + x1, Y0 + y1],
+            [X0 + x0, Y0 + y1],
+            [X0 + x0, Y0 + y0],
+        ]
+        return {
+            "type": "Feature",
+            "properties": {
+                "id": site_id,
+                "Name": site_id,
+                "Dwellings": 20,
+                "Dwel_Cat": "housing",
+                "Source": "test",
+            },
+            "geometry": {"type": "Polygon", "coordinates": [ring]},
+        }
+
+    path.write_text(
+        json.dumps(
+            {
+                "type": "FeatureCollection",
+                "crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}},
+                "features": [
+                    feature("A", 200, 200, 450, 400),  # Alpha (EDP 1), away from cell CR0505
+                    feature("B", 2600, 1200, 2900, 1500),  # Beta (EDP 2) only
+                    feature("C", 450, 450, 650, 650),  # Alpha, over cell CR0505 (x/y 500-600)
+                ],
+            }
+        )
+    )
+    return path
+
+
+def pounds(value: Decimal) -> Decimal:
+    return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def test_diff_lists_changed_rows_rates_and_quotes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = build(tmp_path / "v1", FixtureData(), "1")
+    data = FixtureData()
+    data.levy[1] = "2,Beta SAC,2700.00,36500.00,0.05,0.10,0.03"  # both rates up
+    i = next(k for k, r in enumerate(data.coefficients) if r[1] == "CR0505")
+    data.coefficients[i] = (*data.coefficients[i][:5], "30.0", *data.coefficients[i][6:])
+    new = build(tmp_path / "v2", data, "2")
+    sites = sites_file(tmp_path / "sites.geojson")
+    capsys.readouterr()
+    assert main(["bundle", "diff", str(old), str(new), "--sites", str(sites), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["old"]["version"], doc["new"]["version"]) == ("1", "2")
+    rows = {r["name"]: (r["added"], r["removed"], r["changed"]) for r in doc["rows"]}
+    assert rows["levy_rates"] == (0, 0, 1)
+    assert rows["land_use_coefficients"] == (0, 0, 1)
+    assert rows["wwtw_permits"] == rows["nn_catchments"] == (0, 0, 0)
+    coefficient_rows = next(r for r in doc["rows"] if r["name"] == "land_use_coefficients")
+    assert coefficient_rows["examples"]["changed"] == ["CR0505"]
+    assert [(c["table"], c["key"]) for c in doc["rate_changes"]] == [("levy_rates", "2")]
+    assert doc["rate_changes"][0]["old"]["n_gbp_per_kg"] == "2684.90"
+    assert doc["rate_changes"][0]["new"]["n_gbp_per_kg"] == "2700.00"
+    changed = {c["id"]: c for c in doc["sites_changed"]}
+    assert set(changed) == {"sites:B", "sites:C"}  # A saw neither change
+    b = changed["sites:B"]
+    assert (b["old"]["n_total"], b["old"]["p_total"]) == (b["new"]["n_total"], b["new"]["p_total"])
+    n, p = Decimal(str(b["old"]["n_total"])), Decimal(str(b["old"]["p_total"]))
+    # Beta only: levy = N x £/kg N + P x £/kg P, to the penny; a negative N or P charges nothing.
+    n, p = max(n, Decimal(0)), max(p, Decimal(0))
+    assert p > 0
+    assert Decimal(b["old"]["levy_gbp"]) == pounds(n * Decimal("2684.90") + p * Decimal("36420.75"))
+    assert Decimal(b["new"]["levy_gbp"]) == pounds(n * Decimal("2700.00") + p * Decimal("36500.00"))
+    c = changed["sites:C"]
+    assert c["new"]["n_total"] != c["old"]["n_total"] and c["new"]["p_total"] == c["old"]["p_total"]
+
+
+def test_diff_prints_a_readable_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = build(tmp_path / "v1", FixtureData(), "1")
+    sites = sites_file(tmp_path / "sites.geojson")
+    capsys.readouterr()
+    assert main(["bundle", "diff", str(old), str(old), "--sites", str(sites)]) == 0
+    text = capsys.readouterr().out
+    assert "rate changes: 0" in text
+    assert "0 of 3 sites changed" in text
+
+
+def test_diff_with_a_broken_bundle_exits_4(tmp_path: Path) -> None:
+    old = build(tmp_path / "v1", FixtureData(), "1")
+    broken = tmp_path / "broken.gpkg"
+    broken.write_text("not a bundle")
+    assert main(["bundle", "diff", str(old), str(broken)]) == 4
+
+
+def test_diff_reassesses_the_bundled_samples_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+    import sqlite3
+
+    from nrf.entrypoints.container import bundled_reference_data
+
+    old = tmp_path / "old.gpkg"
+    new = tmp_path / "new.gpkg"
+    shutil.copyfile(bundled_reference_data(), old)
+    shutil.copyfile(bundled_reference_data(), new)
+    with sqlite3.connect(new) as db:  # The Broads' N rate doubles; the Wensum's is untouched.
+        db.execute("UPDATE levy_rates SET n_gbp_per_kg = 2 * n_gbp_per_kg WHERE edp_id = 2")
+    db.close()
+    capsys.readouterr()
+    assert main(["bundle", "diff", str(old), str(new), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["sites_assessed"] > 245  # both sample shapefiles
+    assert [(c["table"], c["key"]) for c in doc["rate_changes"]] == [("levy_rates", "2")]
+    changed = doc["sites_changed"]
+    assert changed, "some sample sites lie in The Broads with a positive N"
+    for site in changed:  # only the levy moves, and only up
+        assert site["old"]["n_total"] == site["new"]["n_total"]
+        assert Decimal(site["new"]["levy_gbp"]) > Decimal(site["old"]["levy_gbp"])

@@ -1,0 +1,62 @@
+"""Every result a job produces names the bundle behind it: name, version and SHA-256."""
+
+from __future__ import annotations
+
+import json
+
+from shapely.geometry import box
+
+from nrf.adapters.outputs.result_files import job_files
+from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.job_request import JobRequest
+from nrf.domain.model import BundleInfo, CoefficientPolygon, Development, NnCatchment, Zone
+from nrf.domain.results import AssessmentRun
+from nrf.domain.rules import rule_set_named
+from nrf.service_layer.job_emails import NotifySettings, personalisation
+from support.reference import InMemoryBoundaryData, levy_rate, permit
+
+X0, Y0 = 600_000, 300_000
+DIGEST = "ab" * 32
+
+
+def run_and_sites() -> tuple[AssessmentRun, list[Development]]:
+    data = InMemoryBoundaryData(
+        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
+        wwtw=[Zone(box(X0, Y0, X0 + 1000, Y0 + 1000), 1065)],
+        coefficients=[CoefficientPolygon(box(X0, Y0, X0 + 1000, Y0 + 1000), 5.0, 0.2, 12, 0.5)],
+        permits=[permit(1065, "Sculthorpe")],
+        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+        info=BundleInfo("nrf-defra-iat", "2026.11.1", "2026-11-26", "real data", DIGEST),
+    )
+    sites = [
+        Development(1, "a", "A", "housing", "t", 19, box(X0 + 100, Y0 + 100, X0 + 405, Y0 + 200))
+    ]
+    return AssessDevelopments(data)(sites, rule_set_named(None)), sites
+
+
+def test_the_completed_email_names_the_bundle() -> None:
+    run, _ = run_and_sites()
+    request = JobRequest(
+        job_id="job-1", development_name="Mill Lane", dwellings=19, dwelling_category="housing",
+        source="t", boundary=None, boundary_uri=None, rules=None, email="a@example.org",
+        trace_id=None, schema="nrf-job/1",
+    )  # fmt: skip
+    personal = personalisation(NotifySettings(), request, run)
+    assert personal["bundle_name"] == "nrf-defra-iat"
+    assert personal["bundle_version"] == "2026.11.1"
+    assert personal["bundle_sha256"] == DIGEST
+
+
+def test_every_stored_job_file_with_room_for_it_names_the_bundle() -> None:
+    run, sites = run_and_sites()
+    files = job_files(run, sites)
+    expected = {
+        "bundle_name": "nrf-defra-iat",
+        "bundle_version": "2026.11.1",
+        "bundle_sha256": DIGEST,
+    }
+    for name in ("result.json", "result.geojson", "result.provenance.json"):
+        provenance = json.loads(files[name])["provenance"]
+        assert {k: provenance[k] for k in expected} == expected, name
+    # The legacy CSV keeps its 31 columns; its sidecar carries the provenance.
+    assert "result.csv" in files
