@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import shapely
-
-from nrf.adapters.outputs import legacy_csv
+from nrf.adapters.atomic_files import create_temporary
+from nrf.adapters.outputs import flat_geojson, legacy_csv, levy_csv
+from nrf.adapters.outputs.output_names import SUFFIXES, OutputNotWritable, output_paths
 from nrf.domain.errors import NrfError
 from nrf.domain.model import Development
 from nrf.domain.results import AssessmentRun
@@ -21,7 +20,6 @@ SYNTHETIC_NOTICE = (
     "SYNTHETIC DEMONSTRATION DATA: these figures come from a made-up reference bundle "
     "and must not be used for any real levy or planning decision."
 )
-SUFFIXES = (".csv", ".json", ".geojson")
 
 
 def result_document(run: AssessmentRun) -> dict[str, Any]:
@@ -33,41 +31,49 @@ def result_document(run: AssessmentRun) -> dict[str, Any]:
     return doc
 
 
-def geojson_document(run: AssessmentRun, developments: Sequence[Development]) -> dict[str, Any]:
+def geojson_document(
+    run: AssessmentRun,
+    developments: Sequence[Development],
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """Results with each site's boundary (EPSG:27700, declared in a ``crs`` member)."""
-    boundaries = {d.rlb_id: d.boundary for d in developments}
-    features = []
-    for status, items in (("assessed", run.sites), ("out_of_scope", run.out_of_scope)):
-        for item in items:
-            properties = {"status": status, **unstructure(item)}
-            geometry = shapely.geometry.mapping(boundaries[item.site.rlb_id])
-            features.append({"type": "Feature", "properties": properties, "geometry": geometry})
-    features.sort(key=lambda f: f["properties"]["site"]["rlb_id"])
     doc = result_document(run)
     return {
         "type": "FeatureCollection",
-        "crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}},
+        "crs": flat_geojson.CRS_MEMBER,
         **{k: v for k, v in doc.items() if k in ("notice", "provenance", "levy_total")},
-        "features": features,
+        "features": flat_geojson.features(run, developments, progress),
     }
 
 
-def render(path: Path, run: AssessmentRun, developments: Sequence[Development]) -> dict[Path, str]:
-    """Every file to write for ``path``, by its extension; a CSV gets a provenance sidecar."""
+def render(
+    path: Path,
+    run: AssessmentRun,
+    developments: Sequence[Development],
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[Path, str]:
+    """Every file to write for ``path``, by its extension.
+
+    A CSV is the legacy 31-column table, unchanged for the tools that read it, with the levy
+    table a planner opens in Excel (``.levy.csv``) and a provenance sidecar beside it.
+    """
     suffix = path.suffix.lower()
+    notice = SYNTHETIC_NOTICE if run.provenance.synthetic_data else None
     if suffix == ".csv":
         sidecar = {"provenance": unstructure(run.provenance)}
-        if run.provenance.synthetic_data:
-            sidecar["notice"] = SYNTHETIC_NOTICE
+        if notice:
+            sidecar["notice"] = notice
         sidecar["out_of_scope"] = unstructure(run.out_of_scope)
+        legacy, levy, provenance = output_paths(path)
         return {
-            path: legacy_csv.render(run.sites),
-            path.with_suffix(".provenance.json"): json.dumps(sidecar, indent=2) + "\n",
+            legacy: legacy_csv.render(run.sites),
+            levy: levy_csv.render(run, notice),
+            provenance: json.dumps(sidecar, indent=2) + "\n",
         }
     if suffix == ".json":
         return {path: json.dumps(result_document(run), indent=2) + "\n"}
     if suffix == ".geojson":
-        return {path: json.dumps(geojson_document(run, developments)) + "\n"}
+        return {path: json.dumps(geojson_document(run, developments, progress)) + "\n"}
     raise NrfError(
         "unsupported_output_type",
         f"cannot write {path.name}: the output must end in {', '.join(SUFFIXES)}",
@@ -75,22 +81,35 @@ def render(path: Path, run: AssessmentRun, developments: Sequence[Development]) 
 
 
 def write_all(files: Mapping[Path, str]) -> list[Path]:
-    """Write every file to a temporary name first, then rename: never a half-written set."""
-    staged: list[tuple[str, Path]] = []
+    """Write every file to a temporary name first, then rename: never a half-written set.
+
+    Files get the permissions of any file the user creates (0666 less the umask); any
+    operating-system refusal becomes OutputNotWritable, naming the file and the reason.
+    """
+    staged: list[tuple[Path, Path]] = []
+    target = next(iter(files), Path())
     try:
         for target, text in files.items():
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+            fd, tmp = create_temporary(target.parent, target.name)
             staged.append((tmp, target))
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
                 handle.write(text)
         for tmp, target in staged:
             os.replace(tmp, target)
+    except OSError as exc:
+        raise OutputNotWritable(target, _reason(exc)) from None
     finally:
         for tmp, _ in staged:
             if os.path.exists(tmp):
                 os.unlink(tmp)
     return [target for _, target in staged]
+
+
+def _reason(exc: OSError) -> str:
+    if isinstance(exc, FileExistsError | NotADirectoryError) and exc.filename:
+        return f"{str(exc.filename)!r} is a file, not a folder"
+    return exc.strerror or str(exc)
 
 
 def job_files(run: AssessmentRun, developments: Sequence[Development]) -> dict[str, bytes]:
