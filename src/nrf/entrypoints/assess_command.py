@@ -124,7 +124,8 @@ def run_assess(
     progress = StageProgress(err, clock, tty=err.isatty())
     limits = assess_limits(args.max_sites, environ)
     rules = rule_set_named(args.rules)
-    marks = [("reading", clock())]
+    # "starting" is loading nrf's libraries (GDAL, GEOS, PROJ): seconds on a cold disk.
+    marks = [("starting", started), ("reading", clock())]
     raw = read_boundary_file(
         source, limits, layer=args.layer, crs=args.crs,
         progress=progress.stage("reading", "features"),
