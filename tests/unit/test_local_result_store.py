@@ -99,3 +99,16 @@ def test_a_corrupt_record_is_reported_not_ignored(tmp_path: Path) -> None:
     (tmp_path / "NRF-000001" / "status.json").write_text("{half")
     with pytest.raises(ResultStoreUnavailable):
         LocalResultStore(tmp_path).record("NRF-000001")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_result_files_get_the_users_normal_permissions(tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        LocalResultStore(tmp_path).save("NRF-000001", FILES, RECORD)
+    finally:
+        os.umask(previous)
+    folder = tmp_path / "NRF-000001"
+    modes = {p.name: p.stat().st_mode & 0o777 for p in folder.iterdir()}
+    # 0o666 & ~0o022 = 0o644: colleagues and the web server can read results (not 0o600).
+    assert modes == {"result.json": 0o644, "legacy.csv": 0o644, "status.json": 0o644}
