@@ -22,7 +22,7 @@ def features(count: int) -> list[dict[str, object]]:
     columns = math.ceil(math.sqrt(count * (maxx - minx) / (maxy - miny)))
     rows = math.ceil(count / columns)
     dx, dy = (maxx - minx - SIDE) / max(1, columns - 1), (maxy - miny - SIDE) / max(1, rows - 1)
-    found = []
+    found: list[dict[str, object]] = []
     for n in range(count):
         x, y = minx + dx * (n % columns), miny + dy * (n // columns)
         ring = [[x, y], [x + SIDE, y], [x + SIDE, y + SIDE], [x, y + SIDE], [x, y]]
