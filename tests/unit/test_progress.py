@@ -53,5 +53,24 @@ def test_a_terminal_gets_one_line_rewritten_in_place() -> None:
 
 
 def test_status_line_and_clock_time() -> None:
-    assert status_line("writing", "sites", 0, 10, 0.0) == "writing 0/10 sites    0.0 %  0 sites/s"
+    assert status_line("writing", "sites", 0, 10, 0.0) == "writing 0/10 sites    0.0 %"
+    assert status_line("writing", "sites", 4, 10, 9.0, 2.0) == (
+        "writing 4/10 sites   40.0 %  2 sites/s  ETA 0:03"  # 6 left at 2 a second
+    )
     assert clock_time(3723) == "1:02:03" and clock_time(65) == "1:05" and clock_time(9) == "0:09"
+
+
+def test_rate_and_eta_count_from_the_first_item_not_the_stages_setup() -> None:
+    stream, clock = io.StringIO(), FakeClock()
+    stage = StageProgress(stream, clock).stage("writing", "sites")
+    clock.now += 30.0  # gathering the results before the first site is written
+    for done in range(1, 11):
+        clock.now += 0.5
+        stage(done, 10)
+    lines = stream.getvalue().splitlines()
+    # The first report (site 1, at 30.5 s) has no pace yet: no rate, no absurd ETA.
+    assert lines[0] == "writing 1/10 sites   10.0 %"
+    # Site 2 came 0.5 s after site 1: 2 a second; 8 left -> 4 s.
+    assert lines[1] == "writing 2/10 sites   20.0 %  2 sites/s  ETA 0:04"
+    # The stage as a whole: 10 sites in 35 s -> 0.29 a second, shown rounded to 0.
+    assert lines[-1] == "writing 10/10 sites  100.0 %  0 sites/s  done in 0:35"

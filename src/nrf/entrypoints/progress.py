@@ -32,41 +32,56 @@ class Stage:
     last_shown: float = 0.0
     last_tenth: int = -1
     finished: bool = False
+    # Rate and ETA count from the first report, not from the stage's start: a stage may
+    # spend its first second parsing or gathering before its first item is done.
+    first: tuple[int, float] | None = None
 
     def __call__(self, done: int, total: int) -> None:
         now = self.clock()
         elapsed = now - self.started
+        if self.first is None:
+            self.first = (done, now)
         if self.finished or elapsed < self.quiet_seconds:
             return
         complete = total > 0 and done >= total
         if self.tty:
             if complete or not self.shown or now - self.last_shown >= 0.2:
-                self._show(done, total, elapsed, end="\n" if complete else "")
+                self._show(done, total, now, end="\n" if complete else "")
         else:
             tenth = done * 10 // total if total else 10
             if tenth != self.last_tenth:
                 self.last_tenth = tenth
-                self._show(done, total, elapsed, end="\n")
+                self._show(done, total, now, end="\n")
         self.last_shown = now
         self.finished = complete
 
-    def _show(self, done: int, total: int, elapsed: float, end: str) -> None:
+    def _show(self, done: int, total: int, now: float, end: str) -> None:
         prefix = "\r" if self.tty else ""
-        text = status_line(self.label, self.unit, done, total, elapsed)
+        elapsed = now - self.started
+        rate = None
+        if self.first is not None and done > self.first[0] and now > self.first[1]:
+            rate = (done - self.first[0]) / (now - self.first[1])
+        text = status_line(self.label, self.unit, done, total, elapsed, rate)
         padding = " " * 4 if self.tty else ""
         print(f"{prefix}{text}{padding}", end=end, file=self.stream, flush=True)
         self.shown = True
 
 
-def status_line(label: str, unit: str, done: int, total: int, elapsed: float) -> str:
-    """``assessing 1,200/5,000 sites  24.0 %  400 sites/s  ETA 0:09`` (ETA when not done)."""
+def status_line(
+    label: str, unit: str, done: int, total: int, elapsed: float, rate: float | None = None
+) -> str:
+    """``assessing 1,200/5,000 sites  24.0 %  400 sites/s  ETA 0:09``.
+
+    ``rate`` is the current pace (None before it can be known); once done, the line gives
+    the stage's average pace and its time.
+    """
     share = 100.0 * done / total if total else 100.0
-    rate = done / elapsed if elapsed > 0 else 0.0
-    text = f"{label} {done:,}/{total:,} {unit}  {share:5.1f} %  {rate:,.0f} {unit}/s"
+    text = f"{label} {done:,}/{total:,} {unit}  {share:5.1f} %"
     if done >= total:
-        return f"{text}  done in {clock_time(elapsed)}"
-    if rate > 0:
-        return f"{text}  ETA {clock_time((total - done) / rate)}"
+        average = done / elapsed if elapsed > 0 else 0.0
+        return f"{text}  {average:,.0f} {unit}/s  done in {clock_time(elapsed)}"
+    if rate:
+        return f"{text}  {rate:,.0f} {unit}/s  ETA {clock_time((total - done) / rate)}"
     return text
 
 

@@ -37,13 +37,13 @@ def geojson_document(
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Results with each site's boundary (EPSG:27700, declared in a ``crs`` member)."""
-    doc = result_document(run)
-    return {
-        "type": "FeatureCollection",
-        "crs": flat_geojson.CRS_MEMBER,
-        **{k: v for k, v in doc.items() if k in ("notice", "provenance", "levy_total")},
-        "features": flat_geojson.features(run, developments, progress),
-    }
+    doc: dict[str, Any] = {"type": "FeatureCollection", "crs": flat_geojson.CRS_MEMBER}
+    if run.provenance.synthetic_data:
+        doc["notice"] = SYNTHETIC_NOTICE
+    doc["provenance"] = unstructure(run.provenance)
+    doc["levy_total"] = unstructure(run.levy_total)
+    doc["features"] = flat_geojson.features(run, developments, progress)
+    return doc
 
 
 def render(
