@@ -9,7 +9,7 @@ does not apply) and every boundary is a MultiPolygon.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -78,21 +78,17 @@ def features(
     run: AssessmentRun,
     developments: Sequence[Development],
     progress: Callable[[int, int], None] | None = None,
-) -> list[dict[str, Any]]:
-    """One feature per site, assessed or out of scope, in input order."""
+) -> Iterator[dict[str, Any]]:
+    """One feature per site, assessed or out of scope, in input order, made as they are read."""
     boundaries = {d.rlb_id: d.boundary for d in developments}
     items: list[SiteAssessment | OutOfScopeSite] = [*run.sites, *run.out_of_scope]
     items.sort(key=lambda item: item.site.rlb_id)
     synthetic = run.provenance.synthetic_data
-    found = []
     for done, item in enumerate(items, start=1):
-        found.append(
-            {
-                "type": "Feature",
-                "properties": site_properties(item, synthetic),
-                "geometry": multipolygon(boundaries[item.site.rlb_id]),
-            }
-        )
+        yield {
+            "type": "Feature",
+            "properties": site_properties(item, synthetic),
+            "geometry": multipolygon(boundaries[item.site.rlb_id]),
+        }
         if progress is not None:
             progress(done, len(items))
-    return found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,19 +31,32 @@ def result_document(run: AssessmentRun) -> dict[str, Any]:
     return doc
 
 
-def geojson_document(
-    run: AssessmentRun,
-    developments: Sequence[Development],
-    progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
-    """Results with each site's boundary (EPSG:27700, declared in a ``crs`` member)."""
+def _geojson_head(run: AssessmentRun) -> dict[str, Any]:
     doc: dict[str, Any] = {"type": "FeatureCollection", "crs": flat_geojson.CRS_MEMBER}
     if run.provenance.synthetic_data:
         doc["notice"] = SYNTHETIC_NOTICE
     doc["provenance"] = unstructure(run.provenance)
     doc["levy_total"] = unstructure(run.levy_total)
-    doc["features"] = flat_geojson.features(run, developments, progress)
     return doc
+
+
+def geojson_document(run: AssessmentRun, developments: Sequence[Development]) -> dict[str, Any]:
+    """Results with each site's boundary (EPSG:27700, declared in a ``crs`` member)."""
+    return {**_geojson_head(run), "features": list(flat_geojson.features(run, developments))}
+
+
+def geojson_text(
+    run: AssessmentRun,
+    developments: Sequence[Development],
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[str]:
+    """The GeoJSON document's text, a feature at a time (the same text as json.dumps of
+    geojson_document, plus a newline): a county's results never sit in memory as one string."""
+    head = json.dumps(_geojson_head(run))
+    yield head[:-1] + ', "features": ['
+    for number, feature in enumerate(flat_geojson.features(run, developments, progress)):
+        yield (", " if number else "") + json.dumps(feature)
+    yield "]}\n"
 
 
 def render(
@@ -51,7 +64,7 @@ def render(
     run: AssessmentRun,
     developments: Sequence[Development],
     progress: Callable[[int, int], None] | None = None,
-) -> dict[Path, str]:
+) -> dict[Path, str | Iterable[str]]:
     """Every file to write for ``path``, by its extension.
 
     A CSV is the legacy 31-column table, unchanged for the tools that read it, with the levy
@@ -73,14 +86,14 @@ def render(
     if suffix == ".json":
         return {path: json.dumps(result_document(run), indent=2) + "\n"}
     if suffix == ".geojson":
-        return {path: json.dumps(geojson_document(run, developments, progress)) + "\n"}
+        return {path: geojson_text(run, developments, progress)}
     raise NrfError(
         "unsupported_output_type",
         f"cannot write {path.name}: the output must end in {', '.join(SUFFIXES)}",
     )
 
 
-def write_all(files: Mapping[Path, str]) -> list[Path]:
+def write_all(files: Mapping[Path, str | Iterable[str]]) -> list[Path]:
     """Write every file to a temporary name first, then rename: never a half-written set.
 
     Files get the permissions of any file the user creates (0666 less the umask); any
@@ -94,7 +107,7 @@ def write_all(files: Mapping[Path, str]) -> list[Path]:
             fd, tmp = create_temporary(target.parent, target.name)
             staged.append((tmp, target))
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
+                handle.writelines([text] if isinstance(text, str) else text)
         for tmp, target in staged:
             os.replace(tmp, target)
     except OSError as exc:

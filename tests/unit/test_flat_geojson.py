@@ -1,0 +1,50 @@
+"""The GeoJSON for GIS: flat typed attributes, MultiPolygon only, streamed as the same text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from nrf.adapters.outputs import flat_geojson
+from nrf.adapters.outputs.result_files import geojson_document, geojson_text, render
+from support.runs import DEVELOPMENTS, RUN
+
+
+def test_the_streamed_text_is_the_document() -> None:
+    seen: list[tuple[int, int]] = []
+    text = "".join(geojson_text(RUN, DEVELOPMENTS, lambda d, t: seen.append((d, t))))
+    assert text == json.dumps(geojson_document(RUN, DEVELOPMENTS)) + "\n"
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_every_feature_is_a_multipolygon_with_the_same_flat_keys() -> None:
+    doc = geojson_document(RUN, DEVELOPMENTS)
+    assert doc["crs"]["properties"]["name"] == "urn:ogc:def:crs:EPSG::27700"
+    features = doc["features"]
+    assert [f["properties"]["rlb_id"] for f in features] == [1, 2, 3, 4]
+    assert {f["geometry"]["type"] for f in features} == {"MultiPolygon"}
+    assert len(features[2]["geometry"]["coordinates"]) == 2  # site 3 keeps its two parts
+    keys = {tuple(f["properties"]) for f in features}
+    assert len(keys) == 1
+    for feature in features:
+        assert not any(isinstance(v, dict | list) for v in feature["properties"].values())
+
+
+def test_money_is_a_number_and_out_of_scope_figures_are_null() -> None:
+    by_id = {
+        f["properties"]["id"]: f["properties"]
+        for f in geojson_document(RUN, DEVELOPMENTS)["features"]
+    }
+    assert by_id["S2"]["levy_gbp"] == 100.0 and by_id["S2"]["mitigation_gbp"] == 82.5
+    assert by_id["S2"]["edp_ids"] == "EDP-W; EDP-B"
+    # 0.1 + 0.72 is 0.8200000000000001 in binary; the attribute table shows 0.82.
+    assert flat_geojson.site_properties(RUN.sites[0], False)["n_total"] == 2.32
+    assert by_id["S3"]["status"] == "out_of_scope" and by_id["S3"]["levy_gbp"] is None
+    assert by_id["S3"]["reason_code"] == "no_dwellings"
+
+
+def test_render_streams_the_geojson_and_builds_the_csv_trio(tmp_path: Path) -> None:
+    files = render(tmp_path / "r.geojson", RUN, DEVELOPMENTS)
+    assert not isinstance(files[tmp_path / "r.geojson"], str)
+    trio = render(tmp_path / "r.csv", RUN, DEVELOPMENTS)
+    assert [p.name for p in trio] == ["r.csv", "r.levy.csv", "r.provenance.json"]
