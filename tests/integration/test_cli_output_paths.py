@@ -104,3 +104,24 @@ def test_output_files_get_the_users_normal_permissions(tmp_path: Path) -> None:
     assert modes == dict.fromkeys(
         ["r.csv", "r.levy.csv", "r.provenance.json", "r.json", "r.geojson"], 0o640
     )
+
+
+def test_results_may_be_written_beside_the_input_again(tmp_path: Path) -> None:
+    # A second run beside the shapefile (or into its folder) replaces the earlier results.
+    folder = tmp_path / "sites"
+    folder.mkdir()
+    for part in SMALL_SHP.parent.iterdir():
+        (folder / part.name).write_bytes(part.read_bytes())
+    beside = folder / f"{SMALL_SHP.stem}.csv"
+    for _ in range(2):
+        assert main(["assess", str(folder / SMALL_SHP.name), "--output", str(beside)]) == 0
+        assert main(["assess", str(folder), "--output", str(folder / "r.json")]) == 0
+
+
+def test_an_output_whose_sidecar_is_the_input_is_refused(tmp_path: Path) -> None:
+    # r.csv also writes r.provenance.json: an input of that name would be overwritten.
+    boundary = tmp_path / "r.provenance.json"
+    boundary.write_bytes(SMALL_JSON.read_bytes())
+    done = nrf("assess", str(boundary), "--output", str(tmp_path / "r.csv"))
+    assert done.returncode == EXIT_USAGE and "r.provenance.json" in done.stderr
+    assert boundary.read_bytes() == SMALL_JSON.read_bytes()

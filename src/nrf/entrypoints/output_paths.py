@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-from collections.abc import Iterable
 from pathlib import Path
 
 from nrf.adapters.atomic_files import create_temporary
@@ -31,21 +30,15 @@ def output_argument(text: str) -> Path:
 
 
 def clashing_output(output: Path, source: Path) -> Path | None:
-    """The first file to be written that is the input or one of its parts, else None."""
-    inputs = list(input_files(source))
+    """The first file to be written that is the input file itself, else None.
+
+    Only the input can clash: the other files read with it (a shapefile's .shx, .dbf, .prj)
+    never end in an output's suffix, and a folder's other files are not read.
+    """
     for target in output_paths(output):
-        if any(_same_file(target, part) for part in inputs):
+        if _same_file(target, source):
             return target
     return None
-
-
-def input_files(source: Path) -> Iterable[Path]:
-    """The input and what is read with it: a shapefile's sidecars, a folder's files."""
-    yield source
-    if source.is_dir():
-        yield from (p for p in source.iterdir() if p.is_file())
-    elif source.suffix.lower() == ".shp" and source.parent.is_dir():
-        yield from (p for p in source.parent.iterdir() if p.stem == source.stem)
 
 
 def check_writable(output: Path) -> None:
