@@ -7,8 +7,9 @@ from pathlib import Path
 
 import attrs
 
-from nrf.adapters.outputs import flat_geojson
+from nrf.adapters.outputs import flat_geojson, json_stream
 from nrf.adapters.outputs.result_files import geojson_document, geojson_text, render
+from nrf.domain.serialization import unstructure
 from support.runs import DEVELOPMENTS, RUN
 
 
@@ -51,3 +52,25 @@ def test_render_streams_the_geojson_and_builds_the_csv_trio(tmp_path: Path) -> N
     assert not isinstance(files[tmp_path / "r.geojson"], str)
     trio = render(tmp_path / "r.csv", RUN, DEVELOPMENTS)
     assert [p.name for p in trio] == ["r.csv", "r.levy.csv", "r.provenance.json"]
+
+
+class Seen:
+    """A progress callback that records its calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+
+    def __call__(self, done: int, total: int) -> None:
+        self.calls.append((done, total))
+
+
+def test_the_streamed_results_json_is_the_document() -> None:
+    notice = "SYNTHETIC: not real"
+    for run, count in ((RUN, 4), (attrs.evolve(RUN, out_of_scope=()), 3)):  # an empty list too
+        seen = Seen()
+        text = "".join(json_stream.result_text(run, notice, seen))
+        expected = {"notice": notice, **unstructure(run)}
+        assert text == json.dumps(expected, indent=2) + "\n"
+        assert seen.calls[-1] == (count, count)  # 3 sites, and the one out of scope
+    plain = "".join(json_stream.result_text(RUN, None))
+    assert json.loads(plain) == unstructure(RUN)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from nrf.adapters.atomic_files import create_temporary
-from nrf.adapters.outputs import flat_geojson, legacy_csv, levy_csv
+from nrf.adapters.outputs import flat_geojson, json_stream, legacy_csv, levy_csv
 from nrf.adapters.outputs.output_names import SUFFIXES, OutputNotWritable, output_paths
 from nrf.domain.errors import NrfError
 from nrf.domain.model import Development
@@ -84,7 +84,7 @@ def render(
             provenance: json.dumps(sidecar, indent=2) + "\n",
         }
     if suffix == ".json":
-        return {path: json.dumps(result_document(run), indent=2) + "\n"}
+        return {path: json_stream.result_text(run, notice, progress)}
     if suffix == ".geojson":
         return {path: geojson_text(run, developments, progress)}
     raise NrfError(
