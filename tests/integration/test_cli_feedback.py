@@ -44,7 +44,7 @@ def test_every_stage_shows_percent_rate_and_eta_on_stderr_only(tmp_path: Path) -
     assert code == 0 and out == ""
     for stage, unit in (
         ("reading", "features"), ("validating", "sites"), ("assessing", "sites"),
-        ("writing", "sites"),
+        ("writing", "records"),
     ):  # fmt: skip
         lines = [line for line in err.splitlines() if line.startswith(f"{stage} ")]
         assert any(f"/245 {unit}" in line and "ETA" in line for line in lines), stage

@@ -143,7 +143,7 @@ def run_assess(
     )
     marks.append(("writing", clock()))
     if args.output is not None:
-        files = render(args.output, run, developments, progress.stage("writing", "sites"))
+        files = render(args.output, run, developments, progress.stage("writing", "records"))
         for path in write_all(files):
             print(f"wrote {path}", file=err)
         if run.provenance.synthetic_data:

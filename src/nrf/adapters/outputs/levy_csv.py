@@ -9,10 +9,10 @@ whole, so a column's sum in Excel is the batch's total (the last row states it).
 
 from __future__ import annotations
 
-import csv
-import io
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 
+from nrf.adapters.outputs.csv_lines import csv_lines
 from nrf.domain.results import AssessmentRun, EdpLevy, LevyQuote, SiteAssessment, SiteIdentity
 
 BOM = "\ufeff"
@@ -78,25 +78,30 @@ def _site_rows(site: SiteAssessment) -> list[list[str]]:
     ]  # fmt: skip
 
 
-def render(run: AssessmentRun, notice: str | None = None) -> str:
-    """The table as text (BOM first); ``notice`` (synthetic data) is the first line when given."""
-    buffer = io.StringIO()
-    buffer.write(BOM)
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    if notice:
-        writer.writerow([notice])
-    writer.writerow(COLUMNS)
+def table(run: AssessmentRun, notice: str | None = None) -> list[list[str]]:
+    """Every row: the notice (when given), the header, a row per site and EDP, the total."""
     rows: list[tuple[int, list[str]]] = []
     for site in run.sites:
         rows += [(site.site.rlb_id, row) for row in _site_rows(site)]
     for out in run.out_of_scope:
         rows.append((out.site.rlb_id, [*_who(out.site), "out_of_scope", *[""] * 9, out.reason]))
     rows.sort(key=lambda item: item[0])  # stable: a site's EDP rows keep their order
-    writer.writerows(row for _, row in rows)
     n_total = sum(Decimal(number(s.n_total)) for s in run.sites)
     p_total = sum(Decimal(number(s.p_total)) for s in run.sites)
-    writer.writerow(
-        ["", "TOTAL", f"{len(run.sites)} sites assessed, {len(run.out_of_scope)} out of scope",
-         "", "", "", "", number(n_total), number(p_total), *_money(run.levy_total), ""]
-    )  # fmt: skip
-    return buffer.getvalue()
+    total = [
+        "", "TOTAL", f"{len(run.sites)} sites assessed, {len(run.out_of_scope)} out of scope",
+        "", "", "", "", number(n_total), number(p_total), *_money(run.levy_total), "",
+    ]  # fmt: skip
+    head = [[notice]] if notice else []
+    return [*head, list(COLUMNS), *(row for _, row in rows), total]
+
+
+def lines(rows: list[list[str]], tick: Callable[[], None] | None = None) -> Iterator[str]:
+    """The file's text a row at a time: the BOM first, CRLF line ends."""
+    yield BOM
+    yield from csv_lines(rows, "\r\n", tick)
+
+
+def render(run: AssessmentRun, notice: str | None = None) -> str:
+    """The table as text (BOM first); ``notice`` (synthetic data) is the first line when given."""
+    return "".join(lines(table(run, notice)))

@@ -10,6 +10,7 @@ from typing import Any
 
 from nrf.adapters.atomic_files import create_temporary
 from nrf.adapters.outputs import flat_geojson, json_stream, legacy_csv, levy_csv
+from nrf.adapters.outputs.csv_lines import Ticker, csv_lines
 from nrf.adapters.outputs.output_names import SUFFIXES, OutputNotWritable, output_paths
 from nrf.domain.errors import NrfError
 from nrf.domain.model import Development
@@ -78,9 +79,11 @@ def render(
             sidecar["notice"] = notice
         sidecar["out_of_scope"] = unstructure(run.out_of_scope)
         legacy, levy, provenance = output_paths(path)
+        levy_table = levy_csv.table(run, notice)
+        tick = Ticker(progress, total=1 + len(run.sites) + len(levy_table))
         return {
-            legacy: legacy_csv.render(run.sites),
-            levy: levy_csv.render(run, notice),
+            legacy: csv_lines(legacy_csv.rows(run.sites), "\n", tick),
+            levy: levy_csv.lines(levy_table, tick),
             provenance: json.dumps(sidecar, indent=2) + "\n",
         }
     if suffix == ".json":
