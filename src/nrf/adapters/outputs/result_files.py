@@ -125,6 +125,9 @@ def write_all(files: Mapping[Path, str | Iterable[str]]) -> list[Path]:
 def _reason(exc: OSError) -> str:
     if isinstance(exc, FileExistsError | NotADirectoryError) and exc.filename:
         return f"{str(exc.filename)!r} is a file, not a folder"
+    if isinstance(exc, PermissionError):
+        # On Windows a file open in Excel cannot be replaced: the usual cause there.
+        return f"{exc.strerror or exc} (no permission, or the file is open in another program)"
     return exc.strerror or str(exc)
 
 

@@ -1,4 +1,4 @@
-"""The GeoJSON for GIS: flat typed attributes, MultiPolygon only, streamed as the same text."""
+"""Result files: the flat GeoJSON for GIS, the streamed JSON, and refused writes."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 import attrs
+import pytest
 
 from nrf.adapters.outputs import flat_geojson, json_stream
-from nrf.adapters.outputs.result_files import geojson_document, geojson_text, render
+from nrf.adapters.outputs.output_names import OutputNotWritable
+from nrf.adapters.outputs.result_files import geojson_document, geojson_text, render, write_all
 from nrf.domain.serialization import unstructure
 from support.runs import DEVELOPMENTS, RUN
 
@@ -74,3 +76,13 @@ def test_the_streamed_results_json_is_the_document() -> None:
         assert seen.calls[-1] == (count, count)  # 3 sites, and the one out of scope
     plain = "".join(json_stream.result_text(RUN, None))
     assert json.loads(plain) == unstructure(RUN)
+
+
+def test_a_refused_write_names_the_file_and_the_reason(tmp_path: Path) -> None:
+    blocker = tmp_path / "results"
+    blocker.write_text("a file where a folder is needed")
+    with pytest.raises(OutputNotWritable) as caught:
+        write_all({blocker / "r.csv": "a,b\n"})
+    assert caught.value.code == "cannot_write_output"
+    assert "is a file, not a folder" in caught.value.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
