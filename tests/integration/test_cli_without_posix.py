@@ -20,6 +20,7 @@ BLOCKER = ROOT / "tests" / "support" / "no_posix"
 SAMPLES = bundled_samples()
 SMALL_SHP = SAMPLES / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp"
 BNW = SAMPLES / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
+SMALL_JSON = SAMPLES / "BnW_small_under_1_hectare_geojson" / "BnW_small_under_1_hectare.geojson"
 
 
 def without_posix(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -73,3 +74,19 @@ def test_the_worker_store_says_why_it_cannot_claim_without_flock(tmp_path: Path)
     done = without_posix("-c", code)
     assert done.returncode == 0, done.stderr
     assert "fcntl" in done.stdout and "Linux" in done.stdout
+
+
+def test_the_table_survives_a_windows_code_page_on_stdout(tmp_path: Path) -> None:
+    # Redirected stdout on Windows is cp1252: "é" is in it (0xE9), "→" is not: replaced.
+    shp = tmp_path / "site.geojson"
+    shp.write_text(
+        SMALL_JSON.read_text(encoding="utf-8").replace('"24/00119/F"', '"é→24/00119/F"'),
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
+    done = subprocess.run(
+        [sys.executable, "-m", "nrf.entrypoints.cli", "assess", str(shp)],
+        env=env, capture_output=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode("cp1252", "replace")[-2000:]
+    assert b"\xe9?24/00119/F" in done.stdout

@@ -149,6 +149,10 @@ def run_assess(
         if run.provenance.synthetic_data:
             print("note: results use SYNTHETIC demonstration reference data", file=err)
     else:
+        if out is sys.stdout:
+            # Redirected on Windows, stdout is the ANSI code page (cp1252): a site name
+            # outside it must not crash the run at its last step.
+            sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]
         print(render_table(run), file=out)
     finished = clock()
     stages = ", ".join(
