@@ -264,7 +264,8 @@ def file_code(path: Path, limits: InputLimits = LIMITS) -> str:
 
 def test_file_not_found_and_unsupported_type(tmp_path: Path) -> None:
     assert file_code(tmp_path / "nothing.geojson") == "file_not_found"
-    assert file_code(tmp_path) == "file_not_found"
+    # A folder is read as a shapefile's folder; this one holds none.
+    assert file_code(tmp_path) == "no_boundary_in_folder"
     kml = tmp_path / "site.kml"
     kml.write_text("<kml/>")
     assert file_code(kml) == "unsupported_file_type"

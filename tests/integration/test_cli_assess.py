@@ -159,8 +159,15 @@ def test_bad_input_lists_every_problem_and_writes_nothing(tmp_path: Path) -> Non
     assert list(tmp_path.iterdir()) == [bad]
 
 
-def test_an_unknown_output_type_is_refused_before_anything_is_written(tmp_path: Path) -> None:
-    assert main(["assess", str(SMALL_SHP), "--output", str(tmp_path / "r.xlsx")]) == 1
+def test_an_unknown_output_type_is_a_usage_error_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Refused while the arguments are read (exit 2, usage), so not after a whole batch ran:
+    # the input named here does not even exist, and it is never looked at.
+    with pytest.raises(SystemExit) as caught:
+        main(["assess", str(tmp_path / "absent.shp"), "--output", str(tmp_path / "r.xlsx")])
+    assert caught.value.code == 2
+    assert ".xlsx" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -39,8 +40,51 @@ def only(name: str) -> str:
     return found[0]
 
 
-def test_the_base_is_python_3_11_slim() -> None:
-    assert only("FROM") == "python:3.11-slim"
+def stages() -> list[list[tuple[str, str]]]:
+    """The instructions of each build stage (the ARGs before the first FROM are left out)."""
+    found: list[list[tuple[str, str]]] = []
+    for name, args in instructions():
+        if name == "FROM":
+            found.append([])
+        if found:
+            found[-1].append((name, args))
+    return found
+
+
+def base_image() -> str:
+    """The image every stage starts from: the PYTHON_IMAGE build argument's default."""
+    (arg,) = [a for name, a in instructions() if name == "ARG" and a.startswith("PYTHON_IMAGE=")]
+    return arg.split("=", 1)[1]
+
+
+def test_the_base_is_python_3_11_slim_pinned_by_digest() -> None:
+    image, _, digest = base_image().partition("@")
+    assert image == "python:3.11-slim"
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", digest), "the base must be pinned by digest"
+    for stage in stages():
+        assert stage[0][1].split()[0] == "${PYTHON_IMAGE}", stage[0]
+
+
+def test_multi_stage_so_the_build_tools_do_not_ship() -> None:
+    build, runtime = stages()
+    assert build[0][1].endswith(" AS build")
+    # Only the finished virtualenv crosses over; uv and pip never run in the runtime stage.
+    copies = [args for name, args in runtime if name == "COPY"]
+    assert copies == ["--from=build /app/.venv /app/.venv"]
+    runs = " ".join(args for name, args in runtime if name == "RUN")
+    assert "pip" not in runs and "uv " not in runs
+    assert any(name == "ENV" and "/app/.venv/bin" in args for name, args in runtime)
+
+
+def test_the_image_is_built_from_the_lock() -> None:
+    build = stages()[0]
+    assert any(name == "COPY" and "uv.lock" in args.split() for name, args in build)
+    syncs = [args for name, args in build if name == "RUN" and "uv sync" in args]
+    assert syncs and all("--frozen" in args for args in syncs)
+    assert not any(name == "RUN" and "pip install ." in args for name, args in build)
+    # The same uv as scripts/uv, which wrote the lock.
+    pinned = re.search(r"^UV_VERSION=(\S+)$", (ROOT / "scripts" / "uv").read_text(), re.M)
+    assert pinned and any(f"uv=={pinned.group(1)}" in args for _, args in build)
 
 
 def test_the_process_runs_as_a_non_root_user() -> None:
@@ -119,4 +163,4 @@ def test_nothing_from_the_working_tree_but_the_package_is_sent_to_the_build() ->
         if line.strip() and not line.startswith("#")
     }  # fmt: skip
     assert {".git", ".venv", "tests", "out"} <= ignored
-    assert not {"src", "pyproject.toml", "README.md"} & ignored
+    assert not {"src", "pyproject.toml", "README.md", "uv.lock"} & ignored

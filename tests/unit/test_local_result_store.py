@@ -118,3 +118,16 @@ def test_sweep_deletes_only_stale_temporaries_left_by_killed_writers(tmp_path: P
     assert sorted(p.name for p in folder.iterdir()) == sorted(
         [".status.json.x2.tmp", "legacy.csv", "result.json", "status.json"]
     )
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_result_files_get_the_users_normal_permissions(tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        LocalResultStore(tmp_path).save("NRF-000001", FILES, RECORD)
+    finally:
+        os.umask(previous)
+    folder = tmp_path / "NRF-000001"
+    modes = {p.name: p.stat().st_mode & 0o777 for p in folder.iterdir()}
+    # 0o666 & ~0o022 = 0o644: colleagues and the web server can read results (not 0o600).
+    assert modes == {"result.json": 0o644, "legacy.csv": 0o644, "status.json": 0o644}

@@ -18,18 +18,26 @@ class NrfError(Exception):
 
 @frozen
 class Problem:
-    """One problem found in an input; ``feature`` is 1-based, None for the whole file."""
+    """One problem found in an input; ``feature`` is 1-based, None for the whole file.
+
+    ``site_id`` is the feature's own ``id`` when it has one: the planner knows a site by
+    its id, not by its position in the file.
+    """
 
     code: str
     message: str
     feature: int | None = None
     field: str | None = None
+    site_id: str | None = None
 
     def describe(self) -> str:
         where = f"feature {self.feature}: " if self.feature is not None else ""
-        if self.message.startswith(where.strip()):
-            where = ""  # the message already says which feature
-        return f"{self.code}: {where}{self.message}"
+        message = self.message
+        if where and message.startswith(where.strip()):
+            message = message[len(where.strip()) :].lstrip(": ")
+        if where and self.site_id is not None:
+            where = f"feature {self.feature} (id {self.site_id!r}): "
+        return f"{self.code}: {where}{message}"
 
 
 class InvalidInput(NrfError):

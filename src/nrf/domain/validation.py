@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from numbers import Integral, Real
 
+import attrs
 import numpy as np
 import shapely
 from attrs import field, frozen
@@ -70,9 +71,14 @@ class RawFeature:
 
 
 def validate_features(
-    features: Sequence[RawFeature], limits: InputLimits = DEFAULT_LIMITS
+    features: Sequence[RawFeature],
+    limits: InputLimits = DEFAULT_LIMITS,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Development]:
-    """Turn raw features into developments, or raise InvalidInput listing every problem."""
+    """Turn raw features into developments, or raise InvalidInput listing every problem.
+
+    ``progress`` is told (done, total) after each feature.
+    """
     if not features:
         raise InvalidInput([Problem("empty_file", "the file has no features")])
     if len(features) > limits.max_features:
@@ -94,7 +100,8 @@ def validate_features(
             found += geometry_problems(geometry, limits, feature=feature.index, crs=feature.crs)
         if isinstance(geometry, Polygon | MultiPolygon):
             total_vertices += int(shapely.get_num_coordinates(geometry))
-        problems += found
+        site_id = texts.get("id")
+        problems += [attrs.evolve(p, site_id=site_id) for p in found] if site_id else found
         if not problems:
             assert isinstance(geometry, Polygon | MultiPolygon)
             developments.append(
@@ -108,6 +115,8 @@ def validate_features(
                     boundary=shapely.force_2d(geometry),
                 )
             )
+        if progress is not None:
+            progress(position, len(features))
     if total_vertices > limits.max_total_vertices:
         message = f"the file has {total_vertices:,} vertices in all; at most "
         message += f"{limits.max_total_vertices:,} are allowed"

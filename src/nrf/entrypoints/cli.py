@@ -14,10 +14,25 @@ from pathlib import Path
 
 from nrf import __version__
 from nrf.domain.errors import InvalidInput, NrfError
-from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
+from nrf.domain.rules import RULE_SETS
+from nrf.entrypoints.assess_command import add_parser as add_assess_parser
 from nrf.entrypoints.bundle_publish_command import add_publish_command
+from nrf.entrypoints.exit_codes import (
+    BY_ERROR_CODE,
+    EXIT_BAD_REFERENCE,
+    EXIT_CANNOT_WRITE,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID_INPUT,
+    EXIT_OK,
+    EXIT_USAGE,
+)
+from nrf.entrypoints.help_text import finish_help
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INVALID_INPUT, EXIT_BAD_REFERENCE = 0, 1, 2, 3, 4
+__all__ = [
+    "EXIT_BAD_REFERENCE", "EXIT_CANNOT_WRITE", "EXIT_ERROR", "EXIT_INVALID_INPUT", "EXIT_OK",
+    "EXIT_USAGE", "build_parser", "main",
+]  # fmt: skip
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -53,47 +68,6 @@ def _progress_printer(label: str) -> Callable[[int, int], None]:
             print(f"{label} {done}/{total} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
 
     return show
-
-
-def cmd_assess(args: argparse.Namespace) -> int:
-    from nrf.adapters.outputs.result_files import render, write_all
-    from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
-    from nrf.domain.rules import rule_set_named
-    from nrf.domain.validation import InputLimits, validate_features
-    from nrf.entrypoints.container import build_container
-    from nrf.entrypoints.report_table import render_table
-
-    rules = rule_set_named(args.rules)
-    limits = InputLimits()
-    developments = validate_features(read_boundary_file(Path(args.input), limits), limits)
-    container = build_container(
-        args.reference_data or os.environ.get("NRF_REFERENCE_DATA"),
-        assess_processes=args.processes,
-    )
-    assess = container.assess_developments()
-    started = time.perf_counter()
-    run = assess(developments, rules, progress=_progress_printer("assessing sites"))
-    elapsed = time.perf_counter() - started
-    if args.output:
-        if Path(args.output).suffix.lower() == ".html":
-            from nrf.adapters.outputs.html_report import report_files
-
-            files = report_files(Path(args.output), run, developments, container.boundary_data())
-        else:
-            files = render(Path(args.output), run, developments)
-        written = write_all(files)
-        for path in written:
-            print(f"wrote {path}", file=sys.stderr)
-        if run.provenance.synthetic_data:
-            print("note: results use SYNTHETIC demonstration reference data", file=sys.stderr)
-    else:
-        print(render_table(run))
-    print(
-        f"assessed {len(developments)} sites in {elapsed:.2f} s "
-        f"({len(run.sites)} in scope, {len(run.out_of_scope)} out of scope)",
-        file=sys.stderr,
-    )
-    return EXIT_OK
 
 
 def cmd_bundle_generate(args: argparse.Namespace) -> int:
@@ -185,26 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"nrf {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    assess = sub.add_parser("assess", help="assess the red-line boundaries in a file")
-    assess.add_argument("input", help="GeoJSON, shapefile (.shp or .zip) or GeoPackage")
-    assess.add_argument(
-        "--reference-data", metavar="BUNDLE",
-        help="reference bundle (.gpkg); default $NRF_REFERENCE_DATA or the bundled synthetic one",
-    )  # fmt: skip
-    assess.add_argument(
-        "--processes", type=_positive_int, default=min(8, os.cpu_count() or 1),
-        help="processes a batch of sites is split over (default: the CPUs, at most 8)",
-    )  # fmt: skip
-    assess.add_argument(
-        "--rules", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
-        help=f"rule set (default {DEFAULT_RULE_SET})",
-    )  # fmt: skip
-    assess.add_argument(
-        "--output", metavar="PATH",
-        help="write .csv (legacy 31 columns), .json, .geojson or .html (the report with maps) "
-        "instead of printing a table",
-    )  # fmt: skip
-    assess.set_defaults(func=cmd_assess)
+    add_assess_parser(sub)
 
     bundle = sub.add_parser("bundle", help="reference bundles")
     bundle_sub = bundle.add_subparsers(dest="bundle_command", required=True)
@@ -251,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     from nrf.entrypoints.ops_commands import add_ops_commands
 
     add_ops_commands(sub)
-    return parser
+    return finish_help(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -268,10 +223,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INVALID_INPUT
     except NrfError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_BAD_REFERENCE if exc.code == "broken_bundle" else EXIT_ERROR
+        return BY_ERROR_CODE.get(exc.code, EXIT_ERROR)
     except KeyboardInterrupt:
         print("interrupted; nothing was written", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import attrs
 import boto3
 from dependency_injector import containers, providers
 
+from nrf.adapters.aws_config import client_config
 from nrf.adapters.backend.http_backend_results import HttpBackendResults
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
 from nrf.adapters.clock.system_clock import SystemClock, SystemSleeper
@@ -106,16 +107,28 @@ class Container(containers.DeclarativeContainer):
 
     # boto3 clients are made here, lazily, once per process (they are not fork-safe).
     sqs_client = providers.Singleton(
-        boto3.client, "sqs", region_name=config.region, endpoint_url=config.endpoint_url
+        boto3.client,
+        "sqs",
+        region_name=config.region,
+        endpoint_url=config.endpoint_url,
+        config=providers.Callable(client_config, "sqs"),
     )
     s3_client = providers.Singleton(
-        boto3.client, "s3", region_name=config.region, endpoint_url=config.endpoint_url
+        boto3.client,
+        "s3",
+        region_name=config.region,
+        endpoint_url=config.endpoint_url,
+        config=providers.Callable(client_config, "s3"),
     )
     cloudwatch_client = providers.Singleton(
         boto3.client, "cloudwatch", region_name=config.region, endpoint_url=config.endpoint_url
     )
     ses_client = providers.Singleton(
-        boto3.client, "sesv2", region_name=config.region, endpoint_url=config.endpoint_url
+        boto3.client,
+        "sesv2",
+        region_name=config.region,
+        endpoint_url=config.endpoint_url,
+        config=providers.Callable(client_config, "sesv2"),
     )
 
     job_queue = providers.Singleton(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from attrs import frozen
@@ -215,6 +215,19 @@ def load_settings(environ: Mapping[str, str]) -> WorkerSettings:
     if problems:
         raise ConfigError(problems)
     return settings
+
+
+def read_variables(environ: Mapping[str, str], variables: Sequence[str]) -> dict[str, Any]:
+    """Only the named variables, parsed as the worker would (`nrf assess` reads its limits).
+
+    Returns {settings field: value} for those set; raises ConfigError naming the bad ones.
+    """
+    values = load_settings({v: environ[v] for v in variables if v in environ})
+    return {
+        _VARIABLES[v][0]: getattr(values, _VARIABLES[v][0])
+        for v in variables
+        if environ.get(v, "").strip()
+    }
 
 
 def _cross_checks(s: WorkerSettings) -> list[str]:

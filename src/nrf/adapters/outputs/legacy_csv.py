@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from nrf.adapters.outputs.csv_lines import csv_lines
 from nrf.domain.results import SiteAssessment
 
 COLUMNS = (
@@ -78,11 +77,13 @@ def row(site: SiteAssessment) -> list[str]:
     return [plain(v) for v in values]
 
 
+def rows(sites: Sequence[SiteAssessment]) -> Iterator[Sequence[str]]:
+    """The header, then one row per in-scope site in input order, each made when asked for."""
+    yield COLUMNS
+    for site in sorted(sites, key=lambda x: x.site.rlb_id):
+        yield row(site)
+
+
 def render(sites: Sequence[SiteAssessment]) -> str:
     """The CSV text; out-of-scope sites are not in this table (see the JSON output)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for site in sorted(sites, key=lambda x: x.site.rlb_id):
-        writer.writerow(row(site))
-    return buffer.getvalue()
+    return "".join(csv_lines(rows(sites), "\n"))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import shapely
-
-from nrf.adapters.outputs import legacy_csv
+from nrf.adapters.atomic_files import create_temporary
+from nrf.adapters.outputs import flat_geojson, json_stream, legacy_csv, levy_csv
+from nrf.adapters.outputs.csv_lines import Ticker, csv_lines
+from nrf.adapters.outputs.output_names import SUFFIXES, OutputNotWritable, output_paths
 from nrf.domain.errors import NrfError
 from nrf.domain.model import Development
 from nrf.domain.results import AssessmentRun
@@ -21,7 +21,6 @@ SYNTHETIC_NOTICE = (
     "SYNTHETIC DEMONSTRATION DATA: these figures come from a made-up reference bundle "
     "and must not be used for any real levy or planning decision."
 )
-SUFFIXES = (".csv", ".json", ".geojson")
 
 
 def result_document(run: AssessmentRun) -> dict[str, Any]:
@@ -33,23 +32,18 @@ def result_document(run: AssessmentRun) -> dict[str, Any]:
     return doc
 
 
+def _geojson_head(run: AssessmentRun) -> dict[str, Any]:
+    doc: dict[str, Any] = {"type": "FeatureCollection", "crs": flat_geojson.CRS_MEMBER}
+    if run.provenance.synthetic_data:
+        doc["notice"] = SYNTHETIC_NOTICE
+    doc["provenance"] = unstructure(run.provenance)
+    doc["levy_total"] = unstructure(run.levy_total)
+    return doc
+
+
 def geojson_document(run: AssessmentRun, developments: Sequence[Development]) -> dict[str, Any]:
     """Results with each site's boundary (EPSG:27700, declared in a ``crs`` member)."""
-    boundaries = {d.rlb_id: d.boundary for d in developments}
-    features = []
-    for status, items in (("assessed", run.sites), ("out_of_scope", run.out_of_scope)):
-        for item in items:
-            properties = {"status": status, **unstructure(item)}
-            geometry = shapely.geometry.mapping(boundaries[item.site.rlb_id])
-            features.append({"type": "Feature", "properties": properties, "geometry": geometry})
-    features.sort(key=lambda f: f["properties"]["site"]["rlb_id"])
-    doc = result_document(run)
-    return {
-        "type": "FeatureCollection",
-        "crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}},
-        **{k: v for k, v in doc.items() if k in ("notice", "provenance", "levy_total")},
-        "features": features,
-    }
+    return {**_geojson_head(run), "features": list(flat_geojson.features(run, developments))}
 
 
 def csv_sidecar(run: AssessmentRun) -> str:
@@ -61,41 +55,85 @@ def csv_sidecar(run: AssessmentRun) -> str:
     return json.dumps(sidecar, indent=2) + "\n"
 
 
-def render(path: Path, run: AssessmentRun, developments: Sequence[Development]) -> dict[Path, str]:
-    """Every file to write for ``path``, by its extension; a CSV gets a provenance sidecar."""
+def geojson_text(
+    run: AssessmentRun,
+    developments: Sequence[Development],
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[str]:
+    """The GeoJSON document's text, a feature at a time (the same text as json.dumps of
+    geojson_document, plus a newline): a county's results never sit in memory as one string."""
+    head = json.dumps(_geojson_head(run))
+    yield head[:-1] + ', "features": ['
+    for number, feature in enumerate(flat_geojson.features(run, developments, progress)):
+        yield (", " if number else "") + json.dumps(feature)
+    yield "]}\n"
+
+
+def render(
+    path: Path,
+    run: AssessmentRun,
+    developments: Sequence[Development],
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[Path, str | Iterable[str]]:
+    """Every file to write for ``path``, by its extension.
+
+    A CSV is the legacy 31-column table, unchanged for the tools that read it, with the levy
+    table a planner opens in Excel (``.levy.csv``) and a provenance sidecar beside it.
+    """
     suffix = path.suffix.lower()
+    notice = SYNTHETIC_NOTICE if run.provenance.synthetic_data else None
     if suffix == ".csv":
+        legacy, levy, provenance = output_paths(path)
+        levy_table = levy_csv.table(run, notice)
+        tick = Ticker(progress, total=1 + len(run.sites) + len(levy_table))
         return {
-            path: legacy_csv.render(run.sites),
-            path.with_suffix(".provenance.json"): csv_sidecar(run),
+            legacy: csv_lines(legacy_csv.rows(run.sites), "\n", tick),
+            levy: levy_csv.lines(levy_table, tick),
+            provenance: csv_sidecar(run),
         }
     if suffix == ".json":
-        return {path: json.dumps(result_document(run), indent=2) + "\n"}
+        return {path: json_stream.result_text(run, notice, progress)}
     if suffix == ".geojson":
-        return {path: json.dumps(geojson_document(run, developments)) + "\n"}
+        return {path: geojson_text(run, developments, progress)}
     raise NrfError(
         "unsupported_output_type",
         f"cannot write {path.name}: the output must end in {', '.join(SUFFIXES)}",
     )
 
 
-def write_all(files: Mapping[Path, str]) -> list[Path]:
-    """Write every file to a temporary name first, then rename: never a half-written set."""
-    staged: list[tuple[str, Path]] = []
+def write_all(files: Mapping[Path, str | Iterable[str]]) -> list[Path]:
+    """Write every file to a temporary name first, then rename: never a half-written set.
+
+    Files get the permissions of any file the user creates (0666 less the umask); any
+    operating-system refusal becomes OutputNotWritable, naming the file and the reason.
+    """
+    staged: list[tuple[Path, Path]] = []
+    target = next(iter(files), Path())
     try:
         for target, text in files.items():
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+            fd, tmp = create_temporary(target.parent, target.name)
             staged.append((tmp, target))
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
+                handle.writelines([text] if isinstance(text, str) else text)
         for tmp, target in staged:
             os.replace(tmp, target)
+    except OSError as exc:
+        raise OutputNotWritable(target, _reason(exc)) from None
     finally:
         for tmp, _ in staged:
             if os.path.exists(tmp):
                 os.unlink(tmp)
     return [target for _, target in staged]
+
+
+def _reason(exc: OSError) -> str:
+    if isinstance(exc, FileExistsError | NotADirectoryError) and exc.filename:
+        return f"{str(exc.filename)!r} is a file, not a folder"
+    if isinstance(exc, PermissionError):
+        # On Windows a file open in Excel cannot be replaced: the usual cause there.
+        return f"{exc.strerror or exc} (no permission, or the file is open in another program)"
+    return exc.strerror or str(exc)
 
 
 def job_files(run: AssessmentRun, developments: Sequence[Development]) -> dict[str, bytes]:

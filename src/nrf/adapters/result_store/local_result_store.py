@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
+from nrf.adapters.atomic_files import write_atomically
 from nrf.domain.claims import Lease, lease_from_json, lease_to_json, next_lease
 from nrf.domain.jobs import (
     JobRecord,
@@ -97,7 +96,7 @@ class LocalResultStore:
         except OSError as exc:
             raise ResultStoreUnavailable(f"cannot open the claim: {exc.strerror}") from exc
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            _lock_exclusively(handle)
             yield handle
         except OSError as exc:
             raise ResultStoreUnavailable(f"cannot write the claim: {exc.strerror}") from exc
@@ -124,18 +123,22 @@ class LocalResultStore:
 
     def _write(self, path: Path, data: bytes) -> None:
         # A hidden temporary name in the same folder: a reader sees the old file or
-        # the whole new one, never half of it.
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            self._replace(temp, path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp)
-            raise
+        # the whole new one, never half of it; created with the umask's permissions.
+        write_atomically(path, data, fsync=True, replace=self._replace)
+
+
+def _lock_exclusively(handle: BinaryIO) -> None:
+    """flock, imported here: ``nrf assess`` loads this module on Windows, where there is none.
+
+    Only the worker claims jobs, and the worker runs on Linux.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        raise ResultStoreUnavailable(
+            "claiming a job needs POSIX file locks (fcntl); run the worker on Linux"
+        ) from None
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
 
 
 def _read_lease(handle: BinaryIO, job_id: str) -> Lease | None:

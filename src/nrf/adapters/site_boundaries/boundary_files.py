@@ -6,14 +6,16 @@ import io
 import math
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pyogrio
 import pyogrio.raw
 import shapely
 
-from nrf.adapters.site_boundaries.boundary_crs import accepted_crs, to_bng
+from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs, to_bng
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, read_geojson_bytes
+from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_in_folder
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
@@ -27,7 +29,6 @@ __all__ = [
 
 SUPPORTED_SUFFIXES = (".geojson", ".json", ".shp", ".zip", ".gpkg")
 _SHAPEFILE_PARTS = (".shx", ".dbf")
-_POLYGON_TYPES = ("Polygon", "MultiPolygon")
 _OGR_ERRORS = (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, RuntimeError, OSError)
 
 
@@ -35,18 +36,37 @@ def _refuse(code: str, message: str) -> InvalidInput:
     return InvalidInput([Problem(code, message)])
 
 
-def read_boundary_file(path: str | Path, limits: InputLimits = DEFAULT_LIMITS) -> list[RawFeature]:
-    """Every feature of a boundary file, in EPSG:27700; file-level problems raise InvalidInput."""
+def read_boundary_file(
+    path: str | Path,
+    limits: InputLimits = DEFAULT_LIMITS,
+    *,
+    layer: str | None = None,
+    crs: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[RawFeature]:
+    """Every feature of a boundary file, in EPSG:27700; file-level problems raise InvalidInput.
+
+    ``path`` may be a shapefile's folder. ``layer`` picks a GeoPackage layer (or a shapefile
+    of a folder); ``crs`` is the CRS of a file that does not say (a .shp without .prj, a
+    GeoJSON in metres): a file that says another one is refused, never reinterpreted.
+    """
     path = Path(path)
+    if path.is_dir():
+        path = shapefile_in_folder(path, layer)
+        layer = None
     if not path.is_file():
         raise _refuse("file_not_found", f"there is no file at {str(path)!r}")
     suffix = _checked_suffix(path.name)
+    if layer is not None and suffix != ".gpkg":
+        message = f"--layer {layer!r} applies to a GeoPackage or a folder of shapefiles, "
+        raise _refuse("unknown_layer", message + f"and {path.name!r} has one layer")
     parts = [path] + (_sidecars(path) if suffix == ".shp" else [])
     _check_size(sum(part.stat().st_size for part in parts), limits)
+    given = accepted_crs(crs) if crs is not None else None
     if suffix == ".zip":
         with extracted_boundary(path, limits) as inner:
-            return _read_local(inner, limits)
-    return _read_local(path, limits)
+            return _read_local(inner, limits, layer=layer, given_crs=given, progress=progress)
+    return _read_local(path, limits, layer=layer, given_crs=given, progress=progress)
 
 
 def read_boundary_bytes(
@@ -93,20 +113,33 @@ def _sidecars(shp: Path) -> list[Path]:
     return [found[suffix] for suffix in _SHAPEFILE_PARTS]
 
 
-def _read_local(path: Path, limits: InputLimits) -> list[RawFeature]:
+def _read_local(
+    path: Path,
+    limits: InputLimits,
+    *,
+    layer: str | None = None,
+    given_crs: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[RawFeature]:
     suffix = path.suffix.lower()
     if suffix in (".geojson", ".json"):
         _check_size(path.stat().st_size, limits)  # a zip's inner file too, not only the zip
-        return read_geojson_bytes(path.read_bytes(), limits)
+        features = read_geojson_bytes(
+            path.read_bytes(), limits, default_crs=given_crs or WGS84, progress=progress
+        )
+        _check_given_crs(features[0].crs if features else None, given_crs)
+        return features
     if suffix == ".shp":
         _sidecars(path)
     # GDAL warns about what it tolerates (unclosed rings...); the validator reports those itself.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            layer = _gpkg_layer(path) if suffix == ".gpkg" else None
+            layer = gpkg_layer(path, layer) if suffix == ".gpkg" else None
             info = pyogrio.read_info(path, layer=layer)
-            crs = accepted_crs(info["crs"])
+            if info["crs"] is not None:
+                _check_given_crs(accepted_crs(info["crs"]), given_crs)
+            crs = given_crs if info["crs"] is None and given_crs else accepted_crs(info["crs"])
             count = int(info["features"])
             if count > limits.max_features:
                 message = f"the file has {count:,} features; at most {limits.max_features:,}"
@@ -126,22 +159,17 @@ def _read_local(path: Path, limits: InputLimits) -> list[RawFeature]:
         if not problems:
             geometry, problems = to_bng(geometry, crs, index)
         features.append(RawFeature(index, properties, geometry, crs, problems))
+        if progress is not None:
+            progress(index, len(wkbs))
     return features
 
 
-def _gpkg_layer(path: Path) -> str:
-    """The one layer to read: the only layer, or the only polygon layer among several."""
-    layers = [(str(name), str(kind)) for name, kind in pyogrio.list_layers(path)]
-    if len(layers) == 1:
-        return layers[0][0]
-    polygons = [name for name, kind in layers if kind.split(" ")[0] in _POLYGON_TYPES]
-    if len(polygons) == 1:
-        return polygons[0]
-    if not layers:
-        raise _refuse("empty_file", "the GeoPackage has no layers")
-    names = ", ".join(repr(name) for name, _ in layers)
-    message = f"the GeoPackage has {len(polygons)} polygon layers among {names}; send one"
-    raise _refuse("ambiguous_layer", message)
+def _check_given_crs(declared: str | None, given: str | None) -> None:
+    """A file that states its CRS keeps it: ``--crs`` naming another one is refused."""
+    if given is not None and declared is not None and declared != given:
+        message = f"the file says its CRS is {declared}, but {given} was given; "
+        message += "leave out --crs for a file that states its CRS"
+        raise _refuse("conflicting_crs", message)
 
 
 def _from_wkb(wkb: bytes | None, index: int) -> tuple[shapely.Geometry | None, tuple[Problem, ...]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import shapely
 from shapely.geometry import MultiPolygon, Polygon
@@ -37,7 +37,13 @@ class _BadGeometry(Exception):
         self.message = message
 
 
-def read_geojson_bytes(data: bytes, limits: InputLimits) -> list[RawFeature]:
+def read_geojson_bytes(
+    data: bytes,
+    limits: InputLimits,
+    *,
+    default_crs: str = WGS84,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[RawFeature]:
     """Features of a GeoJSON document given as bytes (UTF-8, or UTF-16/32 with a BOM)."""
     # Parsed JSON takes 5-20 times its size in memory: count the values it would make first.
     marks = sum(data.count(mark) for mark in (b"[", b"{", b",", b":"))
@@ -52,7 +58,7 @@ def read_geojson_bytes(data: bytes, limits: InputLimits) -> list[RawFeature]:
     except (ValueError, RecursionError) as error:
         message = f"the file is not valid JSON ({_first_line(error)})"
         raise InvalidInput([Problem("unreadable_file", message)]) from None
-    return features_from_geojson(document, limits)
+    return features_from_geojson(document, limits, default_crs=default_crs, progress=progress)
 
 
 def json_budget(limits: InputLimits) -> int:
@@ -65,7 +71,11 @@ def json_budget(limits: InputLimits) -> int:
 
 
 def features_from_geojson(
-    obj: object, limits: InputLimits = DEFAULT_LIMITS, *, default_crs: str = WGS84
+    obj: object,
+    limits: InputLimits = DEFAULT_LIMITS,
+    *,
+    default_crs: str = WGS84,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[RawFeature]:
     """Features of a parsed GeoJSON geometry, Feature or FeatureCollection, in EPSG:27700.
 
@@ -95,12 +105,16 @@ def features_from_geojson(
             f"the file has {len(items):,} features; at most {limits.max_features:,} are allowed"
         )
         raise InvalidInput([Problem("too_many_features", message)])
-    return _features(items, crs)
+    return _features(items, crs, progress)
 
 
-def _features(items: Sequence[object], crs: str) -> list[RawFeature]:
+def _features(
+    items: Sequence[object], crs: str, progress: Callable[[int, int], None] | None = None
+) -> list[RawFeature]:
     features, problems = [], []
     for index, item in enumerate(items, start=1):
+        if progress is not None:
+            progress(index, len(items))
         if not isinstance(item, dict) or item.get("type") != "Feature":
             message = f"feature {index} is not a GeoJSON Feature object"
             problems.append(Problem("unreadable_file", message, index))

@@ -1,0 +1,46 @@
+"""The full results JSON written a site at a time, as the same text as ``json.dumps(indent=2)``.
+
+A county's 50,000 sites as one unstructured document and then one string took about a
+gigabyte; written item by item, only one site's text is held at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import attrs
+
+from nrf.domain.results import AssessmentRun
+from nrf.domain.serialization import unstructure
+
+
+def _nested(value: Any, depth: int) -> str:
+    """``value`` as indent-2 JSON, for a place ``depth`` levels into the document."""
+    return json.dumps(value, indent=2).replace("\n", "\n" + "  " * depth)
+
+
+def result_text(
+    run: AssessmentRun,
+    notice: str | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[str]:
+    """``json.dumps({"notice": notice, **unstructure(run)}, indent=2) + "\\n"``, in pieces
+    (without the notice when it is None); ``progress`` counts the sites and out-of-scope sites."""
+    members: list[tuple[str, Any]] = [("notice", notice)] if notice else []
+    members += [(field.name, getattr(run, field.name)) for field in attrs.fields(AssessmentRun)]
+    total = len(run.sites) + len(run.out_of_scope)
+    done = 0
+    for number, (key, value) in enumerate(members):
+        yield ("{" if number == 0 else ",") + f"\n  {json.dumps(key)}: "
+        if not isinstance(value, tuple) or not value:
+            yield _nested(unstructure(value), 1)
+            continue
+        for position, item in enumerate(value):
+            yield ("[" if position == 0 else ",") + "\n    " + _nested(unstructure(item), 2)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        yield "\n  ]"
+    yield "\n}\n"

@@ -1,0 +1,107 @@
+"""The levy table a planner opens in Excel: one row per site and EDP, money as plain numbers.
+
+The legacy 31-column table carries no money and must stay byte-for-byte as the tools that
+read it expect, so the levy goes in a second table beside it. Written for Excel: UTF-8 with
+a byte-order mark (or ``Richardson’s`` turns to mojibake), CRLF line ends, every figure
+printed to exactly two decimals (never ``0.8200000000000001``). Each row is a part of the
+whole, so a column's sum in Excel is the batch's total (the last row states it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+
+from nrf.adapters.outputs.csv_lines import csv_lines
+from nrf.domain.results import AssessmentRun, EdpLevy, LevyQuote, SiteAssessment, SiteIdentity
+
+BOM = "\ufeff"
+COLUMNS = (
+    "RLB_ID",
+    "id",
+    "Name",
+    "Dwellings",
+    "Status",
+    "EDP_ID",
+    "EDP_Name",
+    "N_kg_per_year",
+    "P_kg_per_year",
+    "Levy_GBP",
+    "Monitoring_GBP",
+    "Maintenance_GBP",
+    "Admin_GBP",
+    "Mitigation_GBP",
+    "Note",
+)
+NO_CATCHMENT = "outside every nutrient-neutrality catchment: no levy"
+NO_RATE = "the reference data has no levy rate for this EDP"
+
+
+def number(value: float | Decimal | None) -> str:
+    """Two decimals, no float noise, no ``-0.00``; empty for None."""
+    if value is None:
+        return ""
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text
+
+
+def _money(quote: LevyQuote | None) -> list[str]:
+    if quote is None:
+        return [""] * 5
+    return [
+        number(quote.levy_gbp),
+        number(quote.monitoring_gbp),
+        number(quote.maintenance_gbp),
+        number(quote.admin_gbp),
+        number(quote.mitigation_gbp),
+    ]
+
+
+def _who(site: SiteIdentity) -> list[str]:
+    return [str(site.rlb_id), site.id, site.name, str(site.dwellings)]
+
+
+def _edp_row(site: SiteAssessment, edp: EdpLevy) -> list[str]:
+    return [
+        *_who(site.site), "assessed", edp.edp_id, edp.edp_name or "",
+        number(edp.n_total), number(edp.p_total), *_money(edp.quote),
+        "" if edp.quote else NO_RATE,
+    ]  # fmt: skip
+
+
+def _site_rows(site: SiteAssessment) -> list[list[str]]:
+    if site.levy_by_edp:
+        return [_edp_row(site, edp) for edp in site.levy_by_edp]
+    return [
+        [*_who(site.site), "assessed", "", "", number(site.n_total), number(site.p_total),
+         *_money(site.levy), NO_CATCHMENT]
+    ]  # fmt: skip
+
+
+def table(run: AssessmentRun, notice: str | None = None) -> list[list[str]]:
+    """Every row: the notice (when given), the header, a row per site and EDP, the total."""
+    rows: list[tuple[int, list[str]]] = []
+    for site in run.sites:
+        rows += [(site.site.rlb_id, row) for row in _site_rows(site)]
+    for out in run.out_of_scope:
+        rows.append((out.site.rlb_id, [*_who(out.site), "out_of_scope", *[""] * 9, out.reason]))
+    rows.sort(key=lambda item: item[0])  # stable: a site's EDP rows keep their order
+    n_total = sum(Decimal(number(s.n_total)) for s in run.sites)
+    p_total = sum(Decimal(number(s.p_total)) for s in run.sites)
+    total = [
+        "", "TOTAL", f"{len(run.sites)} sites assessed, {len(run.out_of_scope)} out of scope",
+        "", "", "", "", number(n_total), number(p_total), *_money(run.levy_total), "",
+    ]  # fmt: skip
+    head = [[notice]] if notice else []
+    return [*head, list(COLUMNS), *(row for _, row in rows), total]
+
+
+def lines(rows: list[list[str]], tick: Callable[[], None] | None = None) -> Iterator[str]:
+    """The file's text a row at a time: the BOM first, CRLF line ends."""
+    yield BOM
+    yield from csv_lines(rows, "\r\n", tick)
+
+
+def render(run: AssessmentRun, notice: str | None = None) -> str:
+    """The table as text (BOM first); ``notice`` (synthetic data) is the first line when given."""
+    return "".join(lines(table(run, notice)))

@@ -1,0 +1,174 @@
+"""`nrf assess`: read, validate, assess and write a batch of sites, with progress and timings.
+
+Everything knowable from the arguments is checked before the first site is read (output
+type, output naming an input, an unwritable folder), because a large batch takes minutes.
+The closing line gives the wall time of the whole run, stage by stage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TextIO
+
+from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
+from nrf.entrypoints.exit_codes import EXIT_OK, EXIT_USAGE
+from nrf.entrypoints.output_paths import output_argument
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def crs_argument(text: str) -> str:
+    """``--crs``: EPSG:27700 or EPSG:4326 (any spelling PROJ knows), else a usage error."""
+    from nrf.adapters.site_boundaries.boundary_crs import accepted_crs
+    from nrf.domain.errors import InvalidInput
+
+    try:
+        return accepted_crs(text)
+    except InvalidInput as exc:
+        raise argparse.ArgumentTypeError(exc.problems[0].message) from None
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    assess: argparse.ArgumentParser = sub.add_parser(
+        "assess",
+        help="assess the red-line boundaries in a file",
+        description="Assess every red-line boundary in a file: nutrient impact and levy.",
+    )
+    assess.add_argument("input", help="GeoJSON, shapefile (.shp, .zip or its folder) or GeoPackage")
+    assess.add_argument(
+        "--reference-data", metavar="BUNDLE",
+        help="reference bundle (.gpkg); default $NRF_REFERENCE_DATA or the bundled synthetic one",
+    )  # fmt: skip
+    assess.add_argument(
+        "--processes", type=positive_int, default=min(8, os.cpu_count() or 1),
+        help="processes a batch of sites is split over (default: the CPUs, at most 8)",
+    )  # fmt: skip
+    assess.add_argument(
+        "--rules", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
+        help=f"rule set (default {DEFAULT_RULE_SET})",
+    )  # fmt: skip
+    assess.add_argument(
+        "--output", metavar="PATH", type=output_argument,
+        help="write .csv (the legacy 31 columns, plus a .levy.csv for Excel and a "
+        ".provenance.json), .json, .geojson or .html (the report with maps) instead of "
+        "printing a table",
+    )  # fmt: skip
+    assess.add_argument(
+        "--layer", metavar="NAME",
+        help="the layer of a GeoPackage (or shapefile of a folder) holding several",
+    )  # fmt: skip
+    assess.add_argument(
+        "--crs", type=crs_argument, metavar="CRS",
+        help="the CRS of a file that does not state one, e.g. EPSG:27700 for a .shp "
+        "without .prj (EPSG:27700 or EPSG:4326)",
+    )  # fmt: skip
+    assess.add_argument(
+        "--max-sites", type=positive_int, metavar="N",
+        help="refuse a file of more than N sites (default $NRF_MAX_SITES_PER_JOB or 10,000)",
+    )  # fmt: skip
+    assess.set_defaults(func=cmd_assess)
+    return assess
+
+
+def cmd_assess(args: argparse.Namespace) -> int:
+    return run_assess(args)
+
+
+def run_assess(
+    args: argparse.Namespace,
+    *,
+    clock: Callable[[], float] = time.perf_counter,
+    environ: Mapping[str, str] = os.environ,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """The whole command; ``clock`` and the streams are injected for tests."""
+    started = clock()
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    source = Path(args.input)
+    if args.output is not None:
+        from nrf.entrypoints.output_paths import check_writable, clashing_output
+
+        clash = clashing_output(args.output, source)
+        if clash is not None:
+            print(
+                f"nrf assess: error: --output would overwrite the input file {str(clash)!r}; "
+                "choose another name",
+                file=err,
+            )
+            return EXIT_USAGE
+        check_writable(args.output)
+
+    from nrf.adapters.outputs.result_files import render, write_all
+    from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
+    from nrf.domain.rules import rule_set_named
+    from nrf.domain.validation import validate_features
+    from nrf.entrypoints.assess_limits import assess_limits
+    from nrf.entrypoints.container import build_container
+    from nrf.entrypoints.progress import StageProgress
+    from nrf.entrypoints.report_table import render_table
+
+    progress = StageProgress(err, clock, tty=err.isatty())
+    limits = assess_limits(args.max_sites, environ)
+    rules = rule_set_named(args.rules)
+    # "starting" is loading nrf's libraries (GDAL, GEOS, PROJ): seconds on a cold disk.
+    marks = [("starting", started), ("reading", clock())]
+    raw = read_boundary_file(
+        source, limits, layer=args.layer, crs=args.crs,
+        progress=progress.stage("reading", "features"),
+    )  # fmt: skip
+    marks.append(("validating", clock()))
+    developments = validate_features(raw, limits, progress=progress.stage("validating", "sites"))
+    del raw
+    marks.append(("assessing", clock()))
+    container = build_container(
+        args.reference_data or environ.get("NRF_REFERENCE_DATA"),
+        assess_processes=args.processes,
+    )
+    run = container.assess_developments()(
+        developments, rules, progress=progress.stage("assessing", "sites")
+    )
+    marks.append(("writing", clock()))
+    if args.output is not None:
+        files: Mapping[Path, str | Iterable[str]]
+        if args.output.suffix.lower() == ".html":
+            from nrf.adapters.outputs.html_report import report_files
+
+            files = report_files(args.output, run, developments, container.boundary_data())
+        else:
+            files = render(args.output, run, developments, progress.stage("writing", "records"))
+        for path in write_all(files):
+            print(f"wrote {path}", file=err)
+        if run.provenance.synthetic_data:
+            print("note: results use SYNTHETIC demonstration reference data", file=err)
+    else:
+        if out is sys.stdout:
+            # Redirected on Windows, stdout is the ANSI code page (cp1252): a site name
+            # outside it must not crash the run at its last step.
+            sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]
+        print(render_table(run), file=out)
+    finished = clock()
+    stages = ", ".join(
+        f"{name} {end - begin:.1f} s"
+        for (name, begin), (_, end) in zip(marks, [*marks[1:], ("", finished)], strict=True)
+    )
+    print(
+        f"assessed {len(developments):,} sites in {finished - started:.1f} s "
+        f"({len(run.sites):,} in scope, {len(run.out_of_scope):,} out of scope; {stages})",
+        file=err,
+    )
+    return EXIT_OK
