@@ -12,7 +12,7 @@ import numpy as np
 import shapely
 
 from benchmarks import figures
-from benchmarks.timing import log, median, repeat_ms, timed
+from benchmarks.timing import log, median, repeat_ms, repeat_ms_cpu, timed
 from benchmarks.workload import Workload
 from nrf.adapters.boundary_data.geopackage_blob import decode_blobs
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
@@ -79,10 +79,11 @@ def measure(
     repeats: int,
     small_repeats: int | None = None,
     n_random: int | None = None,
+    server_pids: tuple[int, ...] = (),
 ) -> dict[str, Any]:
     """The shared scenarios for methods that compute land-use figures per site."""
     small_ms, small = repeat_ms(lambda: assess(workload.small), small_repeats or repeats * 10)
-    bnw_ms, bnw = repeat_ms(lambda: assess(workload.bnw), repeats)
+    bnw_ms, bnw_cpu, bnw = repeat_ms_cpu(lambda: assess(workload.bnw), repeats, server_pids)
     randoms = workload.random[: n_random or len(workload.random)]
     out = {f"small:{k}": v for k, v in small.items()} | {f"bnw:{k}": v for k, v in bnw.items()}
     per_site = []
@@ -98,6 +99,8 @@ def measure(
         "small_median_ms": median(small_ms),
         "bnw_ms": bnw_ms,
         "bnw_median_ms": median(bnw_ms),
+        "bnw_cpu_ms": bnw_cpu,
+        "bnw_cpu_median_ms": median(bnw_cpu),
         "random_n": len(randoms),
         "random_seconds": round(total_s, 3),
         "random_jobs_per_s": round(len(randoms) / total_s, 1) if total_s else None,

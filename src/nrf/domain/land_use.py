@@ -13,6 +13,10 @@ from nrf.domain.rounding import round2
 from nrf.domain.rules import RuleSet
 
 
+# A frame's distance outside a part's bounds (m) on every side: (-minx, -miny, +maxx, +maxy).
+_FRAME_MARGIN = np.array([-1000.0, -1000.0, 1000.0, 1000.0])
+
+
 @frozen
 class Piece:
     """One piece of a site inside one coefficient polygon and one NN catchment."""
@@ -50,6 +54,35 @@ def greenspace_applies(dev_area_ha: float, rules: RuleSet) -> bool:
     return rules.greenspace_enabled and dev_area_ha >= rules.greenspace_threshold_ha
 
 
+def piece_areas(parts: np.ndarray, catchments: np.ndarray) -> np.ndarray:
+    """area(part ∩ catchment) for every (part, catchment) pair, bit-for-bit as GEOS gives it.
+
+    A part lying strictly inside a catchment is overlaid with its own frame (a rectangle
+    well outside it) instead of the catchment's thousands of vertices: GEOS clips the other
+    operand to a margin around the part, and no catchment edge comes near the part, so both
+    overlays return the part's own rings and the same area to the last bit
+    (tests/unit/test_inside_shortcut.py). A part that does not touch a catchment has no
+    piece there; only parts that cross a catchment's edge pay for the full overlay.
+    """
+    areas = np.zeros((len(parts), len(catchments)))
+    if len(parts) == 0 or len(catchments) == 0:
+        return areas
+    shapely.prepare(catchments)  # once per catchment object: later calls return at once
+    for j, catchment in enumerate(catchments):
+        touching = shapely.intersects(catchment, parts)
+        if not touching.any():
+            continue
+        inside = touching & shapely.contains_properly(catchment, parts)
+        if inside.any():
+            own = parts[inside]
+            frames = shapely.box(*(shapely.bounds(own) + _FRAME_MARGIN).T)
+            areas[inside, j] = shapely.area(shapely.intersection(own, frames))
+        crossing = touching & ~inside
+        if crossing.any():
+            areas[crossing, j] = shapely.area(shapely.intersection(parts[crossing], catchment))
+    return areas
+
+
 def land_use_pieces(
     boundary: Boundary,
     coefficients: Sequence[CoefficientPolygon],
@@ -71,10 +104,7 @@ def land_use_pieces(
     # (site ∩ coefficient) ∩ catchment, the order the published tool intersects in.
     site_parts = shapely.intersection(boundary, coef_geoms[coef_hits])
     greenspace = greenspace_applies(dev_area_ha, rules)
-    # Every (part, catchment) overlay in one call, row-major: the same GEOS operations
-    # as a loop over parts then catchments, so the areas are bit-for-bit the same.
-    nn_hit_geoms = nn_geoms[nn_hits]
-    areas_m2 = shapely.area(shapely.intersection(site_parts[:, np.newaxis], nn_hit_geoms))
+    areas_m2 = piece_areas(site_parts, nn_geoms[nn_hits])
     pieces: list[Piece] = []
     for part_index, nn_pos in zip(*np.nonzero(areas_m2 > 0.0), strict=True):
         coef = coefficients[int(coef_hits[part_index])]
