@@ -172,11 +172,15 @@ def markdown(report: dict[str, Any]) -> str:
     if b.get("generate_seconds") is not None:
         lines += ["", f"Building the bundle ({b.get('kind', 'simple')}): "
                   f"{b['generate_seconds']:,.1f} s to generate, {b.get('hash_seconds', 0):,.1f} s "
-                  f"to hash, {b.get('size', 0) / (1 << 20):,.0f} MiB."]  # fmt: skip
+                  f"to hash, {b.get('vouch_seconds', 0):,.1f} s to check every geometry and "
+                  f"vouch for the digest; {b.get('size', 0) / (1 << 20):,.0f} MiB."]  # fmt: skip
         if b.get("layers"):
-            lines.append("Small layers: " + "; ".join(
-                f"{name} {v['features']:,} features, {v['min_vertices']:,}-"
-                f"{v['max_vertices']:,} vertices" for name, v in b["layers"].items()) + ".")  # fmt: skip
+            stats = [
+                f"{name} {v['features']:,} features, "
+                f"{v['min_vertices']:,}-{v['max_vertices']:,} vertices"
+                for name, v in b["layers"].items()
+            ]
+            lines.append("Small layers: " + "; ".join(stats) + ".")
     lines += ["", "First job: nrf opens the bundle and assesses the small site in a fresh "
               "process; PostGIS is a new connection and the small site's query; the floor "
               "is its setup (decoding the whole layer)."]  # fmt: skip

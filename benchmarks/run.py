@@ -60,6 +60,11 @@ def child(method: str, args: argparse.Namespace, bundle: Path, work: Path) -> di
 SHALLOW_QUEUE = 10
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages: the machine is shared, so every run says."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.splitlines()[0])
     parser.add_argument("--polygons", type=int, default=1_000_000)
@@ -91,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     wl.save(work, work_path)
     rep: dict[str, Any] = {"machine": machine(), "bundle": {**meta, "path": bundle.name},
                            "args": {k: str(v) for k, v in vars(args).items()},
-                           "load_average": " ".join(f"{x:.2f}" for x in os.getloadavg())}  # fmt: skip
+                           "load_average": load_average()}  # fmt: skip
 
     cold = [child("cold", args, bundle, work_path) for _ in range(max(3, args.repeats))]
     firsts = [c["first_job_ms"] for c in cold if "first_job_ms" in c]

@@ -77,7 +77,8 @@ def cpu_seconds(server_pids: tuple[int, ...] = ()) -> float:
     ticks = os.sysconf("SC_CLK_TCK")
     for pid in server_pids:
         try:
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
         total += (int(fields[11]) + int(fields[12])) / ticks

@@ -9,6 +9,8 @@ England that keep the Norfolk seeds (so the sample sites keep their works, LPA, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import shapely
 from attrs import frozen
@@ -34,7 +36,9 @@ class Design:
     zone_spacing: float = 150.0
 
 
-def _seeds(rng: np.random.Generator, fixed: list[tuple[float, float]], total: int) -> np.ndarray:
+def _seeds(
+    rng: np.random.Generator, fixed: Sequence[tuple[float, float]], total: int
+) -> np.ndarray:
     x0, y0, x1, y1 = ENGLAND_BOX
     extra = np.column_stack(
         [rng.uniform(x0, x1, total - len(fixed)), rng.uniform(y0, y1, total - len(fixed))]
@@ -107,7 +111,9 @@ def wwtw_layer(design: Design, seed: int) -> tuple[Layer, list[int]]:
     rng = np.random.default_rng([seed, 2])
     seeds = _seeds(rng, [s for _, _, s in norfolk._WORKS], design.works)
     cells = _partition(seeds, design.zone_spacing, seed + 2)
-    gaps = shapely.union_all([norfolk.blob(c, r, 100 + i) for i, (c, r) in enumerate(norfolk._NO_WORKS)])
+    gaps = shapely.union_all(
+        [norfolk.blob(c, r, 100 + i) for i, (c, r) in enumerate(norfolk._NO_WORKS)]
+    )
     extra = [100_000 + k for k in range(design.works - len(norfolk._WORKS))]
     ids = [wid for wid, _, _ in norfolk._WORKS] + extra
     geoms = [as_multipolygon(shapely.difference(c, gaps)) for c in cells]
@@ -122,7 +128,7 @@ def wwtw_layer(design: Design, seed: int) -> tuple[Layer, list[int]]:
 
 
 def _named_zones(
-    layer: str, column: str, fixed: list[tuple[str, tuple[float, float]]], total: int,
+    layer: str, column: str, fixed: Sequence[tuple[str, tuple[float, float]]], total: int,
     prefix: str, spacing: float, seed: int,
 ) -> Layer:  # fmt: skip
     rng = np.random.default_rng([seed, 3])

@@ -12,7 +12,6 @@ from nrf.domain.model import Boundary, CoefficientPolygon, NnCatchment
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RuleSet
 
-
 # A frame's distance outside a part's bounds (m) on every side: (-minx, -miny, +maxx, +maxy).
 _FRAME_MARGIN = np.array([-1000.0, -1000.0, 1000.0, 1000.0])
 
