@@ -57,7 +57,7 @@ def batch(bundle: Path, repeats: int) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     for _ in range(repeats):
         for name, (site_map, areas) in variants.items():
-            land_use.piece_areas = areas  # type: ignore[assignment]
+            land_use.piece_areas = areas
             try:
                 cpu0, started = cpu_seconds(), time.perf_counter()
                 run = AssessDevelopments(repo, site_map)(sites, rules)
