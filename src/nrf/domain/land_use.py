@@ -67,18 +67,20 @@ def piece_areas(parts: np.ndarray, catchments: np.ndarray) -> np.ndarray:
     if len(parts) == 0 or len(catchments) == 0:
         return areas
     shapely.prepare(catchments)  # once per catchment object: later calls return at once
-    for j, catchment in enumerate(catchments):
-        touching = shapely.intersects(catchment, parts)
-        if not touching.any():
-            continue
-        inside = touching & shapely.contains_properly(catchment, parts)
-        if inside.any():
-            own = parts[inside]
-            frames = shapely.box(*(shapely.bounds(own) + _FRAME_MARGIN).T)
-            areas[inside, j] = shapely.area(shapely.intersection(own, frames))
-        crossing = touching & ~inside
-        if crossing.any():
-            areas[crossing, j] = shapely.area(shapely.intersection(parts[crossing], catchment))
+    touching = shapely.intersects(catchments[np.newaxis, :], parts[:, np.newaxis])
+    if not touching.any():
+        return areas
+    inside = touching & shapely.contains_properly(catchments[np.newaxis, :], parts[:, np.newaxis])
+    # The frame overlay does not depend on the catchment: once per part, whichever holds it.
+    held = np.flatnonzero(inside.any(axis=1))
+    if held.size:
+        own = parts[held]
+        frames = shapely.box(*(shapely.bounds(own) + _FRAME_MARGIN).T)
+        own_area = shapely.area(shapely.intersection(own, frames))
+        areas[held] = np.where(inside[held], own_area[:, np.newaxis], 0.0)
+    rows, cols = np.nonzero(touching & ~inside)
+    if rows.size:
+        areas[rows, cols] = shapely.area(shapely.intersection(parts[rows], catchments[cols]))
     return areas
 
 

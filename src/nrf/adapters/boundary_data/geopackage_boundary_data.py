@@ -146,8 +146,9 @@ class GeoPackageBoundaryData:
         geoms = decode_checked(
             COEFFICIENT_LAYER, [r[0] for r in rows], [r[1] for r in rows], self._check_coefficients
         )
+        c = _coefficient  # four calls per polygon read: no generator, no attribute lookups
         coefficients = tuple(
-            CoefficientPolygon(geom, *(_coefficient(v) for v in row[2:]))
+            CoefficientPolygon(geom, c(row[2]), c(row[3]), c(row[4]), c(row[5]))
             for row, geom in zip(rows, geoms, strict=True)
         )
         return SiteReferenceData(
