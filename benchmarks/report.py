@@ -36,9 +36,12 @@ def row_values(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:
     def get(m: dict[str, Any], key: str) -> float | None:
         return None if "skipped" in m else m.get(key)
 
+    # All processes: the in-process run plus its largest forked child, or the worker's
+    # processes added up (supervisor, loop, job process), whichever is more.
     nrf_rss = _rss(nrf, "child_peak_rss_mb")
-    if nrf_rss is not None and worker.get("peak_rss_mb_max"):
-        nrf_rss = max(nrf_rss, worker["peak_rss_mb_max"])
+    by_process = worker.get("peak_rss_mb_by_process") or {}
+    if nrf_rss is not None and by_process:
+        nrf_rss = max(nrf_rss, round(sum(by_process.values()), 1))
     return {
         "small_ms": {"nrf": get(nrf, "small_median_ms"), "postgis": get(pg, "small_median_ms"),
                      "floor": get(floor, "small_median_ms")},
@@ -171,9 +174,9 @@ def markdown(report: dict[str, Any]) -> str:
     b = report["bundle"]
     if b.get("generate_seconds") is not None:
         lines += ["", f"Building the bundle ({b.get('kind', 'simple')}): "
-                  f"{b['generate_seconds']:,.1f} s to generate, {b.get('hash_seconds', 0):,.1f} s "
-                  f"to hash, {b.get('vouch_seconds', 0):,.1f} s to check every geometry and "
-                  f"vouch for the digest; {b.get('size', 0) / (1 << 20):,.0f} MiB."]  # fmt: skip
+                  f"{b['generate_seconds']:,.1f} s to generate, {b.get('hash_seconds') or 0:,.1f} s "
+                  f"to hash, {b.get('vouch_seconds') or 0:,.1f} s to check every geometry and "
+                  f"vouch for the digest; {(b.get('size') or 0) / (1 << 20):,.0f} MiB."]  # fmt: skip
         if b.get("layers"):
             stats = [
                 f"{name} {v['features']:,} features, "
