@@ -173,10 +173,12 @@ def markdown(report: dict[str, Any]) -> str:
                      + f" | {ratio} | {met} | {t['by_how_much']} |")  # fmt: skip
     b = report["bundle"]
     if b.get("generate_seconds") is not None:
+        hashed, vouched = b.get("hash_seconds") or 0, b.get("vouch_seconds") or 0
+        size = (b.get("size") or 0) / (1 << 20)
         lines += ["", f"Building the bundle ({b.get('kind', 'simple')}): "
-                  f"{b['generate_seconds']:,.1f} s to generate, {b.get('hash_seconds') or 0:,.1f} s "
-                  f"to hash, {b.get('vouch_seconds') or 0:,.1f} s to check every geometry and "
-                  f"vouch for the digest; {(b.get('size') or 0) / (1 << 20):,.0f} MiB."]  # fmt: skip
+                  f"{b['generate_seconds']:,.1f} s to generate, {hashed:,.1f} s to hash, "
+                  f"{vouched:,.1f} s to check every geometry and vouch for the digest; "
+                  f"{size:,.0f} MiB."]  # fmt: skip
         if b.get("layers"):
             stats = [
                 f"{name} {v['features']:,} features, "

@@ -102,3 +102,16 @@ def children_peak_rss_mb() -> float:
     """The largest peak RSS of any reaped child (forked assessment processes)."""
     scale = 1 / (1 << 20) if sys.platform == "darwin" else 1 / 1024
     return round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale, 1)
+
+
+def pss_mb(pid: int) -> float | None:
+    """Proportional set size now (Linux): shared pages split between the processes using
+    them, so adding it up over processes counts each page once, unlike RSS."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
