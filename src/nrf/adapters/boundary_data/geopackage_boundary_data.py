@@ -102,7 +102,9 @@ class GeoPackageBoundaryData:
         cursor = self._connection().execute(
             f"SELECT {q(table.key)}, {names} FROM {q(table.name)} ORDER BY {q(table.key)}"
         )
-        return [{"_key": r[0], **dict(zip(wanted, r[1:], strict=True))} for r in cursor]
+        # One dict per row straight from the tuple (the national permit table has ~4,000).
+        keys = ("_key", *wanted)
+        return [dict(zip(keys, r, strict=True)) for r in cursor]
 
     def _small_layer(self, name: str, trusted: frozenset[str]) -> EagerLayer | LazyLayer:
         table = self._schema[name]
