@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 from shapely.geometry import Polygon, box
 from test_geopackage_boundary_data import _coefficient_layer, write_tiny
@@ -169,3 +170,26 @@ def test_vouching_refuses_a_bundle_with_a_bad_coefficient_polygon(tmp_path: Path
     with pytest.raises(BrokenBundle, match="fid 201 has an invalid geometry"):
         vouch_for_bundle(path)
     assert not validation_record.record_path(path).exists()
+
+
+def test_rtree_lookups_by_sql_and_by_boxes_in_memory_agree(tmp_path: Path) -> None:
+    """A lazy layer answers its first lookups with SQL, later ones from its boxes in memory."""
+    import shutil
+
+    from nrf.adapters.boundary_data.small_layers import LazyLayer
+    from nrf.entrypoints.container import bundled_reference_data
+
+    path = Path(shutil.copy(bundled_reference_data(), tmp_path / "norfolk.gpkg"))
+    repo = GeoPackageBoundaryData(path)
+    rng = np.random.default_rng(4)
+    envelopes = [box(x, y, x + w, y + w) for x, y, w in zip(
+        rng.uniform(575_000, 645_000, 300), rng.uniform(272_000, 346_000, 300),
+        rng.uniform(1, 8_000, 300), strict=True)]  # fmt: skip
+    for name in validation_record_layers():
+        by_sql = LazyLayer(name, repo._schema[name], repo._connection)
+        by_sql.SQL_LOOKUPS = 10**9
+        in_memory = LazyLayer(name, repo._schema[name], repo._connection)
+        in_memory.SQL_LOOKUPS = 0
+        sql_fids = [by_sql._fids(e) for e in envelopes]
+        assert sql_fids == [in_memory._fids(e) for e in envelopes]
+        assert sum(map(len, sql_fids)) > 100  # they do find features

@@ -127,26 +127,50 @@ class EagerLayer:
 
 
 class LazyLayer:
-    """A trusted small layer: R-tree boxes in memory, features decoded on first need."""
+    """A trusted small layer: features decoded on first need, found through the R-tree.
+
+    The first few lookups ask SQLite's R-tree directly (tens of microseconds each), so a
+    fresh process's first job does not wait for every box of the layer; after that the boxes
+    are read once into an STRtree, which answers a batch's lookups faster. Both compare the
+    same stored boxes inclusively, so they name the same features.
+    """
+
+    SQL_LOOKUPS = 16
 
     def __init__(self, name: str, table: TableSchema, connect: Connect) -> None:
         self.name = name
         self._connect = connect
-        boxes = np.array(
-            connect().execute(f"SELECT id, minx, miny, maxx, maxy FROM {q(table.rtree or '')}")
-            .fetchall(),
-            dtype=float,
-        ).reshape(-1, 5)  # fmt: skip
-        order = np.argsort(boxes[:, 0], kind="stable")
-        self._ids = boxes[order, 0].astype(np.int64)
-        self.tree = shapely.STRtree(shapely.box(*boxes[order, 1:].T))
+        self._rtree = q(table.rtree or "")
+        self._tree: tuple[NDArray[np.int64], shapely.STRtree] | None = None
+        self._lookups = 0
         self._sql, self._names = select_rows(table)
         self._key = q(table.key)
         self._cache: dict[int, Any] = {}
         self._lock = threading.Lock()
 
+    def _boxes(self) -> tuple[NDArray[np.int64], shapely.STRtree]:
+        rows = self._connect().execute(f"SELECT id, minx, miny, maxx, maxy FROM {self._rtree}")
+        boxes = np.array(rows.fetchall(), dtype=float).reshape(-1, 5)
+        boxes = boxes[np.argsort(boxes[:, 0], kind="stable")]
+        return boxes[:, 0].astype(np.int64), shapely.STRtree(shapely.box(*boxes[:, 1:].T))
+
+    def _fids(self, envelope: shapely.Geometry) -> list[int]:
+        if self._tree is None and self._lookups < self.SQL_LOOKUPS:
+            self._lookups += 1
+            minx, miny, maxx, maxy = shapely.bounds(envelope).tolist()
+            found = self._connect().execute(
+                f"SELECT id FROM {self._rtree} WHERE minx <= ? AND maxx >= ? "
+                "AND miny <= ? AND maxy >= ? ORDER BY id",
+                (maxx, minx, maxy, miny),
+            )
+            return [int(r[0]) for r in found]
+        if self._tree is None:
+            self._tree = self._boxes()
+        ids, tree = self._tree
+        return list(ids[np.sort(tree.query(envelope))].tolist())
+
     def near(self, envelope: shapely.Geometry) -> tuple[Any, ...]:
-        fids = self._ids[np.sort(self.tree.query(envelope))].tolist()
+        fids = self._fids(envelope)
         missing = [f for f in fids if f not in self._cache]
         if missing:
             self._load(missing)
