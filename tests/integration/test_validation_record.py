@@ -193,3 +193,17 @@ def test_rtree_lookups_by_sql_and_by_boxes_in_memory_agree(tmp_path: Path) -> No
         sql_fids = [by_sql._fids(e) for e in envelopes]
         assert sql_fids == [in_memory._fids(e) for e in envelopes]
         assert sum(map(len, sql_fids)) > 100  # they do find features
+
+
+def test_a_builders_gate_can_record_its_own_checks(tmp_path: Path) -> None:
+    from nrf.bundles.vouch import record_checked_by_gate
+
+    path = write_tiny(tmp_path / "built.gpkg")
+    digest = record_checked_by_gate(path)
+    assert digest == hashlib.sha256(path.read_bytes()).hexdigest()
+    record = json.loads(validation_record.record_path(path).read_text())
+    assert record == {
+        "sha256": digest,
+        "checks_version": validation_record.CHECKS_VERSION,
+        "layers": sorted([*validation_record_layers(), "land_use_coefficients"]),
+    }
