@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import figures
-from benchmarks.timing import median, ms_since, repeat_ms, timed
+from benchmarks.timing import (
+    children_peak_rss_mb,
+    median,
+    ms_since,
+    repeat_ms,
+    repeat_ms_cpu,
+    timed,
+)
 from benchmarks.workload import Workload
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
@@ -36,7 +43,7 @@ def run(bundle: Path, workload: Workload, rules: RuleSet, repeats: int) -> dict[
     assess = AssessDevelopments(repo, ForkedSiteMap(PROCESSES))
     first_ms, _ = timed(lambda: assess(workload.small, rules))
     small_ms, small_run = repeat_ms(lambda: assess(workload.small, rules), repeats * 10)
-    bnw_ms, bnw_run = repeat_ms(lambda: assess(workload.bnw, rules), repeats)
+    bnw_ms, bnw_cpu, bnw_run = repeat_ms_cpu(lambda: assess(workload.bnw, rules), repeats)
     per_site: list[tuple[int, float]] = []
     out: dict[str, figures.Figures] = {}
     started = time.perf_counter()
@@ -63,6 +70,9 @@ def run(bundle: Path, workload: Workload, rules: RuleSet, repeats: int) -> dict[
         "small_median_ms": median(small_ms),
         "bnw_ms": bnw_ms,
         "bnw_median_ms": median(bnw_ms),
+        "bnw_cpu_ms": bnw_cpu,
+        "bnw_cpu_median_ms": median(bnw_cpu),
+        "child_peak_rss_mb": children_peak_rss_mb(),
         "random_n": len(workload.random),
         "random_seconds": round(total_s, 3),
         "random_jobs_per_s": round(len(workload.random) / total_s, 1) if total_s else None,

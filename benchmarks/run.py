@@ -60,6 +60,11 @@ def child(method: str, args: argparse.Namespace, bundle: Path, work: Path) -> di
 SHALLOW_QUEUE = 10
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages: the machine is shared, so every run says."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.splitlines()[0])
     parser.add_argument("--polygons", type=int, default=1_000_000)
@@ -70,23 +75,28 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-postgis", action="store_true")
     parser.add_argument("--no-naive", action="store_true")
     parser.add_argument("--no-worker", action="store_true")
+    parser.add_argument(
+        "--simple", action="store_true", help="the old small-layer bundle (5-8 vertex parcels)"
+    )
     parser.add_argument("--cache", type=Path, default=ROOT / ".bench-cache")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     args = parser.parse_args(argv)
     if args.quick:
         args.polygons, args.repeats, args.random, args.worker_jobs = 3000, 2, 30, 8
         args.no_postgis = True
+        args.simple = True
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    bundle, meta = cached_bundle(args.cache, args.polygons)
-    work_path = args.cache / f"workload-{args.polygons}-{args.random}.pkl"
+    bundle, meta = cached_bundle(args.cache, args.polygons, realistic=not args.simple)
+    work_path = args.cache / f"workload-{bundle.stem}-{args.random}.pkl"
     work = wl.build(args.random, 20261125, meta["extent"])
     wl.save(work, work_path)
     rep: dict[str, Any] = {"machine": machine(), "bundle": {**meta, "path": bundle.name},
-                           "args": {k: str(v) for k, v in vars(args).items()}}  # fmt: skip
+                           "args": {k: str(v) for k, v in vars(args).items()},
+                           "load_average": load_average()}  # fmt: skip
 
     cold = [child("cold", args, bundle, work_path) for _ in range(max(3, args.repeats))]
     firsts = [c["first_job_ms"] for c in cold if "first_job_ms" in c]

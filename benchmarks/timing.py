@@ -61,3 +61,57 @@ def vm_hwm_mb(pid: int) -> float | None:
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def cpu_seconds(server_pids: tuple[int, ...] = ()) -> float:
+    """CPU (user + system) of this process, its reaped children and any ``server_pids``.
+
+    Forked assessment children are joined at the end of each batch, so their CPU is in
+    RUSAGE_CHILDREN by the time the batch returns; a database server's backend is read
+    from /proc.
+    """
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    ticks = os.sysconf("SC_CLK_TCK")
+    for pid in server_pids:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def repeat_ms_cpu(
+    fn: Callable[[], Any], repeats: int, server_pids: tuple[int, ...] = ()
+) -> tuple[list[float], list[float], Any]:
+    """Like ``repeat_ms``, also the CPU ms of every run across all the processes involved."""
+    times, cpus, value = [], [], None
+    for _ in range(max(1, repeats)):
+        cpu0 = cpu_seconds(server_pids)
+        ms, value = timed(fn)
+        times.append(round(ms, 3))
+        cpus.append(round((cpu_seconds(server_pids) - cpu0) * 1000, 1))
+    return times, cpus, value
+
+
+def children_peak_rss_mb() -> float:
+    """The largest peak RSS of any reaped child (forked assessment processes)."""
+    scale = 1 / (1 << 20) if sys.platform == "darwin" else 1 / 1024
+    return round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale, 1)
+
+
+def pss_mb(pid: int) -> float | None:
+    """Proportional set size now (Linux): shared pages split between the processes using
+    them, so adding it up over processes counts each page once, unlike RSS."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None

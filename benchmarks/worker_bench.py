@@ -20,7 +20,7 @@ import boto3
 from moto.server import ThreadedMotoServer
 
 from benchmarks.pg_cluster import _free_port
-from benchmarks.timing import log, vm_hwm_mb
+from benchmarks.timing import log, pss_mb, vm_hwm_mb
 from nrf.domain.model import Development
 from nrf.entrypoints.job_submission import job_messages
 
@@ -129,6 +129,7 @@ def run(
             # Timing failed jobs would measure the wrong thing: stop the report here.
             raise RuntimeError(f"worker benchmark jobs did not all succeed: {dict(outcomes)}")
         hwm = {pid: vm_hwm_mb(pid) for pid in _descendants(worker.pid)}
+        pss = {pid: pss_mb(pid) for pid in hwm}
         log(f"worker x{concurrency}: {len(sites)} jobs in {seconds:.2f} s")
         return {
             "concurrency": concurrency,
@@ -141,6 +142,8 @@ def run(
             "first_job_after_start_s": round(ready_s, 2),
             "peak_rss_mb_by_process": {str(k): v for k, v in hwm.items() if v is not None},
             "peak_rss_mb_max": max((v for v in hwm.values() if v is not None), default=None),
+            # After the jobs: shared library pages counted once across the processes.
+            "pss_mb_sum_after": round(sum(v for v in pss.values() if v is not None), 1),
         }
     finally:
         worker.send_signal(signal.SIGTERM)

@@ -27,8 +27,13 @@ def test_quick_benchmark_writes_a_report_and_every_method_agrees(tmp_path: Path)
     assert methods["nrf"]["random_n"] == 30 and len(methods["nrf"]["random_per_site"]) == 30
     assert report["worker"]["jobs"] == 8 and "queue_overhead_ms" in report["worker"]
     assert [t["key"] for t in report["targets"]] == [
-        "small_ms", "first_job_ms", "bnw_ms", "random_jobs_per_s", "peak_rss_mb",
+        "small_ms", "bnw_ms", "bnw_cpu_ms", "random_ms", "first_job_ms", "peak_rss_mb",
         "queue_overhead_ms",
     ]  # fmt: skip
+    # Every row has nrf's own figure; the CPU per batch was read for nrf and the floor.
+    assert all(t["nrf"] is not None for t in report["targets"])
+    assert methods["nrf"]["bnw_cpu_median_ms"] > 0 and methods["floor"]["bnw_cpu_median_ms"] > 0
+    assert report["bundle"]["kind"] == "simple" and "vouch_seconds" in report["bundle"]
     summary = (out / "summary.md").read_text()
     assert "| nrf |" in summary and "3,000 coefficient polygons" in summary
+    assert "| scenario | goal | nrf | PostGIS | floor |" in summary

@@ -11,7 +11,11 @@ from typing import Any
 import pytest
 from shapely.geometry import box
 
+from nrf.adapters.boundary_data import bundle_digest
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.adapters.boundary_data.geopackage_schema import COEFFICIENT_LAYER
+from nrf.adapters.boundary_data.small_layers import SMALL_LAYERS
+from nrf.adapters.boundary_data.validation_record import trusted_layers
 from nrf.adapters.outputs.result_files import result_document
 from nrf.bundles.geopackage_writer import Layer, Table, write_geopackage
 from nrf.domain.assessment import AssessDevelopments
@@ -206,6 +210,20 @@ def test_results_carry_the_built_version_and_digest(tmp_path: Path) -> None:
     assert p["bundle_name"] == "nrf-defra-iat" and p["bundle_version"] == "2026.11.1"
     assert p["bundle_sha256"] == hashlib.sha256(bundle.read_bytes()).hexdigest()
     assert p["synthetic_data"] is False
+
+
+def test_a_built_bundle_is_trusted_by_readers_until_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The gate checked every geometry, so readers skip those checks for this exact file.
+    # (Only bundles big enough to get a digest sidecar are trusted: small ones check fast.)
+    monkeypatch.setattr(bundle_digest, "SIDECAR_MIN_BYTES", 0)
+    assert build(tmp_path, FixtureData()) == 0
+    bundle = tmp_path / "out.gpkg"
+    assert trusted_layers(bundle) == {*SMALL_LAYERS, COEFFICIENT_LAYER}
+    with bundle.open("ab") as changed:  # any other bytes are another file: checked in full
+        changed.write(b"\0")
+    assert trusted_layers(bundle) == frozenset()
 
 
 def test_dirty_lookups_are_cleaned_and_each_cleaning_is_listed(tmp_path: Path) -> None:

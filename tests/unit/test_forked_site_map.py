@@ -13,6 +13,11 @@ import pytest
 from nrf.adapters.site_map.forked_site_map import ChildFailed, ForkedSiteMap, blocks
 
 
+def idle(processes: int, **options: int) -> ForkedSiteMap:
+    """A map that sees a machine with CPUs to spare (the default reads the load average)."""
+    return ForkedSiteMap(processes, spare_cpus=lambda: 64.0, **options)
+
+
 def square(x: int) -> int:
     return x * x
 
@@ -30,12 +35,12 @@ def test_blocks_cover_every_index_once_in_order() -> None:
 
 
 def test_a_big_batch_runs_in_as_many_processes_as_asked() -> None:
-    pids = list(ForkedSiteMap(3)(lambda _: os.getpid(), list(range(96))))
+    pids = list(idle(3)(lambda _: os.getpid(), list(range(96))))
     assert len(set(pids)) == 3 and os.getpid() in pids
 
 
 def test_a_small_batch_stays_in_the_calling_process() -> None:
-    pids = set(ForkedSiteMap(4, min_items=16)(lambda _: os.getpid(), list(range(15))))
+    pids = set(idle(4, min_items=16)(lambda _: os.getpid(), list(range(15))))
     assert pids == {os.getpid()}
 
 
@@ -46,7 +51,7 @@ def test_a_childs_exception_is_raised_in_the_caller() -> None:
         return x
 
     with pytest.raises(ValueError, match="bad item 63"):
-        list(ForkedSiteMap(2)(fail_on_last, list(range(64))))
+        list(idle(2)(fail_on_last, list(range(64))))
 
 
 def test_an_exception_that_cannot_travel_still_says_what_happened() -> None:
@@ -59,7 +64,7 @@ def test_an_exception_that_cannot_travel_still_says_what_happened() -> None:
         return x
 
     with pytest.raises(ChildFailed, match="Local: cannot be pickled"):
-        list(ForkedSiteMap(2)(fail, list(range(64))))
+        list(idle(2)(fail, list(range(64))))
 
 
 def test_a_child_that_dies_is_reported_not_waited_for() -> None:
@@ -69,11 +74,11 @@ def test_a_child_that_dies_is_reported_not_waited_for() -> None:
         return x
 
     with pytest.raises(ChildFailed, match="exit code 7"):
-        list(ForkedSiteMap(2)(die, list(range(64))))
+        list(idle(2)(die, list(range(64))))
 
 
 def test_stopping_early_leaves_no_child_behind() -> None:
-    results = ForkedSiteMap(2)(square, list(range(200)))
+    results = idle(2)(square, list(range(200)))
     assert next(results) == 0
     results.close()  # type: ignore[attr-defined]
     assert multiprocessing.active_children() == []
@@ -85,7 +90,8 @@ def test_text_buffered_before_the_fork_is_printed_once() -> None:
         import sys
         from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
         print("before", end="")  # stdout is a pipe here, so this sits in the buffer
-        assert list(ForkedSiteMap(2)(abs, list(range(64)))) == list(range(64))
+        site_map = ForkedSiteMap(2, spare_cpus=lambda: 64.0)
+        assert list(site_map(abs, list(range(64)))) == list(range(64))
         print(" after")
         """
     )
@@ -98,3 +104,14 @@ def test_text_buffered_before_the_fork_is_printed_once() -> None:
 def test_zero_processes_is_refused() -> None:
     with pytest.raises(ValueError):
         ForkedSiteMap(0)
+
+
+@pytest.mark.parametrize(
+    ("spare", "expected"),
+    [(64.0, 3), (2.0, 3), (1.0, 2), (0.8, 2), (0.5, 1), (0.0, 1), (-3.0, 1)],
+)
+def test_only_spare_cpus_get_a_process(spare: float, expected: int) -> None:
+    # 3 asked; the caller's own CPU is always used, plus one per spare CPU (0.75 counts).
+    site_map = ForkedSiteMap(3, spare_cpus=lambda: spare)
+    pids = list(site_map(lambda _: os.getpid(), list(range(96))))
+    assert len(set(pids)) == expected and os.getpid() in pids

@@ -21,6 +21,7 @@ from nrf.bundles.provenance import source_files, write_provenance
 from nrf.bundles.qc.gate import previous_counts, run_gate
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.staging import stage_coefficients, stage_small
+from nrf.bundles.vouch import record_checked_by_gate
 
 Progress = Callable[[str], Callable[[int, int], None]]
 # Findings that mean the delivery could not even be read: nothing to stage or gate.
@@ -133,6 +134,8 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
             (report.outcome, report.summary()),
         )
         writer.close()
+        # The gate checked every geometry of every layer: readers may trust this exact file.
+        record_checked_by_gate(request.output)
     except BaseException:
         coefficients.close()
         writer.abort()

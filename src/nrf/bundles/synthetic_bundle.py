@@ -11,7 +11,9 @@ import numpy as np
 from attrs import frozen
 
 from nrf.bundles import synthetic_norfolk as norfolk
+from nrf.bundles.detailed_parcels import parcel_rows_detailed
 from nrf.bundles.geopackage_writer import GeoPackageWriter
+from nrf.bundles.realistic_layers import Design, national_layers
 from nrf.bundles.synthetic_parcels import (
     ParcelGrid,
     coefficients,
@@ -94,11 +96,14 @@ def generate_bundle(
     version: str = DEFAULT_VERSION,
     created: str = DEFAULT_CREATED,
     description: str | None = None,
+    realistic: bool = False,
 ) -> GeneratedBundle:
     """Write a synthetic bundle with about ``n_coefficients`` parcels tiling ``extent``.
 
     Without an extent the parcels (mean ~2.4 ha) cover a rectangle centred on Norfolk and
-    kept inside England; the other layers and tables are always the Norfolk design.
+    kept inside England. The other layers and tables are the Norfolk design, or with
+    ``realistic`` national layers at real-world detail around it (``realistic_layers``)
+    and parcels of 5-30 vertices (``detailed_parcels``).
     """
     grid = plan_grid(n_coefficients, seed, extent)
     total = grid.count
@@ -106,11 +111,16 @@ def generate_bundle(
         f"{SYNTHETIC_NOTE}{total:,} field-parcel-like coefficient polygons (seed {seed}) "
         "with made-up Norfolk catchments, works, permits and rates."
     )
+    if realistic:
+        layers, tables = national_layers(Design(), seed)
+        rows = parcel_rows_detailed
+    else:
+        layers, tables, rows = norfolk.small_layers(), norfolk.tables(), parcel_rows
     with GeoPackageWriter(path, timestamp=created) as writer:
-        for layer in norfolk.small_layers():
+        for layer in layers:
             writer.create_layer(layer.name, layer.columns, geometry_type=layer.geometry_type)
             writer.append_features(layer.name, layer.geometries, layer.attributes)
-        for table in norfolk.tables():
+        for table in tables:
             writer.create_table(table.name, table.columns, table.rows)
         writer.create_table(
             "bundle_info",
@@ -120,7 +130,7 @@ def generate_bundle(
         writer.create_layer("land_use_coefficients", [(c, "REAL") for c in COEFFICIENT_COLUMNS])
         rows_per_chunk = max(1, _CHUNK_PARCELS // len(grid.widths))
         done = 0
-        for first, polygons in parcel_rows(grid, rows_per_chunk):
+        for first, polygons in rows(grid, rows_per_chunk):
             values = coefficients(grid, first, first + len(polygons) // len(grid.widths))
             columns = {c: values[:, k] for k, c in enumerate(COEFFICIENT_COLUMNS)}
             writer.append_features("land_use_coefficients", polygons, columns)
@@ -154,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--parcels", type=int, default=None)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--norfolk", action="store_true", help="the bundled Norfolk demo")
+    parser.add_argument("--realistic", action="store_true", help="national layers, real detail")
     args = parser.parse_args(argv)
 
     def report(done: int, total: int) -> None:
@@ -162,7 +173,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.norfolk:
         out = generate_norfolk_demo(args.path, n_coefficients=args.parcels or NORFOLK_DEMO_PARCELS)
     else:
-        out = generate_bundle(args.path, args.parcels or 100_000, seed=args.seed, progress=report)
+        out = generate_bundle(
+            args.path,
+            args.parcels or 100_000,
+            seed=args.seed,
+            progress=report,
+            realistic=args.realistic,
+        )
     print(f"\nwrote {out.path} with {out.coefficient_count:,} coefficient polygons")
     return 0
 

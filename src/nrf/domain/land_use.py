@@ -12,6 +12,9 @@ from nrf.domain.model import Boundary, CoefficientPolygon, NnCatchment
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RuleSet
 
+# A frame's distance outside a part's bounds (m) on every side: (-minx, -miny, +maxx, +maxy).
+_FRAME_MARGIN = np.array([-1000.0, -1000.0, 1000.0, 1000.0])
+
 
 @frozen
 class Piece:
@@ -50,6 +53,37 @@ def greenspace_applies(dev_area_ha: float, rules: RuleSet) -> bool:
     return rules.greenspace_enabled and dev_area_ha >= rules.greenspace_threshold_ha
 
 
+def piece_areas(parts: np.ndarray, catchments: np.ndarray) -> np.ndarray:
+    """area(part ∩ catchment) for every (part, catchment) pair, bit-for-bit as GEOS gives it.
+
+    A part lying strictly inside a catchment is overlaid with its own frame (a rectangle
+    well outside it) instead of the catchment's thousands of vertices: GEOS clips the other
+    operand to a margin around the part, and no catchment edge comes near the part, so both
+    overlays return the part's own rings and the same area to the last bit
+    (tests/unit/test_inside_shortcut.py). A part that does not touch a catchment has no
+    piece there; only parts that cross a catchment's edge pay for the full overlay.
+    """
+    areas = np.zeros((len(parts), len(catchments)))
+    if len(parts) == 0 or len(catchments) == 0:
+        return areas
+    shapely.prepare(catchments)  # once per catchment object: later calls return at once
+    touching = shapely.intersects(catchments[np.newaxis, :], parts[:, np.newaxis])
+    if not touching.any():
+        return areas
+    inside = touching & shapely.contains_properly(catchments[np.newaxis, :], parts[:, np.newaxis])
+    # The frame overlay does not depend on the catchment: once per part, whichever holds it.
+    held = np.flatnonzero(inside.any(axis=1))
+    if held.size:
+        own = parts[held]
+        frames = shapely.box(*(shapely.bounds(own) + _FRAME_MARGIN).T)
+        own_area = shapely.area(shapely.intersection(own, frames))
+        areas[held] = np.where(inside[held], own_area[:, np.newaxis], 0.0)
+    rows, cols = np.nonzero(touching & ~inside)
+    if rows.size:
+        areas[rows, cols] = shapely.area(shapely.intersection(parts[rows], catchments[cols]))
+    return areas
+
+
 def land_use_pieces(
     boundary: Boundary,
     coefficients: Sequence[CoefficientPolygon],
@@ -71,10 +105,7 @@ def land_use_pieces(
     # (site ∩ coefficient) ∩ catchment, the order the published tool intersects in.
     site_parts = shapely.intersection(boundary, coef_geoms[coef_hits])
     greenspace = greenspace_applies(dev_area_ha, rules)
-    # Every (part, catchment) overlay in one call, row-major: the same GEOS operations
-    # as a loop over parts then catchments, so the areas are bit-for-bit the same.
-    nn_hit_geoms = nn_geoms[nn_hits]
-    areas_m2 = shapely.area(shapely.intersection(site_parts[:, np.newaxis], nn_hit_geoms))
+    areas_m2 = piece_areas(site_parts, nn_geoms[nn_hits])
     pieces: list[Piece] = []
     for part_index, nn_pos in zip(*np.nonzero(areas_m2 > 0.0), strict=True):
         coef = coefficients[int(coef_hits[part_index])]

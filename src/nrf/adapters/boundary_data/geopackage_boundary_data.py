@@ -12,13 +12,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import shapely
-from numpy.typing import NDArray
 
 from nrf.adapters.boundary_data import geopackage_lookups as clean
 from nrf.adapters.boundary_data.bundle_digest import file_sha256
-from nrf.adapters.boundary_data.geopackage_blob import BlobError, decode_blobs
 from nrf.adapters.boundary_data.geopackage_schema import (
     COEFFICIENT_COLUMNS,
     COEFFICIENT_LAYER,
@@ -26,66 +23,24 @@ from nrf.adapters.boundary_data.geopackage_schema import (
     check_schema,
     q,
 )
+from nrf.adapters.boundary_data.small_layers import (
+    SMALL_LAYERS,
+    EagerLayer,
+    LazyLayer,
+    decode_checked,
+    select_rows,
+)
+from nrf.adapters.boundary_data.validation_record import record_valid, trusted_layers
 from nrf.domain.errors import BrokenBundle
 from nrf.domain.model import (
     Boundary,
     BundleInfo,
     CoefficientPolygon,
     LookupTables,
-    NnCatchment,
     SiteReferenceData,
-    Zone,
 )
 
-_ZONE_COLUMN = {
-    "wwtw_catchments": "wwtw_id",
-    "lpa_boundaries": "name",
-    "subcatchments": "opcat_name",
-}
 _INFO_COLUMNS = ("name", "version", "created", "description")
-_POLYGON = int(shapely.GeometryType.POLYGON)
-_MULTIPOLYGON = int(shapely.GeometryType.MULTIPOLYGON)
-_POLYGONAL = (_POLYGON, _MULTIPOLYGON)
-
-
-class _SmallLayer:
-    """A whole small layer with an STRtree over its envelopes."""
-
-    def __init__(self, features: list[Any], geometries: NDArray[np.object_]) -> None:
-        self.features = features
-        self.tree = shapely.STRtree(geometries)
-
-    def near(self, envelope: shapely.Geometry) -> tuple[Any, ...]:
-        return tuple(self.features[i] for i in sorted(self.tree.query(envelope)))
-
-
-def _geometries(layer: str, keys: list[Any], blobs: list[bytes | None]) -> NDArray[np.object_]:
-    """Decode blobs; BrokenBundle naming each feature that is missing, not polygonal or invalid."""
-    try:
-        geoms = decode_blobs(blobs)
-    except (BlobError, shapely.errors.GEOSException) as exc:
-        raise BrokenBundle(f"layer '{layer}' has an unreadable geometry: {exc}") from None
-    # One vectorised type check; the per-feature loop runs only to name what is wrong.
-    types = shapely.get_type_id(geoms)
-    # Two comparisons, not np.isin: this runs for every site and isin costs ~0.1 ms.
-    if not ((types == _POLYGON) | (types == _MULTIPOLYGON)).all():
-        problems: list[str] = []
-        for key, geom in zip(keys, geoms, strict=True):
-            if geom is None:
-                problems.append(f"layer '{layer}' fid {key} has no geometry")
-            elif shapely.get_type_id(geom) not in _POLYGONAL:
-                problems.append(f"layer '{layer}' fid {key} is a {geom.geom_type}, not a polygon")
-        raise BrokenBundle("; ".join(problems))
-    invalid = np.flatnonzero(~shapely.is_valid(geoms))
-    if len(invalid):
-        raise BrokenBundle(
-            "; ".join(
-                f"layer '{layer}' fid {keys[i]} has an invalid geometry "
-                f"({shapely.is_valid_reason(geoms[i])})"
-                for i in invalid
-            )
-        )
-    return geoms
 
 
 def _coefficient(value: object) -> float | None:
@@ -114,7 +69,12 @@ class GeoPackageBoundaryData:
         if problems:
             raise BrokenBundle(f"{self.path.name}: " + "; ".join(problems))
         self._schema = schema
-        self._small = {name: self._load_small(name) for name in ("nn_catchments", *_ZONE_COLUMN)}
+        # A bundle checked before (same digest) opens lazily; any other is checked in full.
+        trusted = trusted_layers(self.path)
+        self._small = {name: self._small_layer(name, trusted) for name in SMALL_LAYERS}
+        if not trusted.issuperset(SMALL_LAYERS):
+            record_valid(self.path, SMALL_LAYERS)
+        self._check_coefficients = COEFFICIENT_LAYER not in trusted
         self._lookups, self._info = self._load_tables()
         self._sha256: str | None = None
         coeff = schema[COEFFICIENT_LAYER]
@@ -145,36 +105,17 @@ class GeoPackageBoundaryData:
         cursor = self._connection().execute(
             f"SELECT {q(table.key)}, {names} FROM {q(table.name)} ORDER BY {q(table.key)}"
         )
-        return [{"_key": r[0], **dict(zip(wanted, r[1:], strict=True))} for r in cursor]
+        # One dict per row straight from the tuple (the national permit table has ~4,000).
+        keys = ("_key", *wanted)
+        return [dict(zip(keys, r, strict=True)) for r in cursor]
 
-    def _load_small(self, name: str) -> _SmallLayer:
+    def _small_layer(self, name: str, trusted: frozenset[str]) -> EagerLayer | LazyLayer:
         table = self._schema[name]
-        rows = self._rows(table, {"_geom": table.geometry_column or ""})
-        keys = [r["_key"] for r in rows]
-        geoms = _geometries(name, keys, [r["_geom"] for r in rows])
-        features: list[Any] = []
-        problems: list[str] = []
-        for row, geom in zip(rows, geoms, strict=True):
-            if name == "nn_catchments":
-                site, edp = clean.text_or_none(row["n2k_site_name"]), clean.edp_key(row["edp_id"])
-                if site is None or edp is None:
-                    problems.append(f"layer '{name}' fid {row['_key']} has no n2k_site_name/edp_id")
-                    continue
-                features.append(NnCatchment(geom, site, edp))
-                continue
-            column = _ZONE_COLUMN[name]
-            value: str | int | None = (
-                clean.whole_number(row[column])
-                if name == "wwtw_catchments"
-                else clean.text_or_none(row[column])
-            )
-            if value is None:
-                problems.append(f"layer '{name}' fid {row['_key']} has no usable {column}")
-                continue
-            features.append(Zone(geom, value))
-        if problems:
-            raise BrokenBundle("; ".join(problems))
-        return _SmallLayer(features, geoms)
+        if name in trusted:
+            return LazyLayer(name, table, self._connection)
+        sql, names = select_rows(table)
+        cursor = self._connection().execute(f"{sql} ORDER BY {q(table.key)}")
+        return EagerLayer(name, [dict(zip(names, r, strict=True)) for r in cursor], True)
 
     def _load_tables(self) -> tuple[LookupTables, list[str]]:
         problems: list[str] = []
@@ -207,9 +148,12 @@ class GeoPackageBoundaryData:
         rows = (
             self._connection().execute(self._coefficient_sql, (maxx, minx, maxy, miny)).fetchall()
         )
-        geoms = _geometries(COEFFICIENT_LAYER, [r[0] for r in rows], [r[1] for r in rows])
+        geoms = decode_checked(
+            COEFFICIENT_LAYER, [r[0] for r in rows], [r[1] for r in rows], self._check_coefficients
+        )
+        c = _coefficient  # four calls per polygon read: no generator, no attribute lookups
         coefficients = tuple(
-            CoefficientPolygon(geom, *(_coefficient(v) for v in row[2:]))
+            CoefficientPolygon(geom, c(row[2]), c(row[3]), c(row[4]), c(row[5]))
             for row, geom in zip(rows, geoms, strict=True)
         )
         return SiteReferenceData(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import multiprocessing
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection
@@ -36,8 +38,22 @@ def _child(
         send.close()
 
 
+def spare_cpus_now() -> float:
+    """CPUs beyond the caller's own that the last minute's load left idle (Linux, macOS)."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # not available here: assume the CPUs are ours
+        return float(os.cpu_count() or 1) - 1
+    # The caller itself is running (it counts in the load), so it is not subtracted twice.
+    return float(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else
+                 (os.cpu_count() or 1)) - max(load, 1.0)  # fmt: skip
+
+
 class ForkedSiteMap:
     """``map`` whose batches of ``min_items`` or more run on ``processes`` processes.
+
+    Only as many processes as there are spare CPUs (``spare_cpus``, by default from the
+    load average) are forked; with none spare the batch runs in the calling process.
 
     Children are forked per batch, so they start with everything the caller has loaded
     (nothing to pickle but results). Blocks of sites are dealt round-robin, which evens
@@ -45,14 +61,24 @@ class ForkedSiteMap:
     input order (progress keeps moving) and a child's exception is raised in the caller.
     """
 
-    def __init__(self, processes: int, min_items: int = 16) -> None:
+    def __init__(
+        self,
+        processes: int,
+        min_items: int = 16,
+        spare_cpus: Callable[[], float] = spare_cpus_now,
+    ) -> None:
         if processes < 1:
             raise ValueError("processes must be at least 1")
         self.processes = processes
         self.min_items = min_items
+        self.spare_cpus = spare_cpus
 
     def __call__(self, fn: Callable[[_T], _R], items: Sequence[_T]) -> Iterator[_R]:
         parts = min(self.processes, len(items) // max(1, self.min_items // 2))
+        if parts >= 2 and len(items) >= self.min_items:
+            # A child only helps on a CPU nobody else is using: on a busy machine it adds
+            # its start-up and its results' trip back, and takes longer, not shorter.
+            parts = min(parts, 1 + max(0, math.floor(self.spare_cpus() + 0.25)))
         if parts < 2 or len(items) < self.min_items or sys.platform == "win32":
             return map(fn, items)
         return self._forked(fn, items, parts)

@@ -1,0 +1,186 @@
+"""The small layers (NN catchments, works, LPAs, subcatchments): all at once, or as needed.
+
+An unknown bundle is read whole when it is opened, so that any bad feature is refused before
+a job starts. A bundle already vouched for (``validation_record``) is read lazily instead:
+opening reads only the layers' R-tree boxes, and a site decodes just the features near it,
+each once per process. Realistic layers hold millions of vertices, and decoding them all
+would cost a fresh process far more than its first job. Both give the same features in the
+same (fid) order; the R-tree's boxes are rounded outwards, so they may name a few more
+candidates, which every caller tests for a real intersection anyway.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from nrf.adapters.boundary_data import geopackage_lookups as clean
+from nrf.adapters.boundary_data.geopackage_blob import BlobError, decode_blobs
+from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.domain.errors import BrokenBundle
+from nrf.domain.model import NnCatchment, Zone
+
+ZONE_COLUMN = {
+    "wwtw_catchments": "wwtw_id",
+    "lpa_boundaries": "name",
+    "subcatchments": "opcat_name",
+}
+SMALL_LAYERS = ("nn_catchments", *ZONE_COLUMN)
+_POLYGON = int(shapely.GeometryType.POLYGON)
+_MULTIPOLYGON = int(shapely.GeometryType.MULTIPOLYGON)
+_POLYGONAL = (_POLYGON, _MULTIPOLYGON)
+
+Row = dict[str, Any]
+Connect = Callable[[], sqlite3.Connection]
+
+
+def decode_checked(
+    layer: str, keys: list[Any], blobs: list[bytes | None], check_valid: bool = True
+) -> NDArray[np.object_]:
+    """Decode blobs; BrokenBundle naming each feature that is missing, not polygonal or invalid.
+
+    ``check_valid`` False skips only the validity check, for layers already found valid in
+    this very file (see ``validation_record``); missing and non-polygonal are always checked.
+    """
+    try:
+        geoms = decode_blobs(blobs)
+    except (BlobError, shapely.errors.GEOSException) as exc:
+        raise BrokenBundle(f"layer '{layer}' has an unreadable geometry: {exc}") from None
+    # One vectorised type check; the per-feature loop runs only to name what is wrong.
+    types = shapely.get_type_id(geoms)
+    # Two comparisons, not np.isin: this runs for every site and isin costs ~0.1 ms.
+    if not ((types == _POLYGON) | (types == _MULTIPOLYGON)).all():
+        problems: list[str] = []
+        for key, geom in zip(keys, geoms, strict=True):
+            if geom is None:
+                problems.append(f"layer '{layer}' fid {key} has no geometry")
+            elif shapely.get_type_id(geom) not in _POLYGONAL:
+                problems.append(f"layer '{layer}' fid {key} is a {geom.geom_type}, not a polygon")
+        raise BrokenBundle("; ".join(problems))
+    if not check_valid:
+        return geoms
+    invalid = np.flatnonzero(~shapely.is_valid(geoms))
+    if len(invalid):
+        raise BrokenBundle(
+            "; ".join(
+                f"layer '{layer}' fid {keys[i]} has an invalid geometry "
+                f"({shapely.is_valid_reason(geoms[i])})"
+                for i in invalid
+            )
+        )
+    return geoms
+
+
+def features(name: str, rows: list[Row], check_valid: bool) -> list[Any]:
+    """Decoded, checked and prepared features of ``rows`` (each with "_key" and "_geom")."""
+    geoms = decode_checked(name, [r["_key"] for r in rows], [r["_geom"] for r in rows], check_valid)
+    # Prepared once here (their indexes are built lazily, on first use), so every site's
+    # intersects / contains_properly test against these outlines is an indexed one.
+    shapely.prepare(geoms)
+    out: list[Any] = []
+    problems: list[str] = []
+    for row, geom in zip(rows, geoms, strict=True):
+        if name == "nn_catchments":
+            site, edp = clean.text_or_none(row["n2k_site_name"]), clean.edp_key(row["edp_id"])
+            if site is None or edp is None:
+                problems.append(f"layer '{name}' fid {row['_key']} has no n2k_site_name/edp_id")
+                continue
+            out.append(NnCatchment(geom, site, edp))
+            continue
+        column = ZONE_COLUMN[name]
+        value: str | int | None = (
+            clean.whole_number(row[column])
+            if name == "wwtw_catchments"
+            else clean.text_or_none(row[column])
+        )
+        if value is None:
+            problems.append(f"layer '{name}' fid {row['_key']} has no usable {column}")
+            continue
+        out.append(Zone(geom, value))
+    if problems:
+        raise BrokenBundle("; ".join(problems))
+    return out
+
+
+def select_rows(table: TableSchema) -> tuple[str, list[str]]:
+    """SQL selecting a layer's key, wanted columns and geometry; the names in that order."""
+    wanted = {**table.columns, "_geom": table.geometry_column or ""}
+    names = ", ".join(q(stored) for stored in wanted.values())
+    return f"SELECT {q(table.key)}, {names} FROM {q(table.name)}", ["_key", *wanted]
+
+
+class EagerLayer:
+    """A whole small layer with an STRtree over its envelopes."""
+
+    def __init__(self, name: str, rows: list[Row], check_valid: bool) -> None:
+        self.features = features(name, rows, check_valid)
+        self.tree = shapely.STRtree([f.geometry for f in self.features])
+
+    def near(self, envelope: shapely.Geometry) -> tuple[Any, ...]:
+        return tuple(self.features[i] for i in sorted(self.tree.query(envelope)))
+
+
+class LazyLayer:
+    """A trusted small layer: features decoded on first need, found through the R-tree.
+
+    The first few lookups ask SQLite's R-tree directly (tens of microseconds each), so a
+    fresh process's first job does not wait for every box of the layer; after that the boxes
+    are read once into an STRtree, which answers a batch's lookups faster. Both compare the
+    same stored boxes inclusively, so they name the same features.
+    """
+
+    SQL_LOOKUPS = 16
+
+    def __init__(self, name: str, table: TableSchema, connect: Connect) -> None:
+        self.name = name
+        self._connect = connect
+        self._rtree = q(table.rtree or "")
+        self._tree: tuple[NDArray[np.int64], shapely.STRtree] | None = None
+        self._lookups = 0
+        self._sql, self._names = select_rows(table)
+        self._key = q(table.key)
+        self._cache: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    def _boxes(self) -> tuple[NDArray[np.int64], shapely.STRtree]:
+        rows = self._connect().execute(f"SELECT id, minx, miny, maxx, maxy FROM {self._rtree}")
+        boxes = np.array(rows.fetchall(), dtype=float).reshape(-1, 5)
+        boxes = boxes[np.argsort(boxes[:, 0], kind="stable")]
+        return boxes[:, 0].astype(np.int64), shapely.STRtree(shapely.box(*boxes[:, 1:].T))
+
+    def _fids(self, envelope: shapely.Geometry) -> list[int]:
+        if self._tree is None and self._lookups < self.SQL_LOOKUPS:
+            self._lookups += 1
+            minx, miny, maxx, maxy = shapely.bounds(envelope).tolist()
+            found = self._connect().execute(
+                f"SELECT id FROM {self._rtree} WHERE minx <= ? AND maxx >= ? "
+                "AND miny <= ? AND maxy >= ? ORDER BY id",
+                (maxx, minx, maxy, miny),
+            )
+            return [int(r[0]) for r in found]
+        if self._tree is None:
+            self._tree = self._boxes()
+        ids, tree = self._tree
+        return list(ids[np.sort(tree.query(envelope))].tolist())
+
+    def near(self, envelope: shapely.Geometry) -> tuple[Any, ...]:
+        fids = self._fids(envelope)
+        missing = [f for f in fids if f not in self._cache]
+        if missing:
+            self._load(missing)
+        return tuple(self._cache[f] for f in fids if f in self._cache)
+
+    def _load(self, fids: list[int]) -> None:
+        marks = ", ".join("?" * len(fids))
+        sql = f"{self._sql} WHERE {self._key} IN ({marks}) ORDER BY {self._key}"
+        rows = [dict(zip(self._names, r, strict=True)) for r in self._connect().execute(sql, fids)]
+        loaded = features(self.name, rows, check_valid=False)
+        with self._lock:
+            for row, feature in zip(rows, loaded, strict=True):
+                self._cache.setdefault(int(row["_key"]), feature)
