@@ -96,7 +96,7 @@ class LocalResultStore:
         except OSError as exc:
             raise ResultStoreUnavailable(f"cannot open the claim: {exc.strerror}") from exc
         try:
-            _lock_exclusively(handle)
+            lock_exclusively(handle)
             yield handle
         except OSError as exc:
             raise ResultStoreUnavailable(f"cannot write the claim: {exc.strerror}") from exc
@@ -127,7 +127,7 @@ class LocalResultStore:
         write_atomically(path, data, fsync=True, replace=self._replace)
 
 
-def _lock_exclusively(handle: BinaryIO) -> None:
+def lock_exclusively(handle: BinaryIO) -> None:
     """flock, imported here: ``nrf assess`` loads this module on Windows, where there is none.
 
     Only the worker claims jobs, and the worker runs on Linux.

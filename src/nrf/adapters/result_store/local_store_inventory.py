@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from nrf.adapters.result_store.local_result_store import RECORD_NAME
+from nrf.adapters.result_store.local_result_store import RECORD_NAME, lock_exclusively
 from nrf.domain.claims import Lease, lease_from_json
 from nrf.domain.ops_ports import StoredClaim, StoredJob
 
@@ -65,7 +64,7 @@ class LocalStoreInventory:
             return False
         with handle:
             # Under the same lock a claimant takes, so no claim is taken while we decide.
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            lock_exclusively(handle)
             lease = _lease(handle.read(), job_id)
             if lease.expires_at >= expired_before:
                 return False
