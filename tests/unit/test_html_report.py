@@ -84,7 +84,7 @@ def test_a_job_whose_report_cannot_be_drawn_still_stores_its_results() -> None:
     dev = Development(1, "R", "S", "housing", "", 10, box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200))
     run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
     files = report_renderer(data)(run, [dev])
-    assert set(files) == {"result.json", "result.geojson", "result.csv"}
+    assert set(files) == {"result.json", "result.geojson", "result.csv", "result.provenance.json"}
     assert data.report_reads == 2  # the assessment's read, then the report's failed one
     fine = report_renderer(repo())(run, [dev])
     assert b'id="site-boundary"' in fine["result.html"]

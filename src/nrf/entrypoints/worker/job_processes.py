@@ -148,6 +148,9 @@ class JobProcesses:
         if not getattr(self._pool, "_broken", False):
             return False
         for pid, process in _processes(self._pool).items():
+            # The pool is ending the survivors; a process that just died may not be reaped
+            # yet (its pipe closes a moment before waitpid sees it): wait for both.
+            process.join(5)
             code = process.exitcode
             # The pool itself terminates the survivors (SIGTERM); any other end is a death.
             if code is not None and code != -signal.SIGTERM:
