@@ -22,30 +22,23 @@ from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.model import Development
 from nrf.domain.rules import RULE_SETS
 from nrf.entrypoints.cli import main
-from support.delivery import COLS, ROWS, FixtureData, coefficient_value, write_delivery
+from support.delivery import (
+    COLS,
+    ROWS,
+    FixtureData,
+    build_command,
+    coefficient_value,
+    write_delivery,
+)
 
 X0, Y0 = 600_000, 300_000
 
 
 def build(tmp_path: Path, data: FixtureData, *extra: str, manifest: bool = True) -> int:
     paths = write_delivery(tmp_path / "iat_input", data)
-    args = [
-        "bundle",
-        "build",
-        str(tmp_path / "iat_input"),
-        "--output",
-        str(tmp_path / "out.gpkg"),
-        "--version",
-        "2026.11.1",
-        "--levy-rates",
-        str(paths["levy"]),
-        "--default-occupancy",
-        "2.4",
-        "--default-water-usage",
-        "120",
-    ]
-    if manifest:
-        args += ["--manifest", str(paths["manifest"])]
+    args = build_command(
+        tmp_path / "iat_input", paths, tmp_path / "out.gpkg", "2026.11.1", manifest=manifest
+    )
     return main([*args, *extra])
 
 
@@ -270,21 +263,8 @@ def test_without_a_default_occupancy_the_build_refuses_and_says_how(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     paths = write_delivery(tmp_path / "iat_input", FixtureData())
-    code = main(
-        [
-            "bundle",
-            "build",
-            str(tmp_path / "iat_input"),
-            "--output",
-            str(tmp_path / "out.gpkg"),
-            "--version",
-            "1",
-            "--levy-rates",
-            str(paths["levy"]),
-            "--manifest",
-            str(paths["manifest"]),
-        ]
-    )
+    args = build_command(tmp_path / "iat_input", paths, tmp_path / "out.gpkg", "1", defaults=False)
+    code = main(args)
     assert code == 6
     assert not (tmp_path / "out.gpkg").exists()
     assert "--default-occupancy 2.4 --default-water-usage 120" in capsys.readouterr().err
@@ -308,25 +288,7 @@ def test_the_manifest_renames_paths_and_columns_and_gives_a_missing_crs(tmp_path
         db.execute("ALTER TABLE rates_lookup RENAME TO rates_v2")
         db.execute("ALTER TABLE rates_v2 RENAME COLUMN Occ_Rate TO Occupancy")
     db.close()
-    code = main(
-        [
-            "bundle",
-            "build",
-            str(tmp_path / "iat_input"),
-            "--output",
-            str(tmp_path / "out.gpkg"),
-            "--version",
-            "1",
-            "--levy-rates",
-            str(paths["levy"]),
-            "--manifest",
-            str(paths["manifest"]),
-            "--default-occupancy",
-            "2.4",
-            "--default-water-usage",
-            "120",
-        ]
-    )
+    code = main(build_command(tmp_path / "iat_input", paths, tmp_path / "out.gpkg", "1"))
     assert code == 0
     assert (tmp_path / "out.gpkg").exists()
 

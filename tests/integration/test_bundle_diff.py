@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from nrf.entrypoints.cli import main
-from support.delivery import FixtureData, write_delivery
+from support.delivery import FixtureData, build_command, write_delivery
 
 X0, Y0 = 600_000, 300_000
 
@@ -19,25 +19,7 @@ def build(root: Path, data: FixtureData, version: str) -> Path:
     root.mkdir()
     paths = write_delivery(root / "iat_input", data)
     out = root / "bundle.gpkg"
-    code = main(
-        [
-            "bundle",
-            "build",
-            str(root / "iat_input"),
-            "--output",
-            str(out),
-            "--version",
-            version,
-            "--levy-rates",
-            str(paths["levy"]),
-            "--manifest",
-            str(paths["manifest"]),
-            "--default-occupancy",
-            "2.4",
-            "--default-water-usage",
-            "120",
-        ]
-    )
+    code = main(build_command(root / "iat_input", paths, out, version))
     assert code == 0
     return out
 

@@ -12,33 +12,15 @@ import pytest
 from shapely.geometry import LineString, Point, Polygon, box
 
 from nrf.entrypoints.cli import main
-from support.delivery import FixtureData, write_delivery
+from support.delivery import FixtureData, build_command, write_delivery
 
 X0, Y0 = 600_000, 300_000
 
 
 def build(tmp_path: Path, data: FixtureData, *extra: str) -> int:
     paths = write_delivery(tmp_path / "iat_input", data)
-    return main(
-        [
-            "bundle",
-            "build",
-            str(tmp_path / "iat_input"),
-            "--output",
-            str(tmp_path / "out.gpkg"),
-            "--version",
-            "2",
-            "--levy-rates",
-            str(paths["levy"]),
-            "--manifest",
-            str(paths["manifest"]),
-            "--default-occupancy",
-            "2.4",
-            "--default-water-usage",
-            "120",
-            *extra,
-        ]
-    )
+    args = build_command(tmp_path / "iat_input", paths, tmp_path / "out.gpkg", "2")
+    return main([*args, *extra])
 
 
 def report(tmp_path: Path) -> dict[str, Any]:
@@ -254,23 +236,8 @@ def test_a_missing_source_file_or_column_is_named(tmp_path: Path) -> None:
     with sqlite3.connect(lookups) as db:
         db.execute("ALTER TABLE rates_lookup RENAME COLUMN Occ_Rate TO Occupancy")
     db.close()
-    code = main(
-        [
-            "bundle",
-            "build",
-            str(tmp_path / "iat_input"),
-            "--output",
-            str(tmp_path / "out.gpkg"),
-            "--version",
-            "2",
-            "--levy-rates",
-            str(paths["levy"]),
-            "--default-occupancy",
-            "2.4",
-            "--default-water-usage",
-            "120",
-        ]
-    )
+    args = build_command(tmp_path / "iat_input", paths, tmp_path / "out.gpkg", "2", manifest=False)
+    code = main(args)
     assert code == 6
     assert errors(tmp_path)["source_missing"] == {
         "nutrients/LPA/LPA_National.shp",

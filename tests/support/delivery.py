@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +184,22 @@ def write_delivery(root: Path, data: FixtureData) -> dict[str, Path]:
     manifest = root.parent / f"{root.name}-sources.toml"
     manifest.write_text(data.manifest)
     return {"levy": levy, "manifest": manifest}
+
+
+def build_command(
+    root: Path,
+    paths: Mapping[str, Path],
+    output: Path,
+    version: str,
+    *,
+    manifest: bool = True,
+    defaults: bool = True,
+) -> list[str]:
+    """The arguments of `nrf bundle build` for the delivery ``root``, as the tests run it."""
+    args = ["bundle", "build", str(root), "--output", str(output), "--version", version]
+    args += ["--levy-rates", str(paths["levy"])]
+    if manifest:
+        args += ["--manifest", str(paths["manifest"])]
+    if defaults:
+        args += ["--default-occupancy", "2.4", "--default-water-usage", "120"]
+    return args
