@@ -16,7 +16,7 @@ from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.problems import ApiProblem, document, from_error
 from nrf.entrypoints.api.quotes import QuotesResource
-from nrf.entrypoints.api.representations import HTML, render_quote
+from nrf.entrypoints.api.representations import HTML
 
 _PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>{title}</title><style>body{{font-family:Arial,sans-serif;margin:24px;max-width:720px}}
@@ -94,5 +94,4 @@ class FormResource:
             resp.content_type = "text/html; charset=utf-8"
             resp.text = problem_page(problem)
             return
-        reference_for = self._quotes.reference_for
-        resp.content_type, resp.data = render_quote(quote, HTML, reference_for)
+        resp.content_type, resp.data = self._quotes.render(quote, HTML)

@@ -64,12 +64,19 @@ class QuotesResource:
     def quote(self, req: falcon.Request, authorise: Authorise | None = None) -> Quote:
         services = available(self._services)
         assert services.quote is not None
-        return services.quote(request_from(req, services, authorise))
+        request = request_from(req, services, authorise)
+        with services.geo_lock:
+            return services.quote(request)
+
+    def render(self, quote: Quote, kind: str) -> tuple[str, bytes]:
+        """The answer in ``kind``; a report reads the bundle's geometries, so under the lock."""
+        with self._services.geo_lock:
+            return render_quote(quote, kind, self.reference_for)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         kind = preferred(req)
         quote = self.quote(req)
-        resp.content_type, resp.data = render_quote(quote, kind, self.reference_for)
+        resp.content_type, resp.data = self.render(quote, kind)
         resp.set_header("Vary", "Accept")
 
 
@@ -80,7 +87,9 @@ class BoundaryChecksResource:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         services = available(self._services)
         assert services.check is not None
-        checked = services.check(request_from(req, services))
+        request = request_from(req, services)
+        with services.geo_lock:
+            checked = services.check(request)
         doc = {"notice": SYNTHETIC_NOTICE} if checked.provenance.synthetic_data else {}
         doc.update(unstructure(checked))
         resp.content_type = JSON

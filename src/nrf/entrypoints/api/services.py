@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from attrs import frozen
+import threading
+
+from attrs import field, frozen
 
 from nrf.adapters.outputs.html_report import ReferenceFor
 from nrf.domain.ports import ResultFiles, ResultStore
@@ -23,3 +25,7 @@ class ApiServices:
     limits: InputLimits
     body_timeout: float = 30.0
     unavailable: str | None = None
+    # One assessment or report at a time per process: the bundle's geometries are shared and
+    # GEOS builds their prepared indexes lazily, which is not safe from two threads at once
+    # (gthread serves several; seen as SIGSEGV under load). Bodies are read outside it.
+    geo_lock: threading.Lock = field(factory=threading.Lock, eq=False)
