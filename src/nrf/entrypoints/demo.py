@@ -215,7 +215,8 @@ def run_demo(
         notices = [e for e in demo.log.named("notification_logged") if e.get("job_id") in job_ids]
         print(demo_report.results_table([demo_report.read_job(results, j) for j in job_ids]))
         print(f"\nresults stored under {results.resolve()}/<job id>/ "
-              "(result.json, result.csv, result.geojson, status.json)")  # fmt: skip
+              "(result.json, .csv, .geojson, .html - the report -, .provenance.json, "
+              "status.json)")  # fmt: skip
         print("\n" + demo_report.notifications_summary(notices))
         print("\nhealth server while running:\n" + demo_report.health_lines(health))
     except KeyboardInterrupt:
