@@ -37,16 +37,6 @@ __all__ = [
 Command = Callable[[argparse.Namespace], int]
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def _progress_printer(label: str) -> Callable[[int, int], None]:
     """Progress on stderr: a live counter on a terminal, a line per 10 % otherwise."""
     tty = sys.stderr.isatty()
