@@ -6,8 +6,16 @@ from shapely.geometry import box
 
 from fakes import FakeClock, FakeNotifier, FakeResultStore
 from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.fleet import BundleStamp
 from nrf.domain.job_request import JobRequest
-from nrf.domain.jobs import JobStatus, NotificationKind, QueueMessage
+from nrf.domain.jobs import (
+    JobRecord,
+    JobStatus,
+    NotificationKind,
+    QueueMessage,
+    job_record_from_json,
+    job_record_to_json,
+)
 from nrf.domain.model import CoefficientPolygon, NnCatchment, Zone
 from nrf.domain.validation import RawFeature
 from nrf.service_layer.job_outcome import retry_delay
@@ -88,6 +96,18 @@ def test_a_job_is_stored_then_the_requester_is_told_with_totals_and_levy() -> No
     assert done["levy_amount"] == "£231,209.27"
     assert done["results_link"] == "https://results.example/jobs/job-1"
     assert [n.kind for n in store.records["job-1"].notifications] == [NotificationKind.COMPLETED]
+    # The record names the bundle the fake repository declares (tests/support/reference.py).
+    assert store.records["job-1"].bundle == BundleStamp(name="test-bundle", version="1",
+                                                        sha256="0" * 64)  # fmt: skip
+
+
+def test_a_record_stored_before_it_named_its_bundle_still_reads() -> None:
+    old = b'{"job_id": "job-0", "status": "succeeded", "finished_at": 5.0}'
+    record = job_record_from_json(old)
+    assert (record.job_id, record.bundle) == ("job-0", None)
+    stamped = JobRecord(job_id="job-0", status=JobStatus.SUCCEEDED,
+                        bundle=BundleStamp(name="n", version="v", sha256="a" * 64))  # fmt: skip
+    assert job_record_from_json(job_record_to_json(stamped)) == stamped
 
 
 def test_a_duplicate_delivery_is_neither_recomputed_nor_emailed_again() -> None:

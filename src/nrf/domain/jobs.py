@@ -12,6 +12,7 @@ import cattrs
 from attrs import field, frozen
 
 from nrf.domain.errors import InvalidInput, NrfError, Problem
+from nrf.domain.fleet import BundleStamp
 
 
 class JobStatus(StrEnum):
@@ -72,6 +73,8 @@ class JobRecord:
     finished_at: float = 0.0
     notifications: tuple[NotificationRecord, ...] = ()
     trace_id: str | None = None
+    # The reference data a succeeded job was assessed with, so the record alone traces it.
+    bundle: BundleStamp | None = None
 
 
 def _read_only(values: Mapping[str, str]) -> Mapping[str, str]:

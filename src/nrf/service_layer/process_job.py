@@ -11,6 +11,7 @@ from attrs import evolve
 
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput, NrfError
+from nrf.domain.fleet import BundleStamp
 from nrf.domain.job_request import Delivery, IncomingJob, JobRequest
 from nrf.domain.jobs import (
     JobRecord,
@@ -129,9 +130,12 @@ class ProcessJob:
             told = (intent(NotificationKind.COMPLETED, request.email, details),)
         if self._report_results and request.schema == "defra-quote":
             told += (result_intent(run, request.trace_id),)
+        source = run.provenance
+        bundle = BundleStamp(name=source.bundle_name, version=source.bundle_version,
+                             sha256=source.bundle_sha256)  # fmt: skip
         record = JobRecord(job_id=request.job_id, status=JobStatus.SUCCEEDED,
                            finished_at=self._clock.now(), notifications=told,
-                           trace_id=request.trace_id)  # fmt: skip
+                           trace_id=request.trace_id, bundle=bundle)  # fmt: skip
         files["timings.json"] = (
             f'{{"started_at": {started}, "finished_at": {record.finished_at}, '
             f'"seconds": {record.finished_at - started:.3f}}}\n'
