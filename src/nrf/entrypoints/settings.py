@@ -1,4 +1,8 @@
-"""Worker configuration from environment variables, every bad one reported at once."""
+"""Worker configuration from environment variables, every bad one reported at once.
+
+Over 200 lines: one table of every variable with its parser, so the whole configuration is
+one read and every bad variable is found in one pass.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 
 GDAL would fall back to WGS 84 for an unresolvable ``crs`` name and would guess column types
 (a ``true`` among numbers becomes 1); parsing the JSON ourselves keeps both exactly as given.
+Over 200 lines: the CRS, geometry and property rules of one format are read together.
 """
 
 from __future__ import annotations
