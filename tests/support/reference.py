@@ -112,3 +112,34 @@ class InMemoryBoundaryData:
             subcatchments=near(self._sub),
             coefficients=near(self._coefficients),
         )
+
+
+STRIP_ORIGIN = (600_000.0, 300_000.0)
+
+
+def two_catchment_strip(info: BundleInfo | None = None) -> InMemoryBoundaryData:
+    """A 2 km strip at STRIP_ORIGIN: Wensum (EDP 1) west, Broads (EDP 2) east, nothing south.
+
+    Shared by the quote, API and report tests, which read their figures off this layout.
+    """
+    X0, Y0 = STRIP_ORIGIN
+    return InMemoryBoundaryData(
+        nn=[
+            NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1"),
+            NnCatchment(box(X0 + 1000, Y0, X0 + 2000, Y0 + 1000), "The Broads SAC", "2"),
+        ],
+        wwtw=[
+            Zone(box(X0, Y0, X0 + 2000, Y0 + 1000), 1065),
+            Zone(box(X0, Y0 - 1000, X0 + 1000, Y0), 2002),  # no permit row
+        ],
+        lpa=[Zone(box(X0, Y0 - 5000, X0 + 5000, Y0 + 5000), "Breckland")],
+        sub=[Zone(box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), "Wensum")],
+        coefficients=[
+            CoefficientPolygon(
+                box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), 5.57, 0.24, 12.0, 0.5
+            )
+        ],
+        permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0), subcatchment="Wensum")],
+        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+        info=info,
+    )

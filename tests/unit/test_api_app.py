@@ -7,7 +7,6 @@ import json
 import falcon.testing
 import pytest
 from shapely.geometry import box
-from test_quote_use_cases import X0, Y0, repo
 
 from fakes import FakeResultStore
 from nrf.domain.assessment import AssessDevelopments
@@ -20,10 +19,14 @@ from nrf.entrypoints.api.problems import from_error
 from nrf.entrypoints.api.services import ApiServices
 from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.quotes import GetQuote, Quote, QuoteRequest
+from support.reference import STRIP_ORIGIN
+from support.reference import two_catchment_strip as repo
 
 KEY = "unit-key-0123456789"
 HEADERS = {"x-api-key": KEY, "Content-Type": "application/geo+json"}
 SITE = {"id": "s", "name": "Site", "dwelling_category": "housing", "source": "", "dwellings": 10}
+
+X0, Y0 = STRIP_ORIGIN
 
 
 class StoreFiles:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 
 from shapely.geometry import box
-from test_quote_use_cases import X0, Y0, repo
 
 from nrf.adapters.outputs.html_report import render_report
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.model import BundleInfo, Development
 from nrf.domain.rules import rule_set_named
-from support.reference import InMemoryBoundaryData
+from support.reference import STRIP_ORIGIN, InMemoryBoundaryData
+from support.reference import two_catchment_strip as repo
+
+X0, Y0 = STRIP_ORIGIN
 
 
 def page(data: InMemoryBoundaryData, name: str = "Site") -> str:

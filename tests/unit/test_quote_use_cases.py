@@ -7,38 +7,14 @@ from shapely.geometry import box
 
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput
-from nrf.domain.model import BundleInfo, CoefficientPolygon, NnCatchment, Zone
 from nrf.domain.overlaps import Overlap
 from nrf.domain.validation import InputLimits, RawFeature
 from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.quotes import GetQuote, QuoteRequest, stamped
-from support.reference import InMemoryBoundaryData, levy_rate, permit
+from support.reference import STRIP_ORIGIN
+from support.reference import two_catchment_strip as repo
 
-X0, Y0 = 600_000.0, 300_000.0
-
-
-def repo(info: BundleInfo | None = None) -> InMemoryBoundaryData:
-    """A 2 km strip: Wensum (EDP 1) on the west, Broads (EDP 2) on the east, nothing south."""
-    return InMemoryBoundaryData(
-        nn=[
-            NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1"),
-            NnCatchment(box(X0 + 1000, Y0, X0 + 2000, Y0 + 1000), "The Broads SAC", "2"),
-        ],
-        wwtw=[
-            Zone(box(X0, Y0, X0 + 2000, Y0 + 1000), 1065),
-            Zone(box(X0, Y0 - 1000, X0 + 1000, Y0), 2002),  # no permit row
-        ],
-        lpa=[Zone(box(X0, Y0 - 5000, X0 + 5000, Y0 + 5000), "Breckland")],
-        sub=[Zone(box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), "Wensum")],
-        coefficients=[
-            CoefficientPolygon(
-                box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), 5.57, 0.24, 12.0, 0.5
-            )
-        ],
-        permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0), subcatchment="Wensum")],
-        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
-        info=info,
-    )
+X0, Y0 = STRIP_ORIGIN
 
 
 SITE = {"id": "s", "name": "Site", "dwelling_category": "housing", "source": "", "dwellings": 10}
