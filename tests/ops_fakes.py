@@ -96,7 +96,7 @@ class FakeQueueInspector:
     """Fixed figures; ``waiting`` is what ``peek`` returns, and each peek is recorded."""
 
     def __init__(self, figures: QueueFigures | None = None, age: float | None = None) -> None:
-        self.current = figures or QueueFigures(0, 0, 0, 0)
+        self.current = figures or QueueFigures(visible=0, in_flight=0, delayed=0, dlq_visible=0)
         self.age = age
         self.waiting: list[WaitingJob] = []
         self.peeks = 0

@@ -52,7 +52,13 @@ def site(
 ):
     boundary = box(X0 + x0, Y0 + y0, X0 + x1, Y0 + y1)
     return Development(
-        rlb_id, f"s{rlb_id}", f"Site {rlb_id}", category, "test", dwellings, boundary
+        rlb_id=rlb_id,
+        id=f"s{rlb_id}",
+        name=f"Site {rlb_id}",
+        dwelling_category=category,
+        source="test",
+        dwellings=dwellings,
+        boundary=boundary,
     )
 
 
@@ -76,39 +82,39 @@ def hand_made_bundle(path: Path) -> Path:
     n_text = [None if v[0] == "n/a" else float(str(v[0])) for v in values]
     layers = [
         Layer(
-            "nn_catchments",
-            [("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
-            [g for g, *_ in data.nn],
-            {"n2k_site_name": ["Alpha SAC", "Beta SAC"], "edp_id": [1, 2]},
+            name="nn_catchments",
+            columns=[("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
+            geometries=[g for g, *_ in data.nn],
+            attributes={"n2k_site_name": ["Alpha SAC", "Beta SAC"], "edp_id": [1, 2]},
         ),
         Layer(
-            "wwtw_catchments",
-            [("wwtw_id", "INTEGER")],
-            [g for g, *_ in data.wwtw],
-            {"wwtw_id": [11307, 1065, 1065, 10416, 10261]},
+            name="wwtw_catchments",
+            columns=[("wwtw_id", "INTEGER")],
+            geometries=[g for g, *_ in data.wwtw],
+            attributes={"wwtw_id": [11307, 1065, 1065, 10416, 10261]},
         ),
         Layer(
-            "lpa_boundaries",
-            [("name", "TEXT")],
-            [g for g, *_ in data.lpa],
-            {"name": ["Alpha District", "Beta District"]},
+            name="lpa_boundaries",
+            columns=[("name", "TEXT")],
+            geometries=[g for g, *_ in data.lpa],
+            attributes={"name": ["Alpha District", "Beta District"]},
         ),
         Layer(
-            "subcatchments",
-            [("opcat_name", "TEXT")],
-            [g for g, *_ in data.wfd],
-            {"opcat_name": ["Upper Yare", "Lower Yare"]},
+            name="subcatchments",
+            columns=[("opcat_name", "TEXT")],
+            geometries=[g for g, *_ in data.wfd],
+            attributes={"opcat_name": ["Upper Yare", "Lower Yare"]},
         ),
         Layer(
-            "land_use_coefficients",
-            [
+            name="land_use_coefficients",
+            columns=[
                 ("lu_curr_n_coeff", "REAL"),
                 ("lu_curr_p_coeff", "REAL"),
                 ("n_resi_coeff", "REAL"),
                 ("p_resi_coeff", "REAL"),
             ],
-            [g for g, *_ in data.coefficients],
-            {
+            geometries=[g for g, *_ in data.coefficients],
+            attributes={
                 "lu_curr_n_coeff": n_text,
                 "lu_curr_p_coeff": [v[1] for v in values],
                 "n_resi_coeff": [v[2] for v in values],

@@ -50,7 +50,12 @@ class Probe:
         self.healthy = healthy
 
     def health(self) -> HealthVerdict:
-        return HealthVerdict(self.healthy, "ok" if self.healthy else "heartbeat_stale", 1.5, False)
+        return HealthVerdict(
+            healthy=self.healthy,
+            reason="ok" if self.healthy else "heartbeat_stale",
+            heartbeat_age=1.5,
+            job_in_progress=False,
+        )
 
     def readiness(self) -> ReadinessVerdict:
         return ReadinessVerdict(self.healthy, "ready" if self.healthy else "draining")

@@ -32,10 +32,10 @@ def _coefficient_layer() -> Layer:
     p: list[object] = [f / 100 for f in fids]
     p[42] = None  # fid 43
     return Layer(
-        "land_use_coefficients",
-        [(c, "REAL") for c in COEFFS],
-        squares,
-        {
+        name="land_use_coefficients",
+        columns=[(c, "REAL") for c in COEFFS],
+        geometries=squares,
+        attributes={
             "lu_curr_n_coeff": n,
             "lu_curr_p_coeff": p,
             "n_resi_coeff": [10.0] * 200,
@@ -47,25 +47,28 @@ def _coefficient_layer() -> Layer:
 def tiny_layers() -> dict[str, Layer]:
     return {
         "nn": Layer(
-            "nn_catchments",
-            [("n2k_site_name", "TEXT"), ("edp_id", "TEXT")],
-            [box(0, 0, 1000, 1000), box(1000, 0, 2000, 1000)],
-            {"n2k_site_name": ["Alpha SAC ", "Beta SAC"], "edp_id": [2.0, 3]},
+            name="nn_catchments",
+            columns=[("n2k_site_name", "TEXT"), ("edp_id", "TEXT")],
+            geometries=[box(0, 0, 1000, 1000), box(1000, 0, 2000, 1000)],
+            attributes={"n2k_site_name": ["Alpha SAC ", "Beta SAC"], "edp_id": [2.0, 3]},
         ),
         "wwtw": Layer(
-            "wwtw_catchments",
-            [("wwtw_id", "INTEGER")],
-            [box(0, 0, 1000, 500), box(0, 500, 1000, 1000), box(1000, 0, 2000, 1000)],
-            {"wwtw_id": [11, 11, 12]},
+            name="wwtw_catchments",
+            columns=[("wwtw_id", "INTEGER")],
+            geometries=[box(0, 0, 1000, 500), box(0, 500, 1000, 1000), box(1000, 0, 2000, 1000)],
+            attributes={"wwtw_id": [11, 11, 12]},
         ),
         "lpa": Layer(
-            "lpa_boundaries", [("name", "TEXT")], [box(0, 0, 2000, 1000)], {"name": ["Testshire"]}
+            name="lpa_boundaries",
+            columns=[("name", "TEXT")],
+            geometries=[box(0, 0, 2000, 1000)],
+            attributes={"name": ["Testshire"]},
         ),
         "sub": Layer(
-            "subcatchments",
-            [("opcat_name", "TEXT")],
-            [box(0, 0, 2000, 1000)],
-            {"opcat_name": ["Test Water"]},
+            name="subcatchments",
+            columns=[("opcat_name", "TEXT")],
+            geometries=[box(0, 0, 2000, 1000)],
+            attributes={"opcat_name": ["Test Water"]},
         ),
         "coeff": _coefficient_layer(),
     }
@@ -318,7 +321,10 @@ def test_missing_file_and_non_geopackages_are_refused(tmp_path: Path) -> None:
 def test_invalid_and_non_polygon_small_layer_features_are_named(tmp_path: Path) -> None:
     bowtie = Polygon([(0, 0), (10, 10), (10, 0), (0, 10)])
     lpa = Layer(
-        "lpa_boundaries", [("name", "TEXT")], [box(0, 0, 5, 5), bowtie], {"name": ["A", "B"]}
+        name="lpa_boundaries",
+        columns=[("name", "TEXT")],
+        geometries=[box(0, 0, 5, 5), bowtie],
+        attributes={"name": ["A", "B"]},
     )
     path = write_tiny(tmp_path / "bowtie.gpkg", layers={"lpa": lpa})
     with pytest.raises(
@@ -327,10 +333,10 @@ def test_invalid_and_non_polygon_small_layer_features_are_named(tmp_path: Path) 
     ):
         GeoPackageBoundaryData(path)
     sub = Layer(
-        "subcatchments",
-        [("opcat_name", "TEXT")],
-        [LineString([(0, 0), (1, 1)])],
-        {"opcat_name": ["L"]},
+        name="subcatchments",
+        columns=[("opcat_name", "TEXT")],
+        geometries=[LineString([(0, 0), (1, 1)])],
+        attributes={"opcat_name": ["L"]},
     )
     path = write_tiny(tmp_path / "line.gpkg", layers={"sub": sub})
     with pytest.raises(
@@ -345,7 +351,12 @@ def test_invalid_coefficient_polygons_are_refused_when_read(tmp_path: Path) -> N
     geoms = [*layer.geometries, bowtie]
     attrs = {c: [*v, 1.0] for c, v in layer.attributes.items()}
     path = write_tiny(
-        tmp_path / "c.gpkg", layers={"coeff": Layer(layer.name, layer.columns, geoms, attrs)}
+        tmp_path / "c.gpkg",
+        layers={
+            "coeff": Layer(
+                name=layer.name, columns=layer.columns, geometries=geoms, attributes=attrs
+            )
+        },
     )
     repo = GeoPackageBoundaryData(path)  # the big layer is not scanned at load
     assert len(repo.reference_for(box(0, 0, 50, 50)).coefficients) == 1

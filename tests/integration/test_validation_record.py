@@ -33,7 +33,10 @@ def with_sidecar(path: Path) -> str:
 
 def bowtie_bundle(tmp_path: Path) -> Path:
     lpa = Layer(
-        "lpa_boundaries", [("name", "TEXT")], [box(0, 0, 5, 5), BOWTIE], {"name": ["A", "B"]}
+        name="lpa_boundaries",
+        columns=[("name", "TEXT")],
+        geometries=[box(0, 0, 5, 5), BOWTIE],
+        attributes={"name": ["A", "B"]},
     )
     return write_tiny(tmp_path / "bowtie.gpkg", layers={"lpa": lpa})
 
@@ -98,7 +101,12 @@ def test_trusted_coefficients_skip_the_per_read_check(tmp_path: Path) -> None:
     bowtie = Polygon([(5000, 0), (5100, 100), (5100, 0), (5000, 100)])
     layer = _coefficient_layer()
     attrs = {c: [*v, 1.0] for c, v in layer.attributes.items()}
-    coeff = Layer(layer.name, layer.columns, [*layer.geometries, bowtie], attrs)
+    coeff = Layer(
+        name=layer.name,
+        columns=layer.columns,
+        geometries=[*layer.geometries, bowtie],
+        attributes=attrs,
+    )
     path = write_tiny(tmp_path / "c.gpkg", layers={"coeff": coeff})
     digest = with_sidecar(path)
     with pytest.raises(BrokenBundle, match="fid 201 has an invalid geometry"):
@@ -165,7 +173,12 @@ def test_vouching_refuses_a_bundle_with_a_bad_coefficient_polygon(tmp_path: Path
 
     layer = _coefficient_layer()
     attrs = {c: [*v, 1.0] for c, v in layer.attributes.items()}
-    coeff = Layer(layer.name, layer.columns, [*layer.geometries, BOWTIE], attrs)
+    coeff = Layer(
+        name=layer.name,
+        columns=layer.columns,
+        geometries=[*layer.geometries, BOWTIE],
+        attributes=attrs,
+    )
     path = write_tiny(tmp_path / "c.gpkg", layers={"coeff": coeff})
     with pytest.raises(BrokenBundle, match="fid 201 has an invalid geometry"):
         vouch_for_bundle(path)

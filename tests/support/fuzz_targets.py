@@ -48,7 +48,12 @@ class Finding(Exception):
 def _stamped(features: list[RawFeature]) -> list[RawFeature]:
     # As ProcessJob does: a job's properties come from the message, the geometry from the file.
     props = {"id": "j", "name": "n", "dwelling_category": "housing", "source": "s", "dwellings": 1}
-    return [RawFeature(f.index, props, f.geometry, f.crs, f.problems) for f in features]
+    return [
+        RawFeature(
+            index=f.index, properties=props, geometry=f.geometry, crs=f.crs, problems=f.problems
+        )
+        for f in features
+    ]
 
 
 def _check_codes(error: InvalidInput) -> None:

@@ -37,7 +37,15 @@ def permit(
     p: tuple[float | None, float | None] = (1.0, 1.0),
     subcatchment: str | None = None,
 ) -> WwtwPermit:
-    return WwtwPermit(wwtw_id, name, subcatchment, n[0], n[1], p[0], p[1])
+    return WwtwPermit(
+        wwtw_id=wwtw_id,
+        wwtw_name=name,
+        wwtw_subcatchment=subcatchment,
+        n_conc_2025_2030=n[0],
+        n_conc_2030_on=n[1],
+        p_conc_2025_2030=p[0],
+        p_conc_2030_on=p[1],
+    )
 
 
 def rates(
@@ -54,13 +62,13 @@ def rates(
 
 def levy_rate(edp_id: str, name: str, n: str, p: str, shares: tuple[str, str, str]) -> LevyRate:
     return LevyRate(
-        edp_id,
-        name,
-        Decimal(n),
-        Decimal(p),
-        Decimal(shares[0]),
-        Decimal(shares[1]),
-        Decimal(shares[2]),
+        edp_id=edp_id,
+        edp_name=name,
+        n_gbp_per_kg=Decimal(n),
+        p_gbp_per_kg=Decimal(p),
+        monitoring_share=Decimal(shares[0]),
+        maintenance_share=Decimal(shares[1]),
+        admin_share=Decimal(shares[2]),
     )
 
 
@@ -88,7 +96,11 @@ class InMemoryBoundaryData:
             levy_rates={r.edp_id: r for r in levy},
         )
         self._info = info or BundleInfo(
-            "test-bundle", "1", "2026-11-25", "unit test data", "0" * 64
+            name="test-bundle",
+            version="1",
+            created="2026-11-25",
+            description="unit test data",
+            sha256="0" * 64,
         )
         self.queries: list[Boundary] = []
 
@@ -136,7 +148,11 @@ def two_catchment_strip(info: BundleInfo | None = None) -> InMemoryBoundaryData:
         sub=[Zone(box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), "Wensum")],
         coefficients=[
             CoefficientPolygon(
-                box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), 5.57, 0.24, 12.0, 0.5
+                geometry=box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000),
+                lu_curr_n_coeff=5.57,
+                lu_curr_p_coeff=0.24,
+                n_resi_coeff=12.0,
+                p_resi_coeff=0.5,
             )
         ],
         permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0), subcatchment="Wensum")],

@@ -17,7 +17,14 @@ from nrf.domain.results import (
     SiteIdentity,
 )
 
-PROVENANCE = Provenance("iat-2026-04", "test", "1", "0" * 64, False, "0.1.0")
+PROVENANCE = Provenance(
+    rule_set="iat-2026-04",
+    bundle_name="test",
+    bundle_version="1",
+    bundle_sha256="0" * 64,
+    synthetic_data=False,
+    software_version="0.1.0",
+)
 
 
 def quote(levy: str, monitoring: str, maintenance: str, admin: str) -> LevyQuote:
@@ -31,7 +38,14 @@ def quote(levy: str, monitoring: str, maintenance: str, admin: str) -> LevyQuote
 def site(
     rlb_id: int, name: str, n: float, p: float, edps: tuple[EdpLevy, ...], levy: LevyQuote
 ) -> SiteAssessment:
-    identity = SiteIdentity(rlb_id, f"S{rlb_id}", name, "housing", "t", 10)
+    identity = SiteIdentity(
+        rlb_id=rlb_id,
+        id=f"S{rlb_id}",
+        name=name,
+        dwelling_category="housing",
+        source="t",
+        dwellings=10,
+    )
     return SiteAssessment(
         site=identity, dev_area_ha=1.0, area_in_nn_catchment_ha=1.0, nn_catchments=(),
         dev_subcatchment=None, majority_lpa="X", majority_wwtw_id=1, wwtw_name=None,
@@ -45,9 +59,23 @@ def site(
 
 
 # Site 2 straddles two EDPs: 0.1 + 0.72 kg N (a float sum: 0.8200000000000001 in Python).
-WENSUM = EdpLevy("EDP-W", "Wensum", 0.1 + 0.72, 0.05, quote("100.00", "10.00", "5.00", "2.50"))
-BROADS = EdpLevy("EDP-B", "Broads", 1.5, 0.25, None)  # no rate for this EDP in the bundle
-LONE = EdpLevy("EDP-W", "Wensum", 2.0, 0.5, quote("50.10", "5.01", "2.51", "1.25"))
+WENSUM = EdpLevy(
+    edp_id="EDP-W",
+    edp_name="Wensum",
+    n_total=0.1 + 0.72,
+    p_total=0.05,
+    quote=quote("100.00", "10.00", "5.00", "2.50"),
+)
+BROADS = EdpLevy(
+    edp_id="EDP-B", edp_name="Broads", n_total=1.5, p_total=0.25, quote=None
+)  # no rate for this EDP in the bundle
+LONE = EdpLevy(
+    edp_id="EDP-W",
+    edp_name="Wensum",
+    n_total=2.0,
+    p_total=0.5,
+    quote=quote("50.10", "5.01", "2.51", "1.25"),
+)
 RUN = AssessmentRun(
     provenance=PROVENANCE,
     sites=(
@@ -56,7 +84,13 @@ RUN = AssessmentRun(
         site(4, "Outside", -0.25, 0.0, (), quote("0.00", "0.00", "0.00", "0.00")),
     ),
     out_of_scope=(
-        OutOfScopeSite(SiteIdentity(3, "S3", "Barn", "housing", "t", 0), "no_dwellings", "why"),
+        OutOfScopeSite(
+            SiteIdentity(
+                rlb_id=3, id="S3", name="Barn", dwelling_category="housing", source="t", dwellings=0
+            ),
+            "no_dwellings",
+            "why",
+        ),
     ),
     # 100.00 + 50.10 = 150.10; 10.00 + 5.01 = 15.01; 5.00 + 2.51 = 7.51; 2.50 + 1.25 = 3.75.
     levy_total=quote("150.10", "15.01", "7.51", "3.75"),

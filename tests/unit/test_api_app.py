@@ -71,10 +71,15 @@ def site_body(x: float = X0 + 100, y: float = Y0 + 100) -> str:
 
 
 def test_the_worst_problem_sets_the_status() -> None:
-    mixed = InvalidInput([Problem("invalid_dwellings", "x"), Problem("too_many_vertices", "y")])
+    mixed = InvalidInput(
+        [
+            Problem(code="invalid_dwellings", message="x"),
+            Problem(code="too_many_vertices", message="y"),
+        ]
+    )
     assert (from_error(mixed).status, from_error(mixed).code) == (413, "invalid_input")
-    assert from_error(InvalidInput([Problem("zero_area", "z")])).status == 422
-    assert from_error(InvalidInput([Problem("unknown_rule_set", "r")])).status == 400
+    assert from_error(InvalidInput([Problem(code="zero_area", message="z")])).status == 422
+    assert from_error(InvalidInput([Problem(code="unknown_rule_set", message="r")])).status == 400
     assert from_error(BrokenBundle("gone")).status == 503
 
 

@@ -16,7 +16,15 @@ X0, Y0 = 600_000.0, 300_000.0
 
 
 def dev(boundary, dwellings: int = 19, category: str = "allocation", rlb_id: int = 1):
-    return Development(rlb_id, f"site-{rlb_id}", "Test site", category, "test", dwellings, boundary)
+    return Development(
+        rlb_id=rlb_id,
+        id=f"site-{rlb_id}",
+        name="Test site",
+        dwelling_category=category,
+        source="test",
+        dwellings=dwellings,
+        boundary=boundary,
+    )
 
 
 def repo(coefficients: list[CoefficientPolygon] | None = None) -> InMemoryBoundaryData:
@@ -37,7 +45,11 @@ def repo(coefficients: list[CoefficientPolygon] | None = None) -> InMemoryBounda
             # resi' (greenspace) N = 0.8 x 12 + 0.6 = 10.2; uplift per ha = 10.2 - 5.57 = 4.63
             # resi' P = 0.8 x 0.5 + 0.04 = 0.44; uplift per ha = 0.44 - 0.24 = 0.2
             CoefficientPolygon(
-                box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), 5.57, 0.24, 12.0, 0.5
+                geometry=box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000),
+                lu_curr_n_coeff=5.57,
+                lu_curr_p_coeff=0.24,
+                n_resi_coeff=12.0,
+                p_resi_coeff=0.5,
             ),
         ],
         permits=[
@@ -90,7 +102,17 @@ def test_worked_example_19_dwellings_3_05_ha() -> None:
 def test_worked_example_272_dwellings_negative_uplift_with_suds() -> None:
     # 5.00 ha with N uplift per ha -25.114 (resi 10 -> 8.6 with greenspace, current 33.714)
     site = box(X0 + 100, Y0 + 100, X0 + 600, Y0 + 200)
-    data = repo([CoefficientPolygon(box(X0, Y0, X0 + 1000, Y0 + 1000), 33.714, 0.24, 10.0, 0.5)])
+    data = repo(
+        [
+            CoefficientPolygon(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
+                lu_curr_n_coeff=33.714,
+                lu_curr_p_coeff=0.24,
+                n_resi_coeff=10.0,
+                p_resi_coeff=0.5,
+            )
+        ]
+    )
     result = assess_site(dev(site, 272), data.reference_for(site), data.lookups(), NEW)
     assert isinstance(result, SiteAssessment)
     assert result.n_lu_uplift == -125.57

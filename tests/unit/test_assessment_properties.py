@@ -24,11 +24,15 @@ def grid_repo(seed: int) -> InMemoryBoundaryData:
             k = (k * 1103515245 + 12345) % 2**31
             coefficients.append(
                 CoefficientPolygon(
-                    box(X0 + i * CELL, Y0 + j * CELL, X0 + (i + 1) * CELL, Y0 + (j + 1) * CELL),
-                    5.0 + (k % 3500) / 100, 0.1 + (k % 240) / 100,
-                    8.0 + (k % 1200) / 100, 0.3 + (k % 120) / 100,
+                    geometry=box(
+                        X0 + i * CELL, Y0 + j * CELL, X0 + (i + 1) * CELL, Y0 + (j + 1) * CELL
+                    ),
+                    lu_curr_n_coeff=5.0 + (k % 3500) / 100,
+                    lu_curr_p_coeff=0.1 + (k % 240) / 100,
+                    n_resi_coeff=8.0 + (k % 1200) / 100,
+                    p_resi_coeff=0.3 + (k % 120) / 100,
                 )
-            )  # fmt: skip
+            )
     return InMemoryBoundaryData(
         nn=[
             NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 2000), "River Wensum SAC", "1"),
@@ -49,15 +53,26 @@ def grid_repo(seed: int) -> InMemoryBoundaryData:
 
 sites = st.builds(
     lambda x, y, w, h: box(X0 + x, Y0 + y, X0 + x + w, Y0 + y + h),
-    st.floats(0, 1800), st.floats(0, 1800), st.floats(5, 600), st.floats(5, 600),
-)  # fmt: skip
+    st.floats(0, 1800),
+    st.floats(0, 1800),
+    st.floats(5, 600),
+    st.floats(5, 600),
+)
 
 
 @settings(max_examples=60, deadline=None)
 @given(sites, st.integers(0, 600), st.sampled_from(sorted(RULE_SETS)), st.integers(0, 10**6))
 def test_catchment_shares_add_up_to_site_totals(site, dwellings, rules_name, seed) -> None:
     data = grid_repo(seed)
-    dev = Development(1, "a", "a", "allocation", "t", dwellings, site)
+    dev = Development(
+        rlb_id=1,
+        id="a",
+        name="a",
+        dwelling_category="allocation",
+        source="t",
+        dwellings=dwellings,
+        boundary=site,
+    )
     result = assess_site(dev, data.reference_for(site), data.lookups(), rule_set_named(rules_name))
     assert isinstance(result, SiteAssessment)  # every site here drains to a works with a permit
     levy_parts = sum(e.quote.levy_gbp for e in result.levy_by_edp if e.quote)
@@ -65,8 +80,9 @@ def test_catchment_shares_add_up_to_site_totals(site, dwellings, rules_name, see
     q = result.levy
     assert q.monitoring_gbp + q.maintenance_gbp + q.admin_gbp + q.mitigation_gbp == q.levy_gbp
     assert q.levy_gbp >= 0
-    in_catchments = [c for c in data.reference_for(site).nn_catchments
-                     if c.geometry.intersection(site).area > 0]  # fmt: skip
+    in_catchments = [
+        c for c in data.reference_for(site).nn_catchments if c.geometry.intersection(site).area > 0
+    ]
     if not result.catchments:
         # Outside both catchments (the corner x > 1000, y > 1300): nothing to split or charge.
         assert in_catchments == [] and not result.area_in_nn_catchment_ha
@@ -116,8 +132,18 @@ def test_cutting_a_site_in_two_changes_uplift_only_by_rounding(site, fraction, s
 def test_a_batch_gives_every_site_its_own_answer(batch, seed) -> None:
     assess = AssessDevelopments(grid_repo(seed))
     rules = rule_set_named(None)
-    devs = [Development(i + 1, str(i), "s", "allocation", "t", d, g)
-            for i, (g, d) in enumerate(batch)]  # fmt: skip
+    devs = [
+        Development(
+            rlb_id=i + 1,
+            id=str(i),
+            name="s",
+            dwelling_category="allocation",
+            source="t",
+            dwellings=d,
+            boundary=g,
+        )
+        for i, (g, d) in enumerate(batch)
+    ]
     together = assess(devs, rules)
     one_by_one = tuple(s for d in devs for s in assess([d], rules).sites)
     assert together.sites == one_by_one

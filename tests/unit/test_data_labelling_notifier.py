@@ -16,7 +16,9 @@ class _Bundle:
 
     def __init__(self, name: str, description: str) -> None:
         self.asked = 0
-        self._info = BundleInfo(name, "1", "2026-01-01", description, "0" * 64)
+        self._info = BundleInfo(
+            name=name, version="1", created="2026-01-01", description=description, sha256="0" * 64
+        )
 
     def info(self) -> BundleInfo:
         self.asked += 1

@@ -67,7 +67,9 @@ def test_a_record_survives_the_round_trip_and_rubbish_is_refused() -> None:
 def test_the_writer_records_activity_and_marks_a_clean_stop() -> None:
     records, clock = InMemoryOpsRecords(), FakeClock(5000.0)
     activity = WorkerActivity(WorkerState.RUNNING, 1, 4990.0)
-    identity = WorkerIdentity("host-7", 4000.0, BUNDLE, 30.0)
+    identity = WorkerIdentity(
+        worker_id="host-7", started_at=4000.0, bundle=BUNDLE, interval_seconds=30.0
+    )
     heartbeat = FleetHeartbeat(records, clock, identity, lambda: activity)
     heartbeat.beat()
     written = beat_from_json(records.data[".workers/host-7.json"])
@@ -85,7 +87,9 @@ def test_the_writer_records_activity_and_marks_a_clean_stop() -> None:
 def test_a_failed_write_is_swallowed_so_jobs_go_on() -> None:
     records = InMemoryOpsRecords()
     records.down = True
-    identity = WorkerIdentity("host-7", 4000.0, BUNDLE, 30.0)
+    identity = WorkerIdentity(
+        worker_id="host-7", started_at=4000.0, bundle=BUNDLE, interval_seconds=30.0
+    )
     activity = WorkerActivity(WorkerState.RUNNING, 0, None)
     heartbeat = FleetHeartbeat(records, FakeClock(), identity, lambda: activity)
     assert heartbeat.beat() is None

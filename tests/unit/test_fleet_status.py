@@ -37,19 +37,43 @@ def codes(s: FleetStatus) -> list[str]:
 
 
 def test_all_well_means_no_concern() -> None:
-    assert codes(status(QueueFigures(5, 1, 0, 0), [beat("a", NOW - 1)])) == []
-    assert codes(status(QueueFigures(0, 0, 0, 0), [])) == []  # nothing waiting, nobody needed
+    assert (
+        codes(
+            status(
+                QueueFigures(visible=5, in_flight=1, delayed=0, dlq_visible=0), [beat("a", NOW - 1)]
+            )
+        )
+        == []
+    )
+    assert (
+        codes(status(QueueFigures(visible=0, in_flight=0, delayed=0, dlq_visible=0), [])) == []
+    )  # nothing waiting, nobody needed
 
 
 def test_each_finding_that_needs_a_person_is_its_own_concern() -> None:
     other = BundleStamp("national", "2026.2", "cd" * 32)
     mixed = [beat("a", NOW - 1), beat("b", NOW - 1, other)]
-    assert codes(status(QueueFigures(0, 0, 0, 2), mixed[:1])) == ["dlq_not_empty"]
-    assert codes(status(QueueFigures(3, 0, 0, 0), [beat("a", NOW - 100)])) == ["no_live_worker"]
-    assert codes(status(QueueFigures(0, 0, 0, 0), mixed)) == ["mixed_bundles"]
+    assert codes(
+        status(QueueFigures(visible=0, in_flight=0, delayed=0, dlq_visible=2), mixed[:1])
+    ) == ["dlq_not_empty"]
+    assert codes(
+        status(
+            QueueFigures(visible=3, in_flight=0, delayed=0, dlq_visible=0), [beat("a", NOW - 100)]
+        )
+    ) == ["no_live_worker"]
+    assert codes(status(QueueFigures(visible=0, in_flight=0, delayed=0, dlq_visible=0), mixed)) == [
+        "mixed_bundles"
+    ]
     stuck = (StuckJob("job-1", NOW - 7200),)
-    assert codes(status(QueueFigures(0, 0, 0, 0), [], stuck=stuck)) == ["stuck_jobs"]
-    every = status(QueueFigures(1, 0, 0, 1), [], stuck=stuck, undelivered=("job-2",))
+    assert codes(
+        status(QueueFigures(visible=0, in_flight=0, delayed=0, dlq_visible=0), [], stuck=stuck)
+    ) == ["stuck_jobs"]
+    every = status(
+        QueueFigures(visible=1, in_flight=0, delayed=0, dlq_visible=1),
+        [],
+        stuck=stuck,
+        undelivered=("job-2",),
+    )
     assert codes(every) == ["dlq_not_empty", "no_live_worker", "stuck_jobs",
                             "undelivered_callbacks"]  # fmt: skip
 
@@ -85,7 +109,9 @@ def test_recent_outcomes_and_stuck_claims_are_counted() -> None:
 
 def test_the_oldest_age_comes_from_cloudwatch_else_from_the_stall_watch() -> None:
     inventory, store, records = InMemoryStoreInventory(), FakeResultStore(), InMemoryOpsRecords()
-    queue = FakeQueueInspector(QueueFigures(4, 0, 0, 0), age=None)
+    queue = FakeQueueInspector(
+        QueueFigures(visible=4, in_flight=0, delayed=0, dlq_visible=0), age=None
+    )
     assert make_reader(inventory, store, records, queue)().oldest_age_seconds is None
     records.put(STALL_KEY, stall_to_json(StallState(since=NOW - 420)))
     watched = make_reader(inventory, store, records, queue)()

@@ -34,7 +34,10 @@ def client(probe: object) -> falcon.testing.TestClient:
 
 
 def test_healthy_is_200_with_a_small_body() -> None:
-    probe = FixedProbe(HealthVerdict(True, "ok", 12.34567, True), ReadinessVerdict(True, "ready"))
+    probe = FixedProbe(
+        HealthVerdict(healthy=True, reason="ok", heartbeat_age=12.34567, job_in_progress=True),
+        ReadinessVerdict(True, "ready"),
+    )
     result = client(probe).simulate_get("/health")
     assert result.status_code == 200
     assert result.json == {
@@ -47,7 +50,10 @@ def test_healthy_is_200_with_a_small_body() -> None:
 
 def test_unhealthy_is_503() -> None:
     probe = FixedProbe(
-        HealthVerdict(False, "heartbeat_stale", 200.0, False), ReadinessVerdict(False, "draining")
+        HealthVerdict(
+            healthy=False, reason="heartbeat_stale", heartbeat_age=200.0, job_in_progress=False
+        ),
+        ReadinessVerdict(False, "draining"),
     )
     result = client(probe).simulate_get("/health")
     assert result.status_code == 503
@@ -57,7 +63,10 @@ def test_unhealthy_is_503() -> None:
 
 
 def test_ready_is_200() -> None:
-    probe = FixedProbe(HealthVerdict(True, "ok", 0.0, False), ReadinessVerdict(True, "ready"))
+    probe = FixedProbe(
+        HealthVerdict(healthy=True, reason="ok", heartbeat_age=0.0, job_in_progress=False),
+        ReadinessVerdict(True, "ready"),
+    )
     result = client(probe).simulate_get("/ready")
     assert (result.status_code, result.json) == (200, {"status": "ready", "reason": "ready"})
 
@@ -72,7 +81,10 @@ def test_a_failing_probe_is_503_without_any_detail() -> None:
 
 
 def test_unknown_paths_are_404() -> None:
-    probe = FixedProbe(HealthVerdict(True, "ok", 0.0, False), ReadinessVerdict(True, "ready"))
+    probe = FixedProbe(
+        HealthVerdict(healthy=True, reason="ok", heartbeat_age=0.0, job_in_progress=False),
+        ReadinessVerdict(True, "ready"),
+    )
     assert client(probe).simulate_get("/config").status_code == 404
 
 

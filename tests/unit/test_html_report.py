@@ -18,7 +18,13 @@ X0, Y0 = STRIP_ORIGIN
 
 def page(data: InMemoryBoundaryData, name: str = "Site") -> str:
     dev = Development(
-        1, "REF-1", name, "housing", "", 10, box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200)
+        rlb_id=1,
+        id="REF-1",
+        name=name,
+        dwelling_category="housing",
+        source="",
+        dwellings=10,
+        boundary=box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200),
     )
     run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
     return render_report(run, [dev], data.reference_for)
@@ -44,7 +50,13 @@ def test_nothing_from_the_input_is_taken_as_markup() -> None:
 
 def test_only_a_synthetic_bundle_gets_the_banner_top_and_bottom() -> None:
     assert 'id="synthetic-banner"' not in page(repo())
-    info = BundleInfo("demo", "1", "2026-11-25", "synthetic demonstration data", "a" * 64)
+    info = BundleInfo(
+        name="demo",
+        version="1",
+        created="2026-11-25",
+        description="synthetic demonstration data",
+        sha256="a" * 64,
+    )
     synthetic = repo(info=info)
     html = page(synthetic)
     assert html.count('id="synthetic-banner"') == 2
@@ -83,7 +95,15 @@ def test_a_job_whose_report_cannot_be_drawn_still_stores_its_results() -> None:
     from nrf.adapters.outputs.html_report import report_renderer
 
     data = UnreadableBundle()
-    dev = Development(1, "R", "S", "housing", "", 10, box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200))
+    dev = Development(
+        rlb_id=1,
+        id="R",
+        name="S",
+        dwelling_category="housing",
+        source="",
+        dwellings=10,
+        boundary=box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200),
+    )
     run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
     files = report_renderer(data)(run, [dev])
     assert set(files) == {"result.json", "result.geojson", "result.csv", "result.provenance.json"}
@@ -95,7 +115,13 @@ def test_a_job_whose_report_cannot_be_drawn_still_stores_its_results() -> None:
 def test_an_out_of_scope_site_is_drawn_with_its_reason() -> None:
     # South of the strip: no NN catchment and works 2002 has no permit row.
     dev = Development(
-        1, "S", "South", "housing", "", 10, box(X0 + 100, Y0 - 300, X0 + 200, Y0 - 200)
+        rlb_id=1,
+        id="S",
+        name="South",
+        dwelling_category="housing",
+        source="",
+        dwellings=10,
+        boundary=box(X0 + 100, Y0 - 300, X0 + 200, Y0 - 200),
     )
     data = repo()
     run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))

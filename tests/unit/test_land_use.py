@@ -39,8 +39,20 @@ def test_suds_only_from_fifty_dwellings_under_the_new_rules() -> None:
 def test_pieces_are_site_cut_by_coefficient_polygon_and_catchment() -> None:
     site = box(0, 0, 100, 100)  # 1.00 ha
     coefficients = [
-        CoefficientPolygon(box(-50, -50, 50, 150), 20.0, 1.0, 10.0, 0.5),  # left half
-        CoefficientPolygon(box(50, -50, 150, 150), 8.0, 0.2, 10.0, 0.5),  # right half
+        CoefficientPolygon(
+            geometry=box(-50, -50, 50, 150),
+            lu_curr_n_coeff=20.0,
+            lu_curr_p_coeff=1.0,
+            n_resi_coeff=10.0,
+            p_resi_coeff=0.5,
+        ),  # left half
+        CoefficientPolygon(
+            geometry=box(50, -50, 150, 150),
+            lu_curr_n_coeff=8.0,
+            lu_curr_p_coeff=0.2,
+            n_resi_coeff=10.0,
+            p_resi_coeff=0.5,
+        ),  # right half
     ]
     catchments = [NnCatchment(box(-100, -100, 75, 200), "River Wensum SAC", "1")]
     # Greenspace applies (1.00 ha >= 1.00): resi' N = 8.6, P = 0.44.
@@ -55,6 +67,14 @@ def test_pieces_are_site_cut_by_coefficient_polygon_and_catchment() -> None:
 
 def test_no_catchment_no_pieces() -> None:
     site = box(0, 0, 100, 100)
-    coefficients = [CoefficientPolygon(box(0, 0, 100, 100), 20.0, 1.0, 10.0, 0.5)]
+    coefficients = [
+        CoefficientPolygon(
+            geometry=box(0, 0, 100, 100),
+            lu_curr_n_coeff=20.0,
+            lu_curr_p_coeff=1.0,
+            n_resi_coeff=10.0,
+            p_resi_coeff=0.5,
+        )
+    ]
     far = [NnCatchment(box(500, 500, 600, 600), "The Broads SAC", "2")]
     assert land_use_pieces(site, coefficients, far, 1.0, NEW) == []

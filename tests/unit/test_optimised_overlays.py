@@ -38,11 +38,19 @@ def reference_pieces(
                 continue
             ha = float(area_m2) / rules.m2_per_ha
             gn, gp = rules.greenspace_n_coeff, rules.greenspace_p_coeff
-            pieces.append(Piece(nn.n2k_site_name, nn.edp_id, ha,
-                                piece_uplift(coef.lu_curr_n_coeff, coef.n_resi_coeff, gn, ha,
-                                             greenspace, rules),
-                                piece_uplift(coef.lu_curr_p_coeff, coef.p_resi_coeff, gp, ha,
-                                             greenspace, rules)))  # fmt: skip
+            pieces.append(
+                Piece(
+                    n2k_site_name=nn.n2k_site_name,
+                    edp_id=nn.edp_id,
+                    area_ha=ha,
+                    n_uplift=piece_uplift(
+                        coef.lu_curr_n_coeff, coef.n_resi_coeff, gn, ha, greenspace, rules
+                    ),
+                    p_uplift=piece_uplift(
+                        coef.lu_curr_p_coeff, coef.p_resi_coeff, gp, ha, greenspace, rules
+                    ),
+                )
+            )
     return pieces
 
 
@@ -78,10 +86,19 @@ def site(rng: np.random.Generator) -> Polygon:
 
 
 def coefficient(rng: np.random.Generator, geometry: Polygon) -> CoefficientPolygon:
-    values = [round(float(v), 3) for v in rng.uniform([5, 0.1, 8, 0.3], [40, 2.5, 20, 1.5])]
+    values: list[float | None] = [
+        round(float(v), 3) for v in rng.uniform([5, 0.1, 8, 0.3], [40, 2.5, 20, 1.5])
+    ]
     if rng.random() < 0.05:
-        values[int(rng.integers(4))] = None  # type: ignore[call-overload]
-    return CoefficientPolygon(geometry, *values)
+        values[int(rng.integers(4))] = None
+    n_current, p_current, n_resi, p_resi = values
+    return CoefficientPolygon(
+        geometry=geometry,
+        lu_curr_n_coeff=n_current,
+        lu_curr_p_coeff=p_current,
+        n_resi_coeff=n_resi,
+        p_resi_coeff=p_resi,
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -90,9 +107,10 @@ def test_pieces_and_majorities_match_the_plain_loops(seed: int) -> None:
     coefficients = [coefficient(rng, g) for g in cells(rng, 400)]
     catchments = [
         NnCatchment(g, name, edp)
-        for g, (name, edp) in zip(cells(rng, 3), [("A SAC", "1"), ("B SAC", "2"), ("B SAC", "2")],
-                                  strict=True)
-    ]  # fmt: skip
+        for g, (name, edp) in zip(
+            cells(rng, 3), [("A SAC", "1"), ("B SAC", "2"), ("B SAC", "2")], strict=True
+        )
+    ]
     zones = [Zone(g, int(rng.integers(1, 4))) for g in cells(rng, 12)]
     compared = 0
     for _ in range(25):

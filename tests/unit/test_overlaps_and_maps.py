@@ -21,10 +21,10 @@ def test_overlaps_are_summed_per_catchment_and_per_edp() -> None:
     # Wensum: 50..100 x 50..150 = 50 x 100 = 5,000 m² = 0.5 ha, 50 %; Broads the same.
     per_catchment, per_edp = catchment_overlaps(box(50, 50, 150, 150), catchments)
     assert per_catchment == (
-        Overlap("Broads", "1", 0.5, 50.0),
-        Overlap("Wensum", "1", 0.5, 50.0),
+        Overlap(name="Broads", edp_id="1", area_ha=0.5, share_percent=50.0),
+        Overlap(name="Wensum", edp_id="1", area_ha=0.5, share_percent=50.0),
     )
-    assert per_edp == (Overlap("1", "1", 1.0, 100.0),)
+    assert per_edp == (Overlap(name="1", edp_id="1", area_ha=1.0, share_percent=100.0),)
 
 
 def test_a_site_touching_only_an_edge_has_no_overlap() -> None:

@@ -37,14 +37,22 @@ class FakeBoundarySource:
         self.requests.append(request)
         if self.problems:
             raise InvalidInput(self.problems)
-        return [RawFeature(1, {}, SITE)]
+        return [RawFeature(index=1, properties={}, geometry=SITE)]
 
 
 def repo() -> InMemoryBoundaryData:
     return InMemoryBoundaryData(
         nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
         wwtw=[Zone(box(X0, Y0, X0 + 1000, Y0 + 1000), 1065)],
-        coefficients=[CoefficientPolygon(box(X0, Y0, X0 + 1000, Y0 + 1000), 5.57, 0.24, 12, 0.5)],
+        coefficients=[
+            CoefficientPolygon(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
+                lu_curr_n_coeff=5.57,
+                lu_curr_p_coeff=0.24,
+                n_resi_coeff=12,
+                p_resi_coeff=0.5,
+            )
+        ],
         permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0))],
         levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
     )
@@ -121,7 +129,9 @@ def test_a_duplicate_delivery_is_neither_recomputed_nor_emailed_again() -> None:
 
 
 def test_invalid_boundary_fails_once_with_codes_and_tells_the_requester() -> None:
-    problem = Problem("self_intersecting_geometry", "feature 1 crosses itself", 1)
+    problem = Problem(
+        code="self_intersecting_geometry", message="feature 1 crosses itself", feature=1
+    )
     process, store, notifier = make(FakeBoundarySource([problem]))
     outcome = process(msg(body()))
     assert (outcome.status, outcome.delete) == ("failed", True)
@@ -208,7 +218,9 @@ def test_a_bad_boundary_with_the_store_down_is_retried_not_failed() -> None:
     # docs/worker.md: a boundary is read and validated under the claim; with the store down
     # the claim cannot be taken, so the message is retried (and, if the store stays down,
     # dead-lettered) rather than failed without a record.
-    source = FakeBoundarySource([Problem("self_intersection", "the boundary crosses itself")])
+    source = FakeBoundarySource(
+        [Problem(code="self_intersection", message="the boundary crosses itself")]
+    )
     process, store, notifier = make(source=source)
     store.claim_failures = 1
     outcome = process(msg(body()))

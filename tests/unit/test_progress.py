@@ -19,7 +19,7 @@ class FakeClock:
 
 def test_a_quick_stage_prints_nothing() -> None:
     stream, clock = io.StringIO(), FakeClock()
-    stage = StageProgress(stream, clock).stage("assessing", "sites")
+    stage = StageProgress(stream=stream, clock=clock).stage("assessing", "sites")
     for done in range(1, 4):
         clock.now += 0.2  # 3 sites in 0.6 s: under the one-second threshold
         stage(done, 3)
@@ -28,7 +28,7 @@ def test_a_quick_stage_prints_nothing() -> None:
 
 def test_a_slow_stage_prints_a_line_per_tenth_with_rate_and_eta() -> None:
     stream, clock = io.StringIO(), FakeClock()
-    stage = StageProgress(stream, clock).stage("assessing", "sites")
+    stage = StageProgress(stream=stream, clock=clock).stage("assessing", "sites")
     for done in range(1, 101):
         clock.now += 0.5  # 2 sites a second
         stage(done, 100)
@@ -43,7 +43,7 @@ def test_a_slow_stage_prints_a_line_per_tenth_with_rate_and_eta() -> None:
 
 def test_a_terminal_gets_one_line_rewritten_in_place() -> None:
     stream, clock = io.StringIO(), FakeClock()
-    stage = StageProgress(stream, clock, tty=True).stage("reading", "features")
+    stage = StageProgress(stream=stream, clock=clock, tty=True).stage("reading", "features")
     for done in range(1, 11):
         clock.now += 1.0
         stage(done, 10)
@@ -62,7 +62,7 @@ def test_status_line_and_clock_time() -> None:
 
 def test_rate_and_eta_count_from_the_first_item_not_the_stages_setup() -> None:
     stream, clock = io.StringIO(), FakeClock()
-    stage = StageProgress(stream, clock).stage("writing", "sites")
+    stage = StageProgress(stream=stream, clock=clock).stage("writing", "sites")
     clock.now += 30.0  # gathering the results before the first site is written
     for done in range(1, 11):
         clock.now += 0.5

@@ -8,7 +8,9 @@ from nrf.domain.model import BundleInfo
 
 
 def _info(name: str, version: str) -> BundleInfo:
-    return BundleInfo(name, version, "2026-07-01", "", "ab" * 32)
+    return BundleInfo(
+        name=name, version=version, created="2026-07-01", description="", sha256="ab" * 32
+    )
 
 
 def test_the_key_is_prefix_name_version() -> None:

@@ -17,48 +17,115 @@ from nrf.domain.results import (
     SiteIdentity,
 )
 
-PROVENANCE = Provenance("iat-2026-04", "synthetic-norfolk", "2026.1", "ab" * 32, True, "0.1.0")
-IDENTITY = SiteIdentity(1, "NRF-000123", "NRF-000123", "housing", "web_submission", 25)
+PROVENANCE = Provenance(
+    rule_set="iat-2026-04",
+    bundle_name="synthetic-norfolk",
+    bundle_version="2026.1",
+    bundle_sha256="ab" * 32,
+    synthetic_data=True,
+    software_version="0.1.0",
+)
+IDENTITY = SiteIdentity(
+    rlb_id=1,
+    id="NRF-000123",
+    name="NRF-000123",
+    dwelling_category="housing",
+    source="web_submission",
+    dwellings=25,
+)
 
 
-def money(*values: str) -> LevyQuote:
-    return LevyQuote(*(Decimal(v) for v in values))
+def money(levy: str, monitoring: str, maintenance: str, admin: str, mitigation: str) -> LevyQuote:
+    return LevyQuote(
+        levy_gbp=Decimal(levy),
+        monitoring_gbp=Decimal(monitoring),
+        maintenance_gbp=Decimal(maintenance),
+        admin_gbp=Decimal(admin),
+        mitigation_gbp=Decimal(mitigation),
+    )
 
 
 def catchment(name: str, edp: str, n: float, p: float) -> CatchmentImpact:
-    return CatchmentImpact(name, edp, 1.0, n, p, 0.0, 0.0, n, p)
+    return CatchmentImpact(
+        n2k_site_name=name,
+        edp_id=edp,
+        area_ha=1.0,
+        n_lu_post_suds=n,
+        p_lu_post_suds=p,
+        n_wwtw_perm=0.0,
+        p_wwtw_perm=0.0,
+        n_total=n,
+        p_total=p,
+    )
 
 
 def site(catchments: tuple[CatchmentImpact, ...], edps: tuple[EdpLevy, ...]) -> SiteAssessment:
     fields: dict[str, Any] = {a.name: None for a in SiteAssessment.__attrs_attrs__}
-    fields.update(site=IDENTITY, catchments=catchments, levy_by_edp=edps,
-                  levy=money("0", "0", "0", "0", "0"), n_total=0.0, p_total=0.0)  # fmt: skip
+    fields.update(
+        site=IDENTITY,
+        catchments=catchments,
+        levy_by_edp=edps,
+        levy=money("0", "0", "0", "0", "0"),
+        n_total=0.0,
+        p_total=0.0,
+    )
     return SiteAssessment(**fields)
 
 
 def test_each_edp_carries_its_own_share_and_levy_not_the_whole_total() -> None:
     # A site across two EDPs: N 10.00 + 4.50 = 14.50 kg/yr in all, P 1.20 + 0.30 = 1.50.
     # Their assessor would send 14.50 / 1.50 under both EDPs; we send each its own share.
-    broads = EdpLevy("32", "Broads EDP", 10.0, 1.2, money("1234.56", "61.73", "37.04", "12.35",
-                                                         "1123.44"))  # fmt: skip
-    wensum = EdpLevy("7", None, 4.5, 0.3, None)  # no rate in the bundle: no levy figure
-    catchments = (catchment("The Broads SAC", "32", 6.0, 0.7),
-                  catchment("The Broads SAC", "32", 4.0, 0.5),
-                  catchment("River Wensum SAC", "7", 4.5, 0.3))  # fmt: skip
-    run = AssessmentRun(PROVENANCE, (site(catchments, (broads, wensum)),), (),
-                        money("1234.56", "61.73", "37.04", "12.35", "1123.44"))  # fmt: skip
+    broads = EdpLevy(
+        edp_id="32",
+        edp_name="Broads EDP",
+        n_total=10.0,
+        p_total=1.2,
+        quote=money("1234.56", "61.73", "37.04", "12.35", "1123.44"),
+    )
+    wensum = EdpLevy(
+        edp_id="7", edp_name=None, n_total=4.5, p_total=0.3, quote=None
+    )  # no rate in the bundle: no levy figure
+    catchments = (
+        catchment("The Broads SAC", "32", 6.0, 0.7),
+        catchment("The Broads SAC", "32", 4.0, 0.5),
+        catchment("River Wensum SAC", "7", 4.5, 0.3),
+    )
+    run = AssessmentRun(
+        provenance=PROVENANCE,
+        sites=(site(catchments, (broads, wensum)),),
+        out_of_scope=(),
+        levy_total=money("1234.56", "61.73", "37.04", "12.35", "1123.44"),
+    )
     body = quote_update(run)
     assert body["edps"] == [
-        {"edpId": "32", "edpName": "The Broads SAC", "edpType": "NUTRIENT",
-         "impact": {"nitrogenTotal": {"amount": 10.0, "unit": "kg/year"},
-                    "phosphorusTotal": {"amount": 1.2, "unit": "kg/year"}},
-         "levyGbp": {"min": 1234.56, "max": 1234.56, "monitoring": 61.73, "maintenance": 37.04,
-                     "admin": 12.35, "mitigation": 1123.44}},
-        {"edpId": "7", "edpName": "River Wensum SAC", "edpType": "NUTRIENT",
-         "impact": {"nitrogenTotal": {"amount": 4.5, "unit": "kg/year"},
-                    "phosphorusTotal": {"amount": 0.3, "unit": "kg/year"}},
-         "levyGbp": None},
-    ]  # fmt: skip
+        {
+            "edpId": "32",
+            "edpName": "The Broads SAC",
+            "edpType": "NUTRIENT",
+            "impact": {
+                "nitrogenTotal": {"amount": 10.0, "unit": "kg/year"},
+                "phosphorusTotal": {"amount": 1.2, "unit": "kg/year"},
+            },
+            "levyGbp": {
+                "min": 1234.56,
+                "max": 1234.56,
+                "monitoring": 61.73,
+                "maintenance": 37.04,
+                "admin": 12.35,
+                "mitigation": 1123.44,
+            },
+        },
+        {
+            "edpId": "7",
+            "edpName": "River Wensum SAC",
+            "edpType": "NUTRIENT",
+            "impact": {
+                "nitrogenTotal": {"amount": 4.5, "unit": "kg/year"},
+                "phosphorusTotal": {"amount": 0.3, "unit": "kg/year"},
+            },
+            "levyGbp": None,
+        },
+    ]
     assert body["provenance"]["bundleSha256"] == "ab" * 32
     assert body["provenance"]["ruleSet"] == "iat-2026-04"
     assert "outOfScope" not in body
@@ -66,8 +133,15 @@ def test_each_edp_carries_its_own_share_and_levy_not_the_whole_total() -> None:
 
 def test_an_out_of_scope_site_is_reported_with_its_reason() -> None:
     away = OutOfScopeSite(IDENTITY, "outside_nn_catchments", "the site is in no NN catchment")
-    run = AssessmentRun(PROVENANCE, (), (away,), money("0", "0", "0", "0", "0"))
+    run = AssessmentRun(
+        provenance=PROVENANCE,
+        sites=(),
+        out_of_scope=(away,),
+        levy_total=money("0", "0", "0", "0", "0"),
+    )
     body = quote_update(run)
     assert body["edps"] == []
-    assert body["outOfScope"] == {"reasonCode": "outside_nn_catchments",
-                                  "reason": "the site is in no NN catchment"}  # fmt: skip
+    assert body["outOfScope"] == {
+        "reasonCode": "outside_nn_catchments",
+        "reason": "the site is in no NN catchment",
+    }

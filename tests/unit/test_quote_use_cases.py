@@ -21,11 +21,11 @@ SITE = {"id": "s", "name": "Site", "dwelling_category": "housing", "source": "",
 
 
 def raw(geometry: object, **properties: object) -> RawFeature:
-    return RawFeature(1, properties, geometry)
+    return RawFeature(index=1, properties=properties, geometry=geometry)
 
 
 def raw_at(index: int, geometry: object, properties: dict[str, object]) -> RawFeature:
-    return RawFeature(index, properties, geometry)
+    return RawFeature(index=index, properties=properties, geometry=geometry)
 
 
 def test_a_quote_uses_the_rules_asked_for_else_the_default() -> None:
@@ -59,11 +59,14 @@ def test_a_boundary_across_two_catchments_is_split_by_area() -> None:
     [site] = result.sites
     assert (site.id, site.name, site.area_ha) == ("1", "1", 2.0)
     assert site.nn_catchments == (
-        Overlap("River Wensum SAC", "1", 1.0, 50.0),
-        Overlap("The Broads SAC", "2", 1.0, 50.0),
+        Overlap(name="River Wensum SAC", edp_id="1", area_ha=1.0, share_percent=50.0),
+        Overlap(name="The Broads SAC", edp_id="2", area_ha=1.0, share_percent=50.0),
     )
     # EDP 1 is named by its levy rate; EDP 2 has none in this bundle, so its id stands.
-    assert site.edps == (Overlap("River Wensum SAC", "1", 1.0, 50.0), Overlap("2", "2", 1.0, 50.0))
+    assert site.edps == (
+        Overlap(name="River Wensum SAC", edp_id="1", area_ha=1.0, share_percent=50.0),
+        Overlap(name="2", edp_id="2", area_ha=1.0, share_percent=50.0),
+    )
     assert (site.majority_wwtw_id, site.wwtw_name) == (1065, "Sculthorpe")
     assert (site.majority_lpa, site.subcatchment, site.in_scope) == ("Breckland", "Wensum", True)
 

@@ -23,13 +23,35 @@ def run_and_sites() -> tuple[AssessmentRun, list[Development]]:
     data = InMemoryBoundaryData(
         nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
         wwtw=[Zone(box(X0, Y0, X0 + 1000, Y0 + 1000), 1065)],
-        coefficients=[CoefficientPolygon(box(X0, Y0, X0 + 1000, Y0 + 1000), 5.0, 0.2, 12, 0.5)],
+        coefficients=[
+            CoefficientPolygon(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
+                lu_curr_n_coeff=5.0,
+                lu_curr_p_coeff=0.2,
+                n_resi_coeff=12,
+                p_resi_coeff=0.5,
+            )
+        ],
         permits=[permit(1065, "Sculthorpe")],
         levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
-        info=BundleInfo("nrf-defra-iat", "2026.11.1", "2026-11-26", "real data", DIGEST),
+        info=BundleInfo(
+            name="nrf-defra-iat",
+            version="2026.11.1",
+            created="2026-11-26",
+            description="real data",
+            sha256=DIGEST,
+        ),
     )
     sites = [
-        Development(1, "a", "A", "housing", "t", 19, box(X0 + 100, Y0 + 100, X0 + 405, Y0 + 200))
+        Development(
+            rlb_id=1,
+            id="a",
+            name="A",
+            dwelling_category="housing",
+            source="t",
+            dwellings=19,
+            boundary=box(X0 + 100, Y0 + 100, X0 + 405, Y0 + 200),
+        )
     ]
     return AssessDevelopments(data)(sites, rule_set_named(None)), sites
 

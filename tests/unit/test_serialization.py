@@ -18,13 +18,37 @@ def test_assessment_run_round_trips_through_json() -> None:
     data = InMemoryBoundaryData(
         nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
         wwtw=[Zone(box(X0, Y0, X0 + 1000, Y0 + 1000), 1065)],
-        coefficients=[CoefficientPolygon(box(X0, Y0, X0 + 1000, Y0 + 1000), 5.57, 0.24, 12, 0.5)],
+        coefficients=[
+            CoefficientPolygon(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
+                lu_curr_n_coeff=5.57,
+                lu_curr_p_coeff=0.24,
+                n_resi_coeff=12,
+                p_resi_coeff=0.5,
+            )
+        ],
         permits=[permit(1065, "Sculthorpe")],
         levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
     )
     sites = [
-        Development(1, "a", "A", "housing", "t", 19, box(X0 + 100, Y0 + 100, X0 + 405, Y0 + 200)),
-        Development(2, "b", "B", "housing", "t", 5, box(X0 + 5000, Y0, X0 + 5100, Y0 + 100)),
+        Development(
+            rlb_id=1,
+            id="a",
+            name="A",
+            dwelling_category="housing",
+            source="t",
+            dwellings=19,
+            boundary=box(X0 + 100, Y0 + 100, X0 + 405, Y0 + 200),
+        ),
+        Development(
+            rlb_id=2,
+            id="b",
+            name="B",
+            dwelling_category="housing",
+            source="t",
+            dwellings=5,
+            boundary=box(X0 + 5000, Y0, X0 + 5100, Y0 + 100),
+        ),
     ]
     run = AssessDevelopments(data)(sites, rule_set_named(None))
     assert run.sites and run.out_of_scope

@@ -45,7 +45,7 @@ def kinds(notifier: FakeNotifier) -> list[tuple[str, str]]:
 
 
 def test_support_is_told_once_per_stall_and_when_it_clears() -> None:
-    queue = FakeQueueInspector(QueueFigures(2, 0, 0, 0))
+    queue = FakeQueueInspector(QueueFigures(visible=2, in_flight=0, delayed=0, dlq_visible=0))
     records, notifier, clock = InMemoryOpsRecords(), FakeNotifier(), FakeClock(NOW)
     queue.waiting = [
         WaitingJob("late", "late@example.gov.uk", NOW - 950),  # waited 950 + 900 s by then
@@ -76,7 +76,9 @@ def test_support_is_told_once_per_stall_and_when_it_clears() -> None:
 
 
 def test_two_runs_racing_over_one_stall_alert_only_once() -> None:
-    queue = FakeQueueInspector(QueueFigures(1, 0, 0, 0), age=1000.0)
+    queue = FakeQueueInspector(
+        QueueFigures(visible=1, in_flight=0, delayed=0, dlq_visible=0), age=1000.0
+    )
     notifier = FakeNotifier()
 
     class ReadBeforeTheOtherWrote(InMemoryOpsRecords):
@@ -102,7 +104,9 @@ def test_two_runs_racing_over_one_stall_alert_only_once() -> None:
 
 
 def test_a_dry_run_tells_nobody_and_writes_nothing() -> None:
-    queue = FakeQueueInspector(QueueFigures(1, 0, 0, 0), age=5000.0)
+    queue = FakeQueueInspector(
+        QueueFigures(visible=1, in_flight=0, delayed=0, dlq_visible=0), age=5000.0
+    )
     records, notifier = InMemoryOpsRecords(), FakeNotifier()
     report = watcher(queue, records, notifier, FakeClock(NOW))(live_workers=0, dry_run=True)
     assert report.action is StallAction.ALERT

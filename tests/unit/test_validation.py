@@ -39,7 +39,7 @@ def raw(
     crs: str = "EPSG:27700",
     **changes: object,
 ) -> RawFeature:
-    return RawFeature(index, {**GOOD, **changes}, geometry, crs)
+    return RawFeature(index=index, properties={**GOOD, **changes}, geometry=geometry, crs=crs)
 
 
 def problems_of(
@@ -79,7 +79,9 @@ def test_duplicate_ids_are_allowed() -> None:
 
 def test_legacy_column_names_are_accepted() -> None:
     legacy = {"id": 7, "Name": "N", "Dwel_Cat": "flats", "Source": "S", "Dwellings": 3}
-    (development,) = validate_features([RawFeature(1, legacy, SITE)], LIMITS)
+    (development,) = validate_features(
+        [RawFeature(index=1, properties=legacy, geometry=SITE)], LIMITS
+    )
     assert (development.id, development.name, development.dwelling_category) == ("7", "N", "flats")
     assert (development.source, development.dwellings) == ("S", 3)
 
@@ -114,7 +116,9 @@ def test_blank_name_and_source_become_empty_strings(blank: object) -> None:
 @pytest.mark.parametrize("blank", [None, "", "  "])
 def test_required_values_may_not_be_blank(column: str, blank: object) -> None:
     with pytest.raises(InvalidInput) as caught:
-        validate_features([RawFeature(3, {**GOOD, column: blank}, SITE)], LIMITS)
+        validate_features(
+            [RawFeature(index=3, properties={**GOOD, column: blank}, geometry=SITE)], LIMITS
+        )
     (problem,) = caught.value.problems
     assert (problem.code, problem.feature, problem.field) == ("missing_value", 3, column)
     assert problem.message.startswith(f"feature 3: {column} is empty")
@@ -175,7 +179,12 @@ def test_dwellings_message_names_feature_field_and_rule() -> None:
 def test_one_problem_per_missing_column_named_in_snake_case() -> None:
     properties: Mapping[str, object] = {"id": "a", "Name": "n", "Source": "s"}
     with pytest.raises(InvalidInput) as caught:
-        validate_features([RawFeature(1, properties, SITE), RawFeature(2, properties, SITE)])
+        validate_features(
+            [
+                RawFeature(index=1, properties=properties, geometry=SITE),
+                RawFeature(index=2, properties=properties, geometry=SITE),
+            ]
+        )
     found = [(p.code, p.feature, p.field) for p in caught.value.problems]
     assert found == [
         ("missing_column", None, "dwelling_category"),
@@ -184,7 +193,9 @@ def test_one_problem_per_missing_column_named_in_snake_case() -> None:
 
 
 def test_a_column_missing_from_one_feature_only_is_a_missing_value() -> None:
-    partial = RawFeature(2, {k: v for k, v in GOOD.items() if k != "dwellings"}, SITE)
+    partial = RawFeature(
+        index=2, properties={k: v for k, v in GOOD.items() if k != "dwellings"}, geometry=SITE
+    )
     assert problems_of(raw(1), partial) == [("missing_value", 2)]
 
 
@@ -313,8 +324,13 @@ def test_no_features_and_too_many_features_are_file_problems() -> None:
 def test_reader_problems_are_kept_and_stop_geometry_checks() -> None:
     from nrf.domain.errors import Problem
 
-    found = Problem("invalid_geometry", "feature 1: ring 1 is not closed", 1, "geometry")
-    feature = RawFeature(1, GOOD, None, problems=(found,))
+    found = Problem(
+        code="invalid_geometry",
+        message="feature 1: ring 1 is not closed",
+        feature=1,
+        field="geometry",
+    )
+    feature = RawFeature(index=1, properties=GOOD, geometry=None, problems=(found,))
     assert problems_of(feature) == [("invalid_geometry", 1)]
 
 
@@ -381,7 +397,10 @@ ANY_GEOMETRY = st.one_of(
 def test_random_features_raise_nothing_but_invalid_input(
     rows: list[tuple[dict[str, object], object]],
 ) -> None:
-    features = [RawFeature(i, props, geom) for i, (props, geom) in enumerate(rows, 1)]
+    features = [
+        RawFeature(index=i, properties=props, geometry=geom)
+        for i, (props, geom) in enumerate(rows, 1)
+    ]
     try:
         developments = validate_features(features, LIMITS)
     except InvalidInput as error:
@@ -411,7 +430,10 @@ VALID_BOX = st.builds(
 
 @given(st.lists(st.tuples(VALID_ROW, VALID_BOX), min_size=1, max_size=5))
 def test_valid_features_round_trip(rows: list[tuple[dict[str, object], Polygon]]) -> None:
-    features = [RawFeature(i, props, geom) for i, (props, geom) in enumerate(rows, 1)]
+    features = [
+        RawFeature(index=i, properties=props, geometry=geom)
+        for i, (props, geom) in enumerate(rows, 1)
+    ]
     developments = validate_features(features, LIMITS)
     for position, (development, (props, geometry)) in enumerate(
         zip(developments, rows, strict=True), 1
@@ -429,7 +451,9 @@ def test_column_names_in_another_case_are_accepted() -> None:
     from shapely.geometry import box as _box
 
     props = {"ID": "a-1", "NAME": "Upper", "DWEL_CAT": "housing", "source": "s", "DWELLINGS": 7}
-    (dev,) = validate_features([RawFeature(1, props, _box(600000, 300000, 600100, 300100))])
+    (dev,) = validate_features(
+        [RawFeature(index=1, properties=props, geometry=_box(600000, 300000, 600100, 300100))]
+    )
     assert (dev.id, dev.name, dev.dwelling_category, dev.dwellings) == (
         "a-1",
         "Upper",

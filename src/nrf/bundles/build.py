@@ -28,7 +28,7 @@ Progress = Callable[[str], Callable[[int, int], None]]
 UNREADABLE = {"source_missing", "source_crs", "no_default_occupancy"}
 
 
-@frozen
+@frozen(kw_only=True)
 class BuildRequest:
     """What ``nrf bundle build`` was asked; ``created`` is the build time (injected)."""
 

@@ -24,7 +24,7 @@ from nrf.domain.rules import RuleSet
 TABLES_WITH_RATES = ("levy_rates", "occupancy_rates", "wwtw_permits")
 
 
-@frozen
+@frozen(kw_only=True)
 class SiteChange:
     """One site whose figures differ: old and new N, P (kg/yr) and levy (£); None = out of scope."""
 
@@ -48,7 +48,7 @@ def quote_changes(
     before = {s.site.rlb_id: _figures(s) for s in runs[0].sites}
     after = {s.site.rlb_id: _figures(s) for s in runs[1].sites}
     return [
-        SiteChange(d.rlb_id, d.id, before.get(d.rlb_id), after.get(d.rlb_id))
+        SiteChange(rlb_id=d.rlb_id, id=d.id, old=before.get(d.rlb_id), new=after.get(d.rlb_id))
         for d in developments
         if before.get(d.rlb_id) != after.get(d.rlb_id)
     ]

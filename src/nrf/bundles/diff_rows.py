@@ -31,7 +31,7 @@ KEYS = {
 }
 
 
-@frozen
+@frozen(kw_only=True)
 class RowDiff:
     """Counts, and the first keys of each kind, for one layer or table."""
 
@@ -74,13 +74,17 @@ def diff_small(old: tuple[Any, Any], new: tuple[Any, Any], name: str) -> RowDiff
     removed = sorted(set(a) - set(b))
     changed = sorted(k for k in set(a) & set(b) if a[k] != b[k])
     return RowDiff(
-        name,
-        sum(map(len, a.values())),
-        sum(map(len, b.values())),
-        len(added),
-        len(removed),
-        len(changed),
-        {"added": added[:SAMPLE], "removed": removed[:SAMPLE], "changed": changed[:SAMPLE]},
+        name=name,
+        old_rows=sum(map(len, a.values())),
+        new_rows=sum(map(len, b.values())),
+        added=len(added),
+        removed=len(removed),
+        changed=len(changed),
+        examples={
+            "added": added[:SAMPLE],
+            "removed": removed[:SAMPLE],
+            "changed": changed[:SAMPLE],
+        },
     )
 
 
@@ -125,13 +129,13 @@ def diff_coefficients(
                 if found[kind] <= SAMPLE:
                     examples[kind].append(str(value))
         return RowDiff(
-            new.name,
-            counts[0],
-            counts[1],
-            found["added"],
-            found["removed"],
-            found["changed"],
-            examples,
+            name=new.name,
+            old_rows=counts[0],
+            new_rows=counts[1],
+            added=found["added"],
+            removed=found["removed"],
+            changed=found["changed"],
+            examples=examples,
         )
     finally:
         new_db.execute("DETACH DATABASE old")

@@ -267,7 +267,7 @@ class _LayerState:
         self.hi = hi if self.hi is None else np.maximum(self.hi, hi)
 
 
-@frozen
+@frozen(kw_only=True)
 class Layer:
     """A feature layer held in memory: geometries plus one sequence per attribute column."""
 

@@ -20,7 +20,7 @@ FIRST_WINS = "first_wins"
 DUPLICATE_POLICIES = ("error", FIRST_WINS)
 
 
-@frozen
+@frozen(kw_only=True)
 class Source:
     """One layer or table of the delivery: file, layer/table name, column roles, assumed CRS."""
 
@@ -36,25 +36,27 @@ _LOOKUPS = f"{_NUTRIENTS}/SQL_Lookups/Interim_coeffs.sqlite"
 
 DEFAULT_SOURCES: dict[str, Source] = {
     "nn_catchments": Source(
-        f"{_NUTRIENTS}/Catchments/NN_Catchments_03_2024.shp",
-        None,
-        {"n2k_site_name": "N2K_Site_N", "edp_id": "OID"},
+        path=f"{_NUTRIENTS}/Catchments/NN_Catchments_03_2024.shp",
+        layer=None,
+        columns={"n2k_site_name": "N2K_Site_N", "edp_id": "OID"},
     ),
     "wwtw_catchments": Source(
-        f"{_NUTRIENTS}/wwtw files/WwTW_all_features.shp",
-        None,
-        {"wwtw_id": "WwTw_ID", "wwtw_name": "WwTW"},
+        path=f"{_NUTRIENTS}/wwtw files/WwTW_all_features.shp",
+        layer=None,
+        columns={"wwtw_id": "WwTw_ID", "wwtw_name": "WwTW"},
     ),
-    "lpa_boundaries": Source(f"{_NUTRIENTS}/LPA/LPA_National.shp", None, {"name": "NAME"}),
+    "lpa_boundaries": Source(
+        path=f"{_NUTRIENTS}/LPA/LPA_National.shp", layer=None, columns={"name": "NAME"}
+    ),
     "subcatchments": Source(
-        f"{_NUTRIENTS}/Catchments/WFD_Surface_Water_Operational_Catchments_Cycle_2.shp",
-        None,
-        {"opcat_name": "OPCAT_NAME"},
+        path=f"{_NUTRIENTS}/Catchments/WFD_Surface_Water_Operational_Catchments_Cycle_2.shp",
+        layer=None,
+        columns={"opcat_name": "OPCAT_NAME"},
     ),
     "land_use_coefficients": Source(
-        f"{_NUTRIENTS}/NMSCoefficientLayerTEST.gpkg",
-        "NMSCoefficientLayer",
-        {
+        path=f"{_NUTRIENTS}/NMSCoefficientLayerTEST.gpkg",
+        layer="NMSCoefficientLayer",
+        columns={
             "cromeid": "cromeid",
             "land_use_cat": "Land_use_cat",
             "nn_catchment": "NN_Catchment",
@@ -66,9 +68,9 @@ DEFAULT_SOURCES: dict[str, Source] = {
         },
     ),
     "wwtw_permits": Source(
-        _LOOKUPS,
-        "WwTw_lookup",
-        {
+        path=_LOOKUPS,
+        layer="WwTw_lookup",
+        columns={
             "wwtw_code": "WwTW_code",
             "wwtw_name": "WwTW_name",
             "subcatchment": "Subcatchment_name",
@@ -79,20 +81,24 @@ DEFAULT_SOURCES: dict[str, Source] = {
         },
     ),
     "occupancy_rates": Source(
-        _LOOKUPS,
-        "rates_lookup",
-        {"nn_catchment": "NN_Catchment", "occupancy": "Occ_Rate", "water": "Water_Usage_L_Day"},
+        path=_LOOKUPS,
+        layer="rates_lookup",
+        columns={
+            "nn_catchment": "NN_Catchment",
+            "occupancy": "Occ_Rate",
+            "water": "Water_Usage_L_Day",
+        },
     ),
     "edp_extents": Source(
-        f"{_NUTRIENTS}/EDP/edp_boundary_extents.gpkg",
-        None,
-        {"edp_name": "EDP_Name", "edp_area": "EDP_Area"},
+        path=f"{_NUTRIENTS}/EDP/edp_boundary_extents.gpkg",
+        layer=None,
+        columns={"edp_name": "EDP_Name", "edp_area": "EDP_Area"},
         optional=True,
     ),
 }
 
 
-@frozen
+@frozen(kw_only=True)
 class Manifest:
     """The sources plus build options (manifest values; the command line overrides them)."""
 

@@ -29,7 +29,7 @@ SOURCE_COLUMNS = [("role", "TEXT"), ("path", "TEXT"), ("bytes", "INTEGER"), ("sh
 _CHUNK = 1 << 22
 
 
-@frozen
+@frozen(kw_only=True)
 class SourceFile:
     role: str
     path: str
@@ -66,7 +66,9 @@ def source_files(
     out = []
     for path, role in found.items():
         shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
-        out.append(SourceFile(role, shown, path.stat().st_size, sha256_of(path)))
+        out.append(
+            SourceFile(role=role, path=shown, bytes=path.stat().st_size, sha256=sha256_of(path))
+        )
     return out
 
 

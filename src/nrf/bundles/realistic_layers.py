@@ -24,7 +24,7 @@ ENGLAND_BOX = (130_000.0, 10_000.0, 655_000.0, 660_000.0)
 MIN_NN_VERTICES = 5_000
 
 
-@frozen
+@frozen(kw_only=True)
 class Design:
     """How many features each layer gets and how finely their edges are drawn (m)."""
 
@@ -97,10 +97,10 @@ def nn_layer(design: Design, seed: int) -> tuple[Layer, list[tuple[int, str]]]:
         names.append(name)
         edps.append(edp)
     layer = Layer(
-        "nn_catchments",
-        [("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
-        geoms,
-        {"n2k_site_name": names, "edp_id": edps},
+        name="nn_catchments",
+        columns=[("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
+        geometries=geoms,
+        attributes={"n2k_site_name": names, "edp_id": edps},
         geometry_type="MULTIPOLYGON",
     )
     return layer, islands
@@ -119,10 +119,10 @@ def wwtw_layer(design: Design, seed: int) -> tuple[Layer, list[int]]:
     geoms = [as_multipolygon(shapely.difference(c, gaps)) for c in cells]
     keep = [k for k, g in enumerate(geoms) if not g.is_empty]
     return Layer(
-        "wwtw_catchments",
-        [("wwtw_id", "INTEGER")],
-        [geoms[k] for k in keep],
-        {"wwtw_id": [ids[k] for k in keep]},
+        name="wwtw_catchments",
+        columns=[("wwtw_id", "INTEGER")],
+        geometries=[geoms[k] for k in keep],
+        attributes={"wwtw_id": [ids[k] for k in keep]},
         geometry_type="MULTIPOLYGON",
     ), extra
 
@@ -136,10 +136,10 @@ def _named_zones(
     cells = _partition(seeds, spacing, seed)
     names = [n for n, _ in fixed] + [f"{prefix} {k + 1}" for k in range(total - len(fixed))]
     return Layer(
-        layer,
-        [(column, "TEXT")],
-        [as_multipolygon(c) for c in cells],
-        {column: names},
+        name=layer,
+        columns=[(column, "TEXT")],
+        geometries=[as_multipolygon(c) for c in cells],
+        attributes={column: names},
         geometry_type="MULTIPOLYGON",
     )
 

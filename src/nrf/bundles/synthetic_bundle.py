@@ -70,7 +70,7 @@ def plan_grid(n: int, seed: int, extent: Extent | None = None) -> ParcelGrid:
         side = math.sqrt((maxx - minx) * (maxy - miny) / n)
         widths = fitted_sides(rng, maxx - minx, side)
         heights = fitted_sides(rng, maxy - miny, side)
-        return ParcelGrid(minx, miny, widths, heights, seed)
+        return ParcelGrid(x0=minx, y0=miny, widths=widths, heights=heights, seed=seed)
     side = math.sqrt(DEFAULT_PARCEL_HA * 10_000)
     bx0, by0, bx1, by1 = ENGLAND_BOX
     target_cols = min(math.sqrt(n), (bx1 - bx0) / side)
@@ -82,7 +82,7 @@ def plan_grid(n: int, seed: int, extent: Extent | None = None) -> ParcelGrid:
     cy = (norfolk.NORFOLK_EXTENT[1] + norfolk.NORFOLK_EXTENT[3]) / 2
     x0 = _place(float(widths.sum()), cx, bx0, bx1)
     y0 = _place(float(heights.sum()), cy, by0, by1)
-    return ParcelGrid(x0, y0, widths, heights, seed)
+    return ParcelGrid(x0=x0, y0=y0, widths=widths, heights=heights, seed=seed)
 
 
 def generate_bundle(

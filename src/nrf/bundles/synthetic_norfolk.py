@@ -112,10 +112,10 @@ def _clean(geom: Boundary) -> MultiPolygon:
 
 def nn_layer() -> Layer:
     return Layer(
-        "nn_catchments",
-        [("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
-        [_WENSUM, _BROADS_NORTH, _BROADS_SOUTH],
-        {"n2k_site_name": [WENSUM, BROADS, BROADS], "edp_id": [1, 2, 2]},
+        name="nn_catchments",
+        columns=[("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
+        geometries=[_WENSUM, _BROADS_NORTH, _BROADS_SOUTH],
+        attributes={"n2k_site_name": [WENSUM, BROADS, BROADS], "edp_id": [1, 2, 2]},
     )
 
 
@@ -132,10 +132,10 @@ def wwtw_layer() -> Layer:
         first.setdefault(wid, geom)
         geoms.append(_clean(geom))
     return Layer(
-        "wwtw_catchments",
-        [("wwtw_id", "INTEGER")],
-        geoms,
-        {"wwtw_id": [wid for wid, _, _ in _WORKS]},
+        name="wwtw_catchments",
+        columns=[("wwtw_id", "INTEGER")],
+        geometries=geoms,
+        attributes={"wwtw_id": [wid for wid, _, _ in _WORKS]},
         geometry_type="MULTIPOLYGON",
     )
 
@@ -144,10 +144,10 @@ def lpa_layer() -> Layer:
     norwich = blob((623_500, 308_500), 3_800, 7)
     cells = [_clean(shapely.difference(c, norwich)) for c in _cells([s for _, s in _LPAS])]
     return Layer(
-        "lpa_boundaries",
-        [("name", "TEXT")],
-        [*cells, MultiPolygon([norwich])],
-        {"name": [n for n, _ in _LPAS] + ["Norwich"]},
+        name="lpa_boundaries",
+        columns=[("name", "TEXT")],
+        geometries=[*cells, MultiPolygon([norwich])],
+        attributes={"name": [n for n, _ in _LPAS] + ["Norwich"]},
         geometry_type="MULTIPOLYGON",
     )
 
@@ -156,10 +156,10 @@ def subcatchment_layer() -> Layer:
     gap = blob((612_500, 280_500), 3_000, 11)  # an area no operational catchment covers
     cells = [_clean(shapely.difference(c, gap)) for c in _cells([s for _, s in _SUBCATCHMENTS])]
     return Layer(
-        "subcatchments",
-        [("opcat_name", "TEXT")],
-        cells,
-        {"opcat_name": [n for n, _ in _SUBCATCHMENTS]},
+        name="subcatchments",
+        columns=[("opcat_name", "TEXT")],
+        geometries=cells,
+        attributes={"opcat_name": [n for n, _ in _SUBCATCHMENTS]},
         geometry_type="MULTIPOLYGON",
     )
 

@@ -20,7 +20,7 @@ _CORNER, _H_EDGE, _V_EDGE, _COEFF = 1, 2, 3, 4
 FloatArray = NDArray[np.float64]
 
 
-@frozen
+@frozen(kw_only=True)
 class ParcelGrid:
     """Column widths and row heights of a grid anchored at (x0, y0); cells become parcels."""
 

@@ -16,7 +16,7 @@ class NrfError(Exception):
         self.message = message
 
 
-@frozen
+@frozen(kw_only=True)
 class Problem:
     """One problem found in an input; ``feature`` is 1-based, None for the whole file.
 

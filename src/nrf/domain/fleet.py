@@ -38,7 +38,7 @@ class BundleStamp:
         return f"{self.name} {self.version} ({self.sha256[:12]})"
 
 
-@frozen
+@frozen(kw_only=True)
 class WorkerBeat:
     """One worker's heartbeat record: ``<prefix>/.workers/<worker id>.json``."""
 

@@ -21,7 +21,7 @@ class StuckJob:
     lease_ended_at: float
 
 
-@frozen
+@frozen(kw_only=True)
 class FleetStatus:
     """What `nrf status` shows."""
 

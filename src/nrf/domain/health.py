@@ -20,7 +20,7 @@ DEFAULT_HEARTBEAT_TIMEOUT = 180.0
 DEFAULT_TASK_TIMEOUT_BUFFER = 1.5
 
 
-@frozen
+@frozen(kw_only=True)
 class HeartbeatSnapshot:
     """A consistent copy of the worker's shared state; times are epoch seconds."""
 
@@ -40,7 +40,7 @@ class HeartbeatSnapshot:
         return self.job_id is not None
 
 
-@frozen
+@frozen(kw_only=True)
 class HealthVerdict:
     """Whether ``/health`` should answer 200, and the small facts it may reveal."""
 

@@ -27,7 +27,7 @@ STALE_WORKER_RECORD_SECONDS = DAY
 TEMP_FILE_SECONDS = 3_600.0
 
 
-@frozen
+@frozen(kw_only=True)
 class HousekeepingPlan:
     """What to delete, by kind."""
 

@@ -134,8 +134,10 @@ def validate_job_id(job_id: str) -> str:
         raise InvalidInput(
             [
                 Problem(
-                    "invalid_job_id",
-                    "a job id must be 1-128 of A-Z a-z 0-9 . _ - and must not start with a dot",
+                    code="invalid_job_id",
+                    message=(
+                        "a job id must be 1-128 of A-Z a-z 0-9 . _ - and must not start with a dot"
+                    ),
                     field="job_id",
                 )
             ]

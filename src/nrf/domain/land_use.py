@@ -16,7 +16,7 @@ from nrf.domain.rules import RuleSet
 _FRAME_MARGIN = np.array([-1000.0, -1000.0, 1000.0, 1000.0])
 
 
-@frozen
+@frozen(kw_only=True)
 class Piece:
     """One piece of a site inside one coefficient polygon and one NN catchment."""
 

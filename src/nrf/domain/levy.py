@@ -9,7 +9,13 @@ from nrf.domain.model import LevyRate
 from nrf.domain.results import CatchmentImpact, EdpLevy, LevyQuote
 
 PENNY = Decimal("0.01")
-ZERO_QUOTE = LevyQuote(*(Decimal("0.00"),) * 5)
+ZERO_QUOTE = LevyQuote(
+    levy_gbp=Decimal("0.00"),
+    monitoring_gbp=Decimal("0.00"),
+    maintenance_gbp=Decimal("0.00"),
+    admin_gbp=Decimal("0.00"),
+    mitigation_gbp=Decimal("0.00"),
+)
 
 
 def to_pounds(value: Decimal) -> Decimal:

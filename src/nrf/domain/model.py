@@ -12,7 +12,7 @@ from shapely.geometry import MultiPolygon, Polygon
 Boundary: TypeAlias = Polygon | MultiPolygon
 
 
-@frozen
+@frozen(kw_only=True)
 class Development:
     """One red-line boundary to assess; ``boundary`` is in EPSG:27700 metres."""
 
@@ -42,7 +42,7 @@ class Zone:
     value: str | int
 
 
-@frozen
+@frozen(kw_only=True)
 class CoefficientPolygon:
     """Land-use export coefficients (kg/ha/yr); None where the source has no value."""
 
@@ -53,7 +53,7 @@ class CoefficientPolygon:
     p_resi_coeff: float | None
 
 
-@frozen
+@frozen(kw_only=True)
 class SiteReferenceData:
     """The reference features near one site (a bbox read, a superset of what intersects)."""
 
@@ -64,7 +64,7 @@ class SiteReferenceData:
     coefficients: tuple[CoefficientPolygon, ...]
 
 
-@frozen
+@frozen(kw_only=True)
 class WwtwPermit:
     """Permit concentrations (mg/l) of a treatment works; None means no load."""
 
@@ -99,7 +99,7 @@ def category_key(category: str) -> str:
     return " ".join(category.split()).casefold()
 
 
-@frozen
+@frozen(kw_only=True)
 class LevyRate:
     """Charges of one EDP: £ per kg, and the monitoring/maintenance/admin shares of the levy."""
 
@@ -112,7 +112,7 @@ class LevyRate:
     admin_share: Decimal
 
 
-@frozen
+@frozen(kw_only=True)
 class BundleInfo:
     """Identity of a reference-data bundle, carried into every result."""
 

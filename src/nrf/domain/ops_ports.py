@@ -75,7 +75,7 @@ class StoreInventory(Protocol):
     def delete_temp(self, name: str) -> None: ...
 
 
-@frozen
+@frozen(kw_only=True)
 class QueueFigures:
     """What SQS says about the queue and its DLQ right now."""
 

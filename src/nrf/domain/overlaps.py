@@ -18,7 +18,7 @@ from nrf.domain.model import Boundary, NnCatchment
 from nrf.domain.rounding import round2
 
 
-@frozen
+@frozen(kw_only=True)
 class Overlap:
     """The part of a boundary inside one catchment or EDP: hectares and % of the boundary."""
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 from attrs import frozen
 
 
-@frozen
+@frozen(kw_only=True)
 class SiteIdentity:
     """The input attributes of a site, echoed in every output."""
 
@@ -19,7 +19,7 @@ class SiteIdentity:
     dwellings: int
 
 
-@frozen
+@frozen(kw_only=True)
 class LevyQuote:
     """Money for one EDP or in total; components are parts of ``levy_gbp``."""
 
@@ -30,7 +30,7 @@ class LevyQuote:
     mitigation_gbp: Decimal  # the rest of the levy after the three shares
 
 
-@frozen
+@frozen(kw_only=True)
 class CatchmentImpact:
     """A site's share of impact inside one NN catchment; shares add up to the site totals."""
 
@@ -45,7 +45,7 @@ class CatchmentImpact:
     p_total: float
 
 
-@frozen
+@frozen(kw_only=True)
 class EdpLevy:
     """The levy for one EDP, from the site's catchment shares in that EDP."""
 
@@ -56,7 +56,7 @@ class EdpLevy:
     quote: LevyQuote | None  # None when the bundle has no rate for this EDP
 
 
-@frozen
+@frozen(kw_only=True)
 class SiteAssessment:
     """Every figure of one in-scope site (kg/year unless named otherwise)."""
 
@@ -101,7 +101,7 @@ class OutOfScopeSite:
     reason: str
 
 
-@frozen
+@frozen(kw_only=True)
 class Provenance:
     """Where a result came from: rules, reference data and software."""
 
@@ -113,7 +113,7 @@ class Provenance:
     software_version: str
 
 
-@frozen
+@frozen(kw_only=True)
 class AssessmentRun:
     """The outcome of assessing a batch of sites (each site independent of the others)."""
 

@@ -7,7 +7,7 @@ from attrs import frozen
 from nrf.domain.errors import InvalidInput, Problem
 
 
-@frozen
+@frozen(kw_only=True)
 class RuleSet:
     """Business rules for one published version of the impact assessment tool."""
 
@@ -84,4 +84,6 @@ def rule_set_named(name: str | None) -> RuleSet:
         # Input, not a fault: a job naming a rule set that does not exist can never succeed, and
         # as a plain NrfError it was retried until it reached the dead-letter queue.
         message = f"unknown rule set {key!r}; known: {known}"
-        raise InvalidInput([Problem("unknown_rule_set", message, field="rules")]) from None
+        raise InvalidInput(
+            [Problem(code="unknown_rule_set", message=message, field="rules")]
+        ) from None

@@ -37,7 +37,7 @@ _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _ABSENT = object()
 
 
-@frozen
+@frozen(kw_only=True)
 class InputLimits:
     """Ceilings that keep one hostile or mistaken file from exhausting the service."""
 
@@ -55,7 +55,7 @@ class InputLimits:
 DEFAULT_LIMITS = InputLimits()
 
 
-@frozen
+@frozen(kw_only=True)
 class RawFeature:
     """One feature as read, geometry already in EPSG:27700.
 
@@ -80,13 +80,19 @@ def validate_features(
     ``progress`` is told (done, total) after each feature.
     """
     if not features:
-        raise InvalidInput([Problem("empty_file", "the file has no features")])
+        raise InvalidInput([Problem(code="empty_file", message="the file has no features")])
     if len(features) > limits.max_features:
         message = f"the file has {len(features):,} features; at most {limits.max_features:,}"
-        raise InvalidInput([Problem("too_many_features", message + " are allowed")])
+        raise InvalidInput([Problem(code="too_many_features", message=message + " are allowed")])
     absent = [c for c in COLUMNS if all(_lookup(f.properties, c) is _ABSENT for f in features)]
     problems = [
-        Problem("missing_column", f"the file has no {c} column{_alias(c)}", None, c) for c in absent
+        Problem(
+            code="missing_column",
+            message=f"the file has no {c} column{_alias(c)}",
+            feature=None,
+            field=c,
+        )
+        for c in absent
     ]
     total_vertices = 0
     developments: list[Development] = []
@@ -120,7 +126,9 @@ def validate_features(
     if total_vertices > limits.max_total_vertices:
         message = f"the file has {total_vertices:,} vertices in all; at most "
         message += f"{limits.max_total_vertices:,} are allowed"
-        problems.append(Problem("too_many_vertices", message, None, "geometry"))
+        problems.append(
+            Problem(code="too_many_vertices", message=message, feature=None, field="geometry")
+        )
     if problems:
         raise InvalidInput(problems)
     return developments
@@ -152,7 +160,7 @@ def _geometry_problems(
 
     def problem(code: str, text: str) -> Problem:
         where = f"feature {feature}: " if feature is not None else ""
-        return Problem(code, f"{where}{text}", feature, "geometry")
+        return Problem(code=code, message=f"{where}{text}", feature=feature, field="geometry")
 
     if geometry is None:
         return [problem("null_geometry", "geometry is missing; every site needs a boundary")]
@@ -231,7 +239,10 @@ def _required_text(feature: RawFeature, column: str, found: list[Problem]) -> st
         n = feature.index
         found.append(
             Problem(
-                "missing_value", f"feature {n}: {column} is empty; every site needs one", n, column
+                code="missing_value",
+                message=f"feature {n}: {column} is empty; every site needs one",
+                feature=n,
+                field=column,
             )
         )
     return text or ""
@@ -262,7 +273,14 @@ def _dwellings(feature: RawFeature, found: list[Problem]) -> int:
     if isinstance(outcome, int):
         return outcome
     code, why = outcome
-    found.append(Problem(code, f"feature {feature.index}: {why}", feature.index, "dwellings"))
+    found.append(
+        Problem(
+            code=code,
+            message=f"feature {feature.index}: {why}",
+            feature=feature.index,
+            field="dwellings",
+        )
+    )
     return 0
 
 

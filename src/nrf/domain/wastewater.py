@@ -61,7 +61,7 @@ def load_kg_per_year(litres_day: float, conc_mg_per_l: float | None, rules: Rule
     return annual_litres * ((conc_mg_per_l / rules.mg_per_kg) * rules.wwtw_operating_factor)
 
 
-@frozen
+@frozen(kw_only=True)
 class WastewaterLoads:
     """Unrounded loads for 2025–2030 ("temp") and 2030 onwards ("perm"), kg/year."""
 
@@ -75,7 +75,7 @@ def wastewater_loads(
     litres_day: float, permit: WwtwPermit | None, rules: RuleSet
 ) -> WastewaterLoads:
     if permit is None:
-        return WastewaterLoads(0.0, 0.0, 0.0, 0.0)
+        return WastewaterLoads(n_temp=0.0, n_perm=0.0, p_temp=0.0, p_perm=0.0)
     return WastewaterLoads(
         n_temp=load_kg_per_year(litres_day, permit.n_conc_2025_2030, rules),
         n_perm=load_kg_per_year(litres_day, permit.n_conc_2030_on, rules),

@@ -122,7 +122,7 @@ def run_assess(
     from nrf.entrypoints.progress import StageProgress
     from nrf.entrypoints.report_table import render_table
 
-    progress = StageProgress(err, clock, tty=err.isatty())
+    progress = StageProgress(stream=err, clock=clock, tty=err.isatty())
     limits = assess_limits(args.max_sites, environ)
     rules = rule_set_named(args.rules)
     # "starting" is loading nrf's libraries (GDAL, GEOS, PROJ): seconds on a cold disk.

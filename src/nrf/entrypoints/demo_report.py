@@ -14,7 +14,7 @@ from attrs import frozen
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
 
 
-@frozen
+@frozen(kw_only=True)
 class JobRow:
     """One job as found in the result store."""
 
@@ -33,19 +33,34 @@ def read_job(results: Path, job_id: str) -> JobRow:
     try:
         status = json.loads((folder / "status.json").read_text())
     except (OSError, ValueError):
-        return JobRow(job_id, "missing", None, None, None)
+        return JobRow(job_id=job_id, status="missing", n_total=None, p_total=None, levy=None)
     codes = tuple(status.get("error_codes") or ())
     try:
         result = json.loads((folder / "result.json").read_text())
     except (OSError, ValueError):
-        return JobRow(job_id, str(status.get("status")), None, None, None, codes)
+        return JobRow(
+            job_id=job_id,
+            status=str(status.get("status")),
+            n_total=None,
+            p_total=None,
+            levy=None,
+            codes=codes,
+        )
     sites = result.get("sites") or []
     n = sum(float(s["n_total"]) for s in sites) if sites else None
     p = sum(float(s["p_total"]) for s in sites) if sites else None
     levy = Decimal(str(result.get("levy_total", {}).get("levy_gbp", "0")))
     status_text = str(status.get("status")) if sites else "out of scope"
     synthetic = bool(result.get("provenance", {}).get("synthetic_data"))
-    return JobRow(job_id, status_text, n, p, levy, codes, synthetic)
+    return JobRow(
+        job_id=job_id,
+        status=status_text,
+        n_total=n,
+        p_total=p,
+        levy=levy,
+        codes=codes,
+        synthetic=synthetic,
+    )
 
 
 def _number(value: float | None) -> str:

@@ -17,7 +17,7 @@ import attrs
 Clock = Callable[[], float]
 
 
-@attrs.define
+@attrs.define(kw_only=True)
 class Stage:
     """One stage (reading, validating, assessing, writing): call it with (done, total)."""
 
@@ -93,7 +93,7 @@ def clock_time(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-@attrs.define
+@attrs.define(kw_only=True)
 class StageProgress:
     """Makes one Stage per step of a run, all on the same stream and clock."""
 

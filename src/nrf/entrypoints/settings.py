@@ -25,7 +25,7 @@ class ConfigError(NrfError):
         super().__init__("bad_configuration", "; ".join(problems))
 
 
-@frozen
+@frozen(kw_only=True)
 class WorkerSettings:
     """Everything the worker reads from its environment, with the documented defaults."""
 

@@ -23,7 +23,7 @@ from nrf.service_layer.quotes import QuoteRequest, stamped
 _PLACEHOLDER = {"dwellings": 0, "dwelling_category": "boundary check", "source": ""}
 
 
-@frozen
+@frozen(kw_only=True)
 class SiteCheck:
     """One boundary's facts; ``reason_code``/``reason`` say why it is out of scope."""
 

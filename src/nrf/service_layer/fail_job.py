@@ -24,8 +24,8 @@ log = logging.getLogger("nrf.job")
 
 def timeout_error(seconds: float) -> InvalidInput:
     return InvalidInput([Problem(
-        "job_timeout",
-        f"the assessment took longer than {seconds:g} s and was stopped; boundaries with "
+        code="job_timeout",
+        message=f"the assessment took longer than {seconds:g} s and was stopped; boundaries with "
         "very many vertices take far longer, so simplify the boundary and submit it again",
     )])  # fmt: skip
 

@@ -29,7 +29,7 @@ class WorkerActivity:
     last_queue_contact: float | None
 
 
-@frozen
+@frozen(kw_only=True)
 class WorkerIdentity:
     """What does not change while the worker runs."""
 

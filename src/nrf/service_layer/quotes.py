@@ -23,7 +23,13 @@ def stamped(features: Sequence[RawFeature], fields: Mapping[str, object]) -> tup
     if not fields:
         return tuple(features)
     return tuple(
-        RawFeature(f.index, {**f.properties, **fields}, f.geometry, f.crs, f.problems)
+        RawFeature(
+            index=f.index,
+            properties={**f.properties, **fields},
+            geometry=f.geometry,
+            crs=f.crs,
+            problems=f.problems,
+        )
         for f in features
     )
 

@@ -32,7 +32,7 @@ log = logging.getLogger("nrf.housekeep")
 PEEK_LIMIT = 500
 
 
-@frozen
+@frozen(kw_only=True)
 class StallReport:
     action: StallAction
     waiting: int
@@ -74,13 +74,18 @@ class WatchForStalls:
             state = self._read()
             decision = decide(state)
         stalled_for = decision.state.waited(now, age) if decision.state else None
-        report = StallReport(decision.action, waiting, stalled_for)
+        report = StallReport(action=decision.action, waiting=waiting, stalled_for=stalled_for)
         if dry_run:
             return report
         if decision.action is StallAction.ALERT and decision.state is not None:
             told = self._alert(decision.state, waiting, now)
             self._records.put(STALL_KEY, stall_to_json(decision.state))
-            return StallReport(decision.action, waiting, stalled_for, told)
+            return StallReport(
+                action=decision.action,
+                waiting=waiting,
+                stalled_for=stalled_for,
+                requesters_told=told,
+            )
         if decision.action is StallAction.CLEAR and state is not None:
             self._tell_support(f"stall-{state.stall_id}.clear", "queue_stall_cleared",
                                "workers are consuming the queue again")  # fmt: skip

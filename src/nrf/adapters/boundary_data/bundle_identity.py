@@ -40,4 +40,10 @@ def bundle_identity(path: Path, sha256: str | None = None) -> BundleInfo:
     if len(rows) != 1:
         raise BrokenBundle(f"table 'bundle_info' must have exactly one row; it has {len(rows)}")
     name, version, created, description = (text_or_none(v) or "" for v in rows[0])
-    return BundleInfo(name, version, created, description, sha256 or file_sha256(path))
+    return BundleInfo(
+        name=name,
+        version=version,
+        created=created,
+        description=description,
+        sha256=sha256 or file_sha256(path),
+    )

@@ -137,7 +137,13 @@ class GeoPackageBoundaryData:
         if self._sha256 is None:
             self._sha256 = file_sha256(self.path)
         name, version, created, description = self._info
-        return BundleInfo(name, version, created, description, self._sha256)
+        return BundleInfo(
+            name=name,
+            version=version,
+            created=created,
+            description=description,
+            sha256=self._sha256,
+        )
 
     def lookups(self) -> LookupTables:
         return self._lookups
@@ -153,7 +159,13 @@ class GeoPackageBoundaryData:
         )
         c = _coefficient  # four calls per polygon read: no generator, no attribute lookups
         coefficients = tuple(
-            CoefficientPolygon(geom, c(row[2]), c(row[3]), c(row[4]), c(row[5]))
+            CoefficientPolygon(
+                geometry=geom,
+                lu_curr_n_coeff=c(row[2]),
+                lu_curr_p_coeff=c(row[3]),
+                n_resi_coeff=c(row[4]),
+                p_resi_coeff=c(row[5]),
+            )
             for row, geom in zip(rows, geoms, strict=True)
         )
         return SiteReferenceData(

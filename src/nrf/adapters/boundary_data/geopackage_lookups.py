@@ -99,11 +99,15 @@ def permits(rows: Iterable[Row], problems: list[str]) -> Mapping[int, WwtwPermit
                     f"{col} is not a number: {row[col]!r}"
                 )
                 conc.append(None)
+        n_now, n_later, p_now, p_later = conc
         out[wwtw_id] = WwtwPermit(
-            wwtw_id,
-            text_or_none(row["wwtw_name"]) or "",
-            text_or_none(row["wwtw_subcatchment"]),
-            *conc,
+            wwtw_id=wwtw_id,
+            wwtw_name=text_or_none(row["wwtw_name"]) or "",
+            wwtw_subcatchment=text_or_none(row["wwtw_subcatchment"]),
+            n_conc_2025_2030=n_now,
+            n_conc_2030_on=n_later,
+            p_conc_2025_2030=p_now,
+            p_conc_2030_on=p_later,
         )
     return MappingProxyType(out)
 
@@ -182,5 +186,5 @@ def levy_rates(rows: Iterable[Row], problems: list[str]) -> Mapping[str, LevyRat
             for c in ("n_gbp_per_kg", "p_gbp_per_kg")
             if values[c] < 0
         ]
-        out[key] = LevyRate(key, text_or_none(row["edp_name"]) or "", **values)
+        out[key] = LevyRate(edp_id=key, edp_name=text_or_none(row["edp_name"]) or "", **values)
     return MappingProxyType(out)

@@ -52,7 +52,7 @@ def q(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-@frozen
+@frozen(kw_only=True)
 class TableSchema:
     """Real (case-preserved) names of a table, its columns and, for layers, geometry details."""
 
@@ -96,7 +96,9 @@ def check_schema(db: sqlite3.Connection) -> tuple[dict[str, TableSchema], list[s
         missing = [c for c in columns if c not in have]
         problems += [f"{kind} '{wanted}' has no column '{c}'" for c in missing]
         if not is_layer:
-            found[wanted] = TableSchema(stored, {c: have[c] for c in columns if c in have}, key)
+            found[wanted] = TableSchema(
+                name=stored, columns={c: have[c] for c in columns if c in have}, key=key
+            )
             continue
         if wanted not in geometry:
             problems.append(
@@ -114,6 +116,10 @@ def check_schema(db: sqlite3.Connection) -> tuple[dict[str, TableSchema], list[s
                 f"layer '{wanted}' has no R-tree spatial index (rtree_{stored}_{geom_col})"
             )
         found[wanted] = TableSchema(
-            stored, {c: have[c] for c in columns if c in have}, key, geom_col, rtree
+            name=stored,
+            columns={c: have[c] for c in columns if c in have},
+            key=key,
+            geometry_column=geom_col,
+            rtree=rtree,
         )
     return found, problems

@@ -99,7 +99,7 @@ def _loads(text: str, what: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
-        problem = Problem("message_not_json", f"{what} is not valid JSON: {exc}")
+        problem = Problem(code="message_not_json", message=f"{what} is not valid JSON: {exc}")
         raise InvalidJobMessage([problem]) from None
 
 
@@ -110,7 +110,8 @@ def parse_job_message(body: str | bytes, max_bytes: int = MAX_BODY_BYTES) -> Job
         raise InvalidJobMessage(
             [
                 Problem(
-                    "message_too_large", f"the body is {len(raw)} bytes; the limit is {max_bytes}"
+                    code="message_too_large",
+                    message=f"the body is {len(raw)} bytes; the limit is {max_bytes}",
                 )
             ]
         )
@@ -118,23 +119,28 @@ def parse_job_message(body: str | bytes, max_bytes: int = MAX_BODY_BYTES) -> Job
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidJobMessage(
-            [Problem("message_not_json", "the body is not UTF-8 text")]
+            [Problem(code="message_not_json", message="the body is not UTF-8 text")]
         ) from None
     data = _loads(text, "the body")
     if isinstance(data, dict) and data.get("Type") == "Notification" and "Message" in data:
         inner = data["Message"]
         if not isinstance(inner, str):
             raise InvalidJobMessage(
-                [Problem("message_not_json", "the SNS Message is not a string")]
+                [Problem(code="message_not_json", message="the SNS Message is not a string")]
             )
         data = _loads(inner, "the SNS Message")
     if not _depth_ok(data, MAX_JSON_DEPTH):
         raise InvalidJobMessage(
-            [Problem("message_too_deep", f"the JSON nests deeper than {MAX_JSON_DEPTH} levels")]
+            [
+                Problem(
+                    code="message_too_deep",
+                    message=f"the JSON nests deeper than {MAX_JSON_DEPTH} levels",
+                )
+            ]
         )
     if not isinstance(data, dict):
         raise InvalidJobMessage(
-            [Problem("unknown_message_schema", "the body is not a JSON object")]
+            [Problem(code="unknown_message_schema", message="the body is not a JSON object")]
         )
     if "job_id" in data:
         return _canonical(data)
@@ -143,7 +149,8 @@ def parse_job_message(body: str | bytes, max_bytes: int = MAX_BODY_BYTES) -> Job
     raise InvalidJobMessage(
         [
             Problem(
-                "unknown_message_schema", "neither a nrf job (job_id) nor a Defra quote (reference)"
+                code="unknown_message_schema",
+                message="neither a nrf job (job_id) nor a Defra quote (reference)",
             )
         ]
     )
@@ -153,11 +160,15 @@ def _text(data: Mapping[str, Any], key: str, problems: list[Problem], required: 
     value = data.get(key)
     if value is None:
         if required:
-            problems.append(Problem("missing_field", f"{key} is required", field=key))
+            problems.append(Problem(code="missing_field", message=f"{key} is required", field=key))
         return None
     if not isinstance(value, str) or len(value) > 500:
         problems.append(
-            Problem("invalid_field", f"{key} must be text of at most 500 characters", field=key)
+            Problem(
+                code="invalid_field",
+                message=f"{key} must be text of at most 500 characters",
+                field=key,
+            )
         )
         return None
     return value
@@ -165,25 +176,33 @@ def _text(data: Mapping[str, Any], key: str, problems: list[Problem], required: 
 
 def _dwellings(value: object, key: str, problems: list[Problem]) -> int:
     if value is None:
-        problems.append(Problem("missing_field", f"{key} is required", field=key))
+        problems.append(Problem(code="missing_field", message=f"{key} is required", field=key))
         return 0
     if isinstance(value, bool) or not isinstance(value, int | float):
-        problems.append(Problem("invalid_dwellings", f"{key} must be a whole number", field=key))
+        problems.append(
+            Problem(code="invalid_dwellings", message=f"{key} must be a whole number", field=key)
+        )
         return 0
     if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
-        problems.append(Problem("invalid_dwellings", f"{key} must be a whole number", field=key))
+        problems.append(
+            Problem(code="invalid_dwellings", message=f"{key} must be a whole number", field=key)
+        )
         return 0
     number = int(value)
     if not 0 <= number <= MAX_DWELLINGS:
         problems.append(
-            Problem("invalid_dwellings", f"{key} must be 0 to {MAX_DWELLINGS}", field=key)
+            Problem(
+                code="invalid_dwellings", message=f"{key} must be 0 to {MAX_DWELLINGS}", field=key
+            )
         )
     return number
 
 
 def _email(value: str | None, problems: list[Problem]) -> str | None:
     if value is not None and not is_valid_email(value):
-        problems.append(Problem("invalid_email", "email is not a valid address", field="email"))
+        problems.append(
+            Problem(code="invalid_email", message="email is not a valid address", field="email")
+        )
         return None
     return value
 
@@ -201,15 +220,19 @@ def _canonical(data: Mapping[str, Any]) -> JobRequest:
     if kind != "nutrient":
         problems.append(
             Problem(
-                "unsupported_assessment_type",
-                f"assessment_type {kind!r} is not supported; use 'nutrient'",
+                code="unsupported_assessment_type",
+                message=f"assessment_type {kind!r} is not supported; use 'nutrient'",
                 field="assessment_type",
             )
         )
     development = data.get("development")
     if not isinstance(development, dict):
         problems.append(
-            Problem("missing_field", "development (an object) is required", field="development")
+            Problem(
+                code="missing_field",
+                message="development (an object) is required",
+                field="development",
+            )
         )
         development = {}
     name = _text(development, "name", problems, required=False) or ""
@@ -219,17 +242,23 @@ def _canonical(data: Mapping[str, Any]) -> JobRequest:
     if (boundary is None) == (uri is None):
         problems.append(
             Problem(
-                "missing_field", "give exactly one of boundary or boundary_uri", field="boundary"
+                code="missing_field",
+                message="give exactly one of boundary or boundary_uri",
+                field="boundary",
             )
         )
     if boundary is not None and not isinstance(boundary, dict):
         problems.append(
-            Problem("invalid_field", "boundary must be a GeoJSON object", field="boundary")
+            Problem(
+                code="invalid_field", message="boundary must be a GeoJSON object", field="boundary"
+            )
         )
     if uri is not None and (not isinstance(uri, str) or not S3_URI.fullmatch(uri)):
         problems.append(
             Problem(
-                "invalid_boundary_uri", "boundary_uri must be s3://bucket/key", field="boundary_uri"
+                code="invalid_boundary_uri",
+                message="boundary_uri must be s3://bucket/key",
+                field="boundary_uri",
             )
         )
     rules = _text(data, "rules", problems, required=False)
@@ -239,10 +268,18 @@ def _canonical(data: Mapping[str, Any]) -> JobRequest:
         raise InvalidJobMessage(problems, job_id, email, trace)
     assert job_id is not None
     return JobRequest(
-        job_id=job_id, development_name=name, dwellings=dwellings, dwelling_category=category,
-        source="queue", boundary=boundary, boundary_uri=uri, rules=rules, email=email,
-        trace_id=trace, schema="nrf-job/1",
-    )  # fmt: skip
+        job_id=job_id,
+        development_name=name,
+        dwellings=dwellings,
+        dwelling_category=category,
+        source="queue",
+        boundary=boundary,
+        boundary_uri=uri,
+        rules=rules,
+        email=email,
+        trace_id=trace,
+        schema="nrf-job/1",
+    )
 
 
 def _defra(data: Mapping[str, Any]) -> JobRequest:
@@ -250,14 +287,23 @@ def _defra(data: Mapping[str, Any]) -> JobRequest:
     reference = _text(data, "reference", problems, required=True)
     if reference is not None and not _DEFRA_REFERENCE.fullmatch(reference):
         problems.append(
-            Problem("invalid_field", "reference must be NRF- and six digits", field="reference")
+            Problem(
+                code="invalid_field",
+                message="reference must be NRF- and six digits",
+                field="reference",
+            )
         )
         reference = None
     wrapper = data.get("boundaryGeojson")
     geometry = wrapper.get("boundaryGeometryOriginal") if isinstance(wrapper, dict) else None
     if not isinstance(geometry, dict):
-        problems.append(Problem("missing_field", "boundaryGeojson.boundaryGeometryOriginal is "
-                                "required", field="boundaryGeojson"))  # fmt: skip
+        problems.append(
+            Problem(
+                code="missing_field",
+                message="boundaryGeojson.boundaryGeometryOriginal is required",
+                field="boundaryGeojson",
+            )
+        )
         geometry = None
     elif "crs" not in geometry:
         # Defra's quote service documents this geometry as British National Grid.
@@ -268,8 +314,8 @@ def _defra(data: Mapping[str, Any]) -> JobRequest:
         if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
             problems.append(
                 Problem(
-                    "invalid_field",
-                    "developmentTypes must be a list of text",
+                    code="invalid_field",
+                    message="developmentTypes must be a list of text",
                     field="developmentTypes",
                 )
             )
@@ -282,7 +328,15 @@ def _defra(data: Mapping[str, Any]) -> JobRequest:
         raise InvalidJobMessage(problems, reference, email, trace)
     assert reference is not None
     return JobRequest(
-        job_id=reference, development_name=reference, dwellings=dwellings,
-        dwelling_category=category, source="web_submission", boundary=geometry,
-        boundary_uri=None, rules=None, email=email, trace_id=trace, schema="defra-quote",
-    )  # fmt: skip
+        job_id=reference,
+        development_name=reference,
+        dwellings=dwellings,
+        dwelling_category=category,
+        source="web_submission",
+        boundary=geometry,
+        boundary_uri=None,
+        rules=None,
+        email=email,
+        trace_id=trace,
+        schema="defra-quote",
+    )

@@ -31,7 +31,7 @@ def full_jitter(cap: float) -> float:
     return random.uniform(0.0, cap)
 
 
-@frozen
+@frozen(kw_only=True)
 class RetryPolicy:
     """At most ``max_attempts`` tries, delays doubling from ``base_delay`` to ``max_delay``.
 

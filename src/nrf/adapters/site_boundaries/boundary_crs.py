@@ -21,10 +21,12 @@ _HOW = "use EPSG:27700 (British National Grid) or EPSG:4326 (WGS 84)"
 def accepted_crs(declared: str | None) -> str:
     """BNG or WGS84 for a CRS given as text (EPSG code, URN, WKT); refuse anything else."""
     if declared is None or not str(declared).strip():
-        raise InvalidInput([Problem("missing_crs", f"the file does not say its CRS; {_HOW}")])
+        raise InvalidInput(
+            [Problem(code="missing_crs", message=f"the file does not say its CRS; {_HOW}")]
+        )
     accepted, why = _classify(str(declared))
     if accepted is None:
-        raise InvalidInput([Problem("unsupported_crs", f"the CRS {why}; {_HOW}")])
+        raise InvalidInput([Problem(code="unsupported_crs", message=f"the CRS {why}; {_HOW}")])
     return accepted
 
 
@@ -50,7 +52,7 @@ def geojson_crs(document: dict[str, object], default: str = WGS84) -> str:
     member = document["crs"]
     if member is None:
         message = f'the GeoJSON says "crs": null (no CRS); {_HOW} or leave the member out'
-        raise InvalidInput([Problem("missing_crs", message)])
+        raise InvalidInput([Problem(code="missing_crs", message=message)])
     properties = member.get("properties") if isinstance(member, dict) else None
     if isinstance(member, dict) and isinstance(properties, dict):
         if member.get("type") == "name" and isinstance(properties.get("name"), str):
@@ -59,7 +61,7 @@ def geojson_crs(document: dict[str, object], default: str = WGS84) -> str:
         if member.get("type") == "EPSG" and isinstance(code, int) and not isinstance(code, bool):
             return accepted_crs(f"EPSG:{code}")
     message = f"the GeoJSON crs member {_short(member)} is not a CRS name; {_HOW}"
-    raise InvalidInput([Problem("unsupported_crs", message)])
+    raise InvalidInput([Problem(code="unsupported_crs", message=message)])
 
 
 def to_bng(
@@ -75,12 +77,23 @@ def to_bng(
         message = f"feature {feature}: coordinates are outside longitude -180 to 180, latitude "
         message += "-90 to 90 although the CRS is WGS 84 (a GeoJSON without a crs member is WGS "
         message += "84); if they are British National Grid metres, declare EPSG:27700"
-        return None, (Problem("coordinates_look_like_metres", message, feature, "geometry"),)
+        return None, (
+            Problem(
+                code="coordinates_look_like_metres",
+                message=message,
+                feature=feature,
+                field="geometry",
+            ),
+        )
     projected = shapely.transform(geometry, _wgs84_to_bng)
     if not np.isfinite(shapely.get_coordinates(projected)).all():
         message = f"feature {feature}: geometry cannot be placed on British National Grid; "
         message += "it lies outside Great Britain"
-        return None, (Problem("outside_great_britain", message, feature, "geometry"),)
+        return None, (
+            Problem(
+                code="outside_great_britain", message=message, feature=feature, field="geometry"
+            ),
+        )
     return projected, ()
 
 

@@ -33,7 +33,7 @@ _OGR_ERRORS = (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, Ru
 
 
 def _refuse(code: str, message: str) -> InvalidInput:
-    return InvalidInput([Problem(code, message)])
+    return InvalidInput([Problem(code=code, message=message)])
 
 
 def read_boundary_file(
@@ -158,7 +158,11 @@ def _read_local(
         geometry, problems = _from_wkb(wkb, index)
         if not problems:
             geometry, problems = to_bng(geometry, crs, index)
-        features.append(RawFeature(index, properties, geometry, crs, problems))
+        features.append(
+            RawFeature(
+                index=index, properties=properties, geometry=geometry, crs=crs, problems=problems
+            )
+        )
         if progress is not None:
             progress(index, len(wkbs))
     return features
@@ -181,7 +185,9 @@ def _from_wkb(wkb: bytes | None, index: int) -> tuple[shapely.Geometry | None, t
             return shapely.force_2d(shapely.from_wkb(wkb)), ()
     except (shapely.errors.GEOSException, ValueError) as error:
         message = f"feature {index}: geometry is not a valid polygon ({error})"
-        return None, (Problem("invalid_geometry", message, index, "geometry"),)
+        return None, (
+            Problem(code="invalid_geometry", message=message, feature=index, field="geometry"),
+        )
 
 
 def _is_nan(value: object) -> bool:

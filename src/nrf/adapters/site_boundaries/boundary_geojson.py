@@ -53,12 +53,12 @@ def read_geojson_bytes(
         message = f"the GeoJSON has {marks:,} brackets, commas and colons; a file within the "
         message += f"limits ({limits.max_total_vertices:,} vertices, {limits.max_features:,} "
         message += f"features) has at most {budget:,}, so it is refused before it is read"
-        raise InvalidInput([Problem("geojson_too_complex", message)])
+        raise InvalidInput([Problem(code="geojson_too_complex", message=message)])
     try:
         document = json.loads(data)
     except (ValueError, RecursionError) as error:
         message = f"the file is not valid JSON ({_first_line(error)})"
-        raise InvalidInput([Problem("unreadable_file", message)]) from None
+        raise InvalidInput([Problem(code="unreadable_file", message=message)]) from None
     return features_from_geojson(document, limits, default_crs=default_crs, progress=progress)
 
 
@@ -85,27 +85,29 @@ def features_from_geojson(
     """
     kind = obj.get("type") if isinstance(obj, dict) else None
     if not isinstance(obj, dict) or not isinstance(kind, str):
-        raise InvalidInput([Problem("unreadable_file", "the JSON is not a GeoJSON object")])
+        raise InvalidInput(
+            [Problem(code="unreadable_file", message="the JSON is not a GeoJSON object")]
+        )
     crs = geojson_crs(obj, default_crs)
     if kind == "FeatureCollection":
         items = obj.get("features")
         if not isinstance(items, list):
             message = "the FeatureCollection has no features list"
-            raise InvalidInput([Problem("unreadable_file", message)])
+            raise InvalidInput([Problem(code="unreadable_file", message=message)])
     elif kind == "Feature":
         items = [obj]
     elif kind in _GEOMETRY_TYPES:
         items = [{"type": "Feature", "properties": {}, "geometry": obj}]
     else:
         message = f"the JSON has type {kind!r}, not a GeoJSON geometry, Feature or collection"
-        raise InvalidInput([Problem("unreadable_file", message)])
+        raise InvalidInput([Problem(code="unreadable_file", message=message)])
     if not items:
-        raise InvalidInput([Problem("empty_file", "the GeoJSON has no features")])
+        raise InvalidInput([Problem(code="empty_file", message="the GeoJSON has no features")])
     if len(items) > limits.max_features:
         message = (
             f"the file has {len(items):,} features; at most {limits.max_features:,} are allowed"
         )
-        raise InvalidInput([Problem("too_many_features", message)])
+        raise InvalidInput([Problem(code="too_many_features", message=message)])
     return _features(items, crs, progress)
 
 
@@ -118,12 +120,12 @@ def _features(
             progress(index, len(items))
         if not isinstance(item, dict) or item.get("type") != "Feature":
             message = f"feature {index} is not a GeoJSON Feature object"
-            problems.append(Problem("unreadable_file", message, index))
+            problems.append(Problem(code="unreadable_file", message=message, feature=index))
             continue
         properties = item.get("properties") if item.get("properties") is not None else {}
         if not isinstance(properties, dict):
             message = f"feature {index}: properties is not a JSON object"
-            problems.append(Problem("unreadable_file", message, index))
+            problems.append(Problem(code="unreadable_file", message=message, feature=index))
             continue
         if "id" not in properties and item.get("id") is not None:
             properties = {**properties, "id": item["id"]}
@@ -131,11 +133,19 @@ def _features(
             geometry = _geometry(item.get("geometry"))
         except _BadGeometry as bad:
             message = f"feature {index}: {bad.message}"
-            problem = Problem(bad.code, message, index, "geometry")
-            features.append(RawFeature(index, properties, None, crs, (problem,)))
+            problem = Problem(code=bad.code, message=message, feature=index, field="geometry")
+            features.append(
+                RawFeature(
+                    index=index, properties=properties, geometry=None, crs=crs, problems=(problem,)
+                )
+            )
             continue
         projected, found = to_bng(geometry, crs, index)
-        features.append(RawFeature(index, properties, projected, crs, found))
+        features.append(
+            RawFeature(
+                index=index, properties=properties, geometry=projected, crs=crs, problems=found
+            )
+        )
     if problems:
         raise InvalidInput(problems)
     return features

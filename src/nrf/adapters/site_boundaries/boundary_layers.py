@@ -18,7 +18,7 @@ _HOW = "choose one with --layer NAME"
 
 
 def _refuse(code: str, message: str) -> InvalidInput:
-    return InvalidInput([Problem(code, message)])
+    return InvalidInput([Problem(code=code, message=message)])
 
 
 def _named(names: list[str]) -> str:

@@ -27,7 +27,7 @@ _READ_ERRORS = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImp
 
 
 def _refuse(code: str, message: str) -> InvalidInput:
-    return InvalidInput([Problem(code, message)])
+    return InvalidInput([Problem(code=code, message=message)])
 
 
 @contextmanager

@@ -34,11 +34,18 @@ class S3JobBoundarySource:
         uri = request.boundary_uri or ""
         where = allowed_uri(uri, self._bucket, self._prefix) if self._bucket else None
         if where is None or self._client is None:
-            raise InvalidInput([Problem(
-                "boundary_uri_not_allowed",
-                "boundary_uri must be inside the bucket and prefix this worker is configured for",
-                field="boundary_uri",
-            )])  # fmt: skip
+            raise InvalidInput(
+                [
+                    Problem(
+                        code="boundary_uri_not_allowed",
+                        message=(
+                            "boundary_uri must be inside the bucket and prefix"
+                            " this worker is configured for"
+                        ),
+                        field="boundary_uri",
+                    )
+                ]
+            )
         bucket, key = where
         data = self._fetch(bucket, key)
         return read_boundary_bytes(data, posixpath.basename(key), self._limits)
@@ -51,20 +58,40 @@ class S3JobBoundarySource:
             response = client.get_object(Bucket=bucket, Key=key)
             size = int(response.get("ContentLength") or 0)
             if size > limit:
-                raise InvalidInput([Problem(
-                    "file_too_large", f"the boundary object is {size:,} bytes; at most {limit:,}",
-                    field="boundary_uri")])  # fmt: skip
+                raise InvalidInput(
+                    [
+                        Problem(
+                            code="file_too_large",
+                            message=f"the boundary object is {size:,} bytes; at most {limit:,}",
+                            field="boundary_uri",
+                        )
+                    ]
+                )
             # Read one byte past the limit so a lying Content-Length cannot get more in.
             data: bytes = response["Body"].read(limit + 1)
         except ClientError as exc:
             code = str(exc.response.get("Error", {}).get("Code", ""))
             if code in _MISSING:
-                raise InvalidInput([Problem("boundary_not_found", "no object at boundary_uri",
-                                            field="boundary_uri")]) from None  # fmt: skip
+                raise InvalidInput(
+                    [
+                        Problem(
+                            code="boundary_not_found",
+                            message="no object at boundary_uri",
+                            field="boundary_uri",
+                        )
+                    ]
+                ) from None
             raise NrfError("input_store_unavailable", f"S3 get_object failed with {code}") from None
         except BotoCoreError as exc:
             raise NrfError("input_store_unavailable", type(exc).__name__) from None
         if len(data) > limit:
-            raise InvalidInput([Problem("file_too_large", f"the boundary object is over {limit:,} "
-                                        "bytes", field="boundary_uri")])  # fmt: skip
+            raise InvalidInput(
+                [
+                    Problem(
+                        code="file_too_large",
+                        message=f"the boundary object is over {limit:,} bytes",
+                        field="boundary_uri",
+                    )
+                ]
+            )
         return data

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 MIN_OVERLAP_M2 = 0.01
 
 
-@frozen
+@frozen(kw_only=True)
 class Tile:
     """A half-open box [x0, x1) x [y0, y1)."""
 
@@ -33,10 +33,10 @@ class Tile:
     def quarters(self) -> list[Tile]:
         mx, my = (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
         return [
-            Tile(self.x0, self.y0, mx, my),
-            Tile(mx, self.y0, self.x1, my),
-            Tile(self.x0, my, mx, self.y1),
-            Tile(mx, my, self.x1, self.y1),
+            Tile(x0=self.x0, y0=self.y0, x1=mx, y1=my),
+            Tile(x0=mx, y0=self.y0, x1=self.x1, y1=my),
+            Tile(x0=self.x0, y0=my, x1=mx, y1=self.y1),
+            Tile(x0=mx, y0=my, x1=self.x1, y1=self.y1),
         ]
 
 

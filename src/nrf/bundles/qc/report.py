@@ -19,7 +19,7 @@ DETAIL_CAP = 10_000
 PASSED, FAILED = "passed", "failed"
 
 
-@frozen
+@frozen(kw_only=True)
 class Finding:
     """One failure, warning or cleaning: rule code, layer/table, offending key or fid, detail."""
 
@@ -45,7 +45,11 @@ class QcReport:
     def add(self, code: str, layer: str, key: object, detail: str) -> None:
         self.counts[(code, layer)] += 1
         if self.counts[(code, layer)] <= DETAIL_CAP:
-            self.findings.append(Finding(code, severity(code), layer, str(key), detail))
+            self.findings.append(
+                Finding(
+                    code=code, severity=severity(code), layer=layer, key=str(key), detail=detail
+                )
+            )
 
     def merge(self, other: QcReport) -> None:
         """Add another report's findings (a tile's, from a worker), keeping the caps."""

@@ -123,7 +123,9 @@ def check_tiles(
         f"JOIN {q(t.name)} t ON t.{q(t.key)} = r.id WHERE {_MEETS}"
     )
     job = _Job(path, sql, zones)
-    plan = list(tiles(db, rtree, Tile(x0, y0, x1 + 1.0, y1 + 1.0), total)) if total else []
+    plan = (
+        list(tiles(db, rtree, Tile(x0=x0, y0=y0, x1=x1 + 1.0, y1=y1 + 1.0), total)) if total else []
+    )
     workers = min(processes or os.cpu_count() or 1, len(plan))
     covered, done = np.zeros(len(names)), 0
     if workers > 1:

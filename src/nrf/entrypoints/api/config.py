@@ -11,7 +11,7 @@ from nrf.entrypoints.settings import ConfigError
 DEFAULT_BIND = "127.0.0.1:8080"
 
 
-@frozen
+@frozen(kw_only=True)
 class ApiSettings:
     """Keys, workers and threads; ``keys`` never appear in ``repr``."""
 

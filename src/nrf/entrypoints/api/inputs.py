@@ -39,15 +39,15 @@ def geojson_features(data: bytes, limits: InputLimits) -> list[RawFeature]:
     budget = json_budget(limits)
     if marks > budget:
         detail = f"the GeoJSON has {marks:,} brackets, commas and colons; at most {budget:,}"
-        raise InvalidInput([Problem("geojson_too_complex", detail)])
+        raise InvalidInput([Problem(code="geojson_too_complex", message=detail)])
     try:
         document = json.loads(data, parse_constant=_refuse_constant)
     except (ValueError, RecursionError) as error:
         detail = f"the body is not valid JSON ({str(error).splitlines()[0][:80]})"
-        raise InvalidInput([Problem("unreadable_file", detail)]) from None
+        raise InvalidInput([Problem(code="unreadable_file", message=detail)]) from None
     if not depth_within(document, MAX_JSON_DEPTH):
         detail = f"the JSON nests deeper than {MAX_JSON_DEPTH} levels"
-        raise InvalidInput([Problem("json_too_deep", detail)])
+        raise InvalidInput([Problem(code="json_too_deep", message=detail)])
     return features_from_geojson(document, limits)
 
 

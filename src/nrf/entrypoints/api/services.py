@@ -13,7 +13,7 @@ from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.quotes import GetQuote
 
 
-@frozen
+@frozen(kw_only=True)
 class ApiServices:
     """The use cases and adapters; ``unavailable`` holds why the bundle could not be opened."""
 

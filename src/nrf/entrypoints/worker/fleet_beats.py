@@ -44,9 +44,12 @@ def activity_reader(
         if snap.queue_reachable:
             last_contact[0] = snap.last_heartbeat
         state = (
-            WorkerState.ERROR if snap.status == WorkerStatus.ERROR
-            else WorkerState.DRAINING if snap.draining else WorkerState.RUNNING
-        )  # fmt: skip
+            WorkerState.ERROR
+            if snap.status == WorkerStatus.ERROR
+            else WorkerState.DRAINING
+            if snap.draining
+            else WorkerState.RUNNING
+        )
         return WorkerActivity(state, in_flight(), last_contact[0])
 
     return read
@@ -94,8 +97,12 @@ def start_fleet_heartbeat(
 ) -> HeartbeatThread:
     """The worker process's hook: one call after the loop is built, ``stop`` after it ran."""
     worker_id = settings.worker_id or default_worker_id(socket.gethostname(), os.getppid())
-    identity = WorkerIdentity(worker_id, shared.snapshot().task_started_at or SystemClock().now(),
-                              bundle, settings.fleet_heartbeat_seconds)  # fmt: skip
+    identity = WorkerIdentity(
+        worker_id=worker_id,
+        started_at=shared.snapshot().task_started_at or SystemClock().now(),
+        bundle=bundle,
+        interval_seconds=settings.fleet_heartbeat_seconds,
+    )
     beat = FleetHeartbeat(records, SystemClock(), identity, activity_reader(shared, in_flight))
     namespace = settings.metrics_namespace
     log.info("fleet_heartbeat_started", extra={"worker_id": worker_id})
