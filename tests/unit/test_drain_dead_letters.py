@@ -112,5 +112,7 @@ def test_a_drain_killed_between_its_sends_and_its_save_sends_nothing_twice(
     # Each email reached the provider once: the second drain found the intents on the record
     # and asked the provider (fake Notify knows what it took) before sending anything.
     assert sorted(kinds) == sorted([NotificationKind.DEAD_LETTERED, NotificationKind.FAILED])
-    assert all(not n.pending for n in store.records["dead-2"].notifications)
+    entries = store.records["dead-2"].notifications
+    assert sorted(n.kind for n in entries) == sorted(kinds), "both settled on the record"
+    assert all(n.sent and not n.pending for n in entries)
     assert dlq.messages == {}

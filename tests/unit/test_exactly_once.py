@@ -104,9 +104,10 @@ def test_a_crash_around_the_completed_email_sends_it_exactly_once(after_sending:
     [entry] = store.records["job-1"].notifications
     assert entry.sent and not entry.pending
     # The resend says what the first would have said: totals come from the ledger entry.
+    # Same repo() and body() as test_process_job, whose comment works these figures by hand.
     [completed] = [n for n in notifier.delivered if n.kind is NotificationKind.COMPLETED]
-    assert completed.personalisation["nitrogen_total_kg_per_year"] != ""
-    assert "levy_amount" in completed.personalisation
+    assert completed.personalisation["nitrogen_total_kg_per_year"] == "38.53"
+    assert completed.personalisation["levy_amount"] == "£231,209.27"
 
 
 def test_without_a_provider_lookup_an_email_that_may_have_gone_is_not_sent_again() -> None:
@@ -135,6 +136,7 @@ def test_without_a_lookup_a_recorded_provider_failure_is_retried() -> None:
 
     assert delivered(notifier, NotificationKind.COMPLETED) == 1
     [entry] = store.records["job-1"].notifications
+    # The fake makes one attempt per send; the ledger adds them up: 1 (failed) + 1 (sent).
     assert (entry.sent, entry.pending, entry.attempts) == (True, False, 2)
     assert store.saves.count("job-1") == 3, "result+intent, the failure, then the success"
 

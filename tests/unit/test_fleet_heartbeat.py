@@ -92,4 +92,7 @@ def test_a_failed_write_is_swallowed_so_jobs_go_on() -> None:
     )
     activity = WorkerActivity(WorkerState.RUNNING, 0, None)
     heartbeat = FleetHeartbeat(records, FakeClock(), identity, lambda: activity)
-    assert heartbeat.beat() is None
+    assert heartbeat.beat() is None  # None is the writer's "not written", instead of raising
+    assert records.data == {}
+    records.down = False  # the store is back: the next beat writes as usual
+    assert heartbeat.beat() is not None and ".workers/host-7.json" in records.data

@@ -43,7 +43,7 @@ def test_healthy_is_200_with_a_small_body() -> None:
     assert result.json == {
         "status": "ok",
         "reason": "ok",
-        "heartbeat_age_seconds": 12.346,
+        "heartbeat_age_seconds": 12.346,  # 12.34567 to the millisecond
         "job_in_progress": True,
     }
 

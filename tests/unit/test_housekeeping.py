@@ -52,6 +52,8 @@ def test_exactly_what_is_past_keeping_is_deleted() -> None:
     assert list(inventory.temps) == ["b/.status.json.y.tmp"]
     assert records.keys(".workers") == [".workers/alive.json", ".workers/crashed.json"]
     assert records.keys(".notices") == [".notices/y.delayed.json"]
+    # Jobs old + half-old; claims gone-long-ago + old; workers dead + stopped (silent over a
+    # day); temps the one 3,601 s old (over 3,600); notices x (past the 90 days).
     assert report.counts == {"JobsDeleted": 2, "ClaimsDeleted": 2, "WorkerRecordsDeleted": 2,
                              "TempFilesDeleted": 1, "NoticesDeleted": 1}  # fmt: skip
 

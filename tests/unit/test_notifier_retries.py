@@ -20,7 +20,9 @@ from nrf.domain.jobs import Notification, NotificationKind
 
 API_KEY = "nrf_live-11111111-2222-3333-4444-555555555555-66666666-7777-8888-9999-000000000000"
 TEMPLATES = {NotificationKind.COMPLETED: "tpl-completed", NotificationKind.FAILED: "tpl-failed"}
-# Delays of exactly the cap make the schedule hand-checkable: 1, 2, 4, 8, 10, 10 ...
+# Delays of exactly the cap make the schedule hand-checkable. RetryPolicy's rule: the delay
+# after the n-th failed attempt is min(max_delay, base_delay × 2^(n−1)) = min(10, 1 × 2^(n−1)):
+# 1, 2, 4, 8, then 16 capped to 10, 10 ...; at most 4 attempts, so at most 3 sleeps.
 POLICY = RetryPolicy(max_attempts=4, base_delay=1.0, max_delay=10.0, max_total_seconds=60.0)
 
 
@@ -146,8 +148,8 @@ def test_success_first_time_sends_template_personalisation_and_reference(
 def test_429_then_success_backs_off_exponentially(clock: FakeClock, sleeper: FakeSleeper) -> None:
     client = RecordingNotifyClient(http_error(429), http_error(429), {"id": "n-3"})
     record = notify(client, clock, sleeper).send(completed())
-    assert (record.sent, record.attempts) == (True, 3)
-    assert sleeper.sleeps == [1.0, 2.0]
+    assert (record.sent, record.attempts) == (True, 3)  # two 429s, then the success
+    assert sleeper.sleeps == [1.0, 2.0]  # after failure 1: 1 × 2^0 = 1; after 2: 1 × 2^1 = 2
 
 
 @pytest.mark.parametrize("status", [500, 502, 503])
@@ -156,9 +158,20 @@ def test_5xx_every_time_gives_up_after_max_attempts(
 ) -> None:
     client = RecordingNotifyClient(*[http_error(status)] * 4)
     record = notify(client, clock, sleeper).send(completed())
-    assert (record.sent, record.attempts) == (False, 4)
+    assert (record.sent, record.attempts) == (False, 4)  # POLICY.max_attempts
     assert record.error is not None and record.error.startswith(f"http_{status}")
-    assert sleeper.sleeps == [1.0, 2.0, 4.0]  # no sleep after the last attempt
+    # 1 × 2^0, 1 × 2^1, 1 × 2^2 (all under the cap of 10); no sleep after the 4th attempt.
+    assert sleeper.sleeps == [1.0, 2.0, 4.0]
+
+
+def test_the_delay_stops_doubling_at_the_cap(clock: FakeClock, sleeper: FakeSleeper) -> None:
+    client = RecordingNotifyClient(*[http_error(503)] * 6)
+    policy = RetryPolicy(max_attempts=6, base_delay=1.0, max_delay=10.0, max_total_seconds=60.0)
+    record = notify(client, clock, sleeper, policy=policy).send(completed())
+    # min(10, 1 × 2^(n−1)) for n = 1..5: 1, 2, 4, 8, then 16 capped to 10. Time spent before
+    # the last sleep is 1 + 2 + 4 + 8 = 15 s, and 15 + 10 = 25 <= 60, so the budget allows it.
+    assert (record.sent, record.attempts) == (False, 6)
+    assert sleeper.sleeps == [1.0, 2.0, 4.0, 8.0, 10.0]
 
 
 @pytest.mark.parametrize("status", [400, 403, 404])
@@ -173,6 +186,7 @@ def test_client_errors_are_not_retried(status: int, clock: FakeClock, sleeper: F
 def test_timeouts_are_retried(clock: FakeClock, sleeper: FakeSleeper) -> None:
     client = RecordingNotifyClient(timeout_error(), {"id": "n-2"})
     record = notify(client, clock, sleeper).send(completed())
+    # One timeout, then the success: one sleep of 1 × 2^0 = 1 s.
     assert (record.sent, record.attempts, sleeper.sleeps) == (True, 2, [1.0])
 
 
@@ -324,7 +338,7 @@ def test_ses_retries_throttling_5xx_and_network(
     client = RecordingSesClient(error, {"MessageId": "ses-1"})
     record = ses(client, clock, sleeper).send(completed())
     assert (record.sent, record.provider_id, record.attempts) == (True, "ses-1", 2)
-    assert sleeper.sleeps == [1.0]
+    assert sleeper.sleeps == [1.0]  # one failure: 1 × 2^0 = 1 s
 
 
 @pytest.mark.parametrize("code", ["MessageRejected", "BadRequestException", "AccessDenied"])

@@ -98,7 +98,17 @@ def test_a_job_is_stored_then_the_requester_is_told_with_totals_and_levy() -> No
     kinds = [n.kind for n in notifier.sent]
     assert kinds == [NotificationKind.STARTED, NotificationKind.COMPLETED]
     done = notifier.sent[-1].personalisation
-    # The worked example: N 38.53, P 2.89, levy £231,209.27 (see test_assessment).
+    # Worked from repo() and body() under the default rules (iat-2026-04: greenspace 20 % at
+    # N 3.0 / P 0.2 from 1 ha, SuDS from 50 dwellings, permits at 90 %, buffer 20 %):
+    #   site 305 m x 100 m = 3.05 ha, all inside the one coefficient polygon;
+    #   N resi' 0.8 x 12 + 0.2 x 3.0 = 10.2, uplift (10.2 - 5.57) x 3.05 = 14.1215 -> 14.12;
+    #   P resi' 0.8 x 0.5 + 0.2 x 0.2 = 0.44, uplift (0.44 - 0.24) x 3.05 = 0.61; 19 < 50: no SuDS;
+    #   water 19 x 2.4 x 120 = 5472 l/day (tests/support/reference.py's default rates);
+    #   WwTW N 5472 x 365.25 x 10 mg/l / 1e6 x 0.9 = 17.987832, P (1 mg/l) 1.7987832;
+    #   N (14.12 + 17.987832) x 1.2 = 38.5293984 -> 38.53;
+    #   P (0.61 + 1.7987832) x 1.2 = 2.89053984 -> 2.89;
+    #   levy 38.53 x 3000.50 + 2.89 x 40000 = 115609.265 + 115600 = 231209.265 -> £231,209.27.
+    # (The same figures as test_assessment's worked example, which uses the same site.)
     assert done["nitrogen_total_kg_per_year"] == "38.53"
     assert done["phosphorus_total_kg_per_year"] == "2.89"
     assert done["levy_amount"] == "£231,209.27"
@@ -162,6 +172,7 @@ def test_result_store_down_leaves_the_message_with_a_growing_backoff() -> None:
     first = process(msg(body(), count=1))
     second = process(msg(body(), count=2))
     assert (first.delete, second.delete) == (False, False)
+    # base × 2^(receives−1) plus up to 20 % jitter: 30 × 2^0 = 30 (≤ 36), 30 × 2^1 = 60 (≤ 72).
     assert 30 <= first.retry_after <= 36 and 60 <= second.retry_after <= 72
     assert not [n for n in notifier.sent if n.kind is NotificationKind.COMPLETED]
     third = process(msg(body(), count=3))
@@ -190,9 +201,12 @@ def test_a_failed_email_is_recorded_and_does_not_fail_the_job() -> None:
 
 
 def test_retry_delay_doubles_and_caps() -> None:
+    # docs/worker.md: NRF_RETRY_BASE_SECONDS (30) × 2^(receives−1), cap 900 s, up to +20 %.
+    # 30 × 2^0, 2^1, 2^2, 2^3 = 30, 60, 120, 240.
     assert [retry_delay(n) for n in (1, 2, 3, 4)] == [30, 60, 120, 240]
-    assert retry_delay(20) == 900
-    assert retry_delay(1, jitter=0.2) == 36
+    assert retry_delay(20) == 900  # 30 × 2^19 = 15,728,640 > 900: the cap
+    assert retry_delay(1, jitter=0.2) == 36  # 30 × 1.2
+    assert retry_delay(6, jitter=0.2) == 900  # 30 × 2^5 = 960 → 900, and jitter stays capped
 
 
 def test_a_bad_message_whose_job_is_claimed_by_another_message_is_dropped_silently() -> None:

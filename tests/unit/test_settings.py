@@ -15,6 +15,8 @@ def test_defaults_are_the_documented_ones() -> None:
     assert (s.heartbeat_timeout, s.task_timeout_buffer, s.shutdown_grace_seconds) == (
         180.0, 1.5, 30.0)  # fmt: skip
     assert (s.health_port, s.notifier, s.result_store) == (8085, "log", "local")
+    # docs/worker.md's table: NRF_RETRY_BASE_SECONDS 30, JOB_TIMEOUT_SECONDS 900.
+    assert (s.retry_base_seconds, s.job_timeout_seconds) == (30, 900.0)
 
 
 def test_every_bad_variable_is_named_in_one_error() -> None:

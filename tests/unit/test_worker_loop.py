@@ -1,5 +1,6 @@
 """WorkerLoop with an in-memory queue, a fake clock and a hand-driven executor."""
 
+import random
 import threading
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
@@ -154,9 +155,9 @@ def test_visibility_is_extended_while_a_long_job_runs() -> None:
     clock.advance(2)
     loop._in_flight.extend_due(clock.now())
     assert queue.visibility_changes == [(message.message_id, 300)]
-    clock.advance(241)
+    clock.advance(241)  # t = 482: 241 s since the extension at t = 241, due again at 481
     loop._in_flight.extend_due(clock.now())
-    assert len(queue.visibility_changes) == 2
+    assert queue.visibility_changes == [(message.message_id, 300)] * 2
     # No second consumer: the message stays invisible well past the first timeout.
     assert queue.receive(1, 0, 600) == []
 
@@ -181,15 +182,47 @@ def test_drain_hands_unfinished_jobs_back_at_once() -> None:
     assert heartbeat.state.draining is True
 
 
+class RecordingStop(threading.Event):
+    """A stop event whose waits return at once and are recorded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waits: list[float | None] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(timeout)
+        return self.is_set()
+
+
+class Draws(random.Random):
+    """uniform(a, b) always draws ``at`` × the range from a: 1.0 its top, 0.0 its bottom."""
+
+    def __init__(self, at: float) -> None:
+        super().__init__(0)
+        self.at = at
+
+    def uniform(self, a: float, b: float) -> float:
+        return a + (b - a) * self.at
+
+
 def test_transient_queue_errors_back_off_and_report_not_ready() -> None:
     loop, queue, heartbeat, _, _ = make()
-    queue.errors.append(QueueTransientError("throttled"))
-    loop._stop.set()  # the back-off wait returns at once
-    loop._step()
-    assert heartbeat.state.queue_reachable is False
-    loop._stop.clear()
-    loop._step()
+    stop = loop._stop = RecordingStop()
+    loop._retry.rng = Draws(1.0)
+    # The loop's rule for a queue it cannot reach: wait min(60, 2^min(failures, 6)) s times a
+    # draw from [0.5, 1]. At the top of the draw: 2^1, 2^2, 2^3, 2^4, 2^5 = 2, 4, 8, 16, 32,
+    # then 2^6 = 64 and 2^min(7, 6) = 64, both capped to 60.
+    queue.errors.extend(QueueTransientError("throttled") for _ in range(7))
+    for _ in range(7):
+        loop._step()
+        assert heartbeat.state.queue_reachable is False
+    assert stop.waits == [2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]
+    loop._step()  # reached again: the count of failures starts over
     assert heartbeat.state.queue_reachable is True
+    loop._retry.rng = Draws(0.0)
+    queue.errors.append(QueueTransientError("throttled"))
+    loop._step()
+    assert stop.waits[-1] == 1.0  # first failure again, bottom of the draw: 2^1 × 0.5
 
 
 def test_fatal_queue_error_stops_with_status_error() -> None:
@@ -226,7 +259,8 @@ def test_jobs_killed_beside_a_dead_job_process_are_handed_back_at_once() -> None
     assert executor.recovered == 1
     changes = dict(queue.visibility_changes)
     assert changes[beside.message_id] == 0, "nothing wrong with it: back at once"
-    assert changes[dead.message_id] >= 30, "its own job waits for the back-off"
+    # Its own job waits for the back-off: first receive, 30 × 2^0 = 30 s plus up to 20 %.
+    assert 30 <= changes[dead.message_id] <= 36
 
 
 def test_a_pool_broken_by_an_idle_death_is_replaced_and_polling_goes_on() -> None:
