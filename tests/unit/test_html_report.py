@@ -36,9 +36,12 @@ def test_the_map_has_every_layer_and_shades_the_piece_by_its_uplift() -> None:
     assert 'data-role="works"' in html and 'stroke-dasharray="8 4"' in html
     assert re.search(r'data-role="nn-catchment"[^>]*><title>River Wensum SAC</title>', html)
     # The one coefficient polygon: N 12.0 residential - 5.57 current = 6.43 kg/ha/yr,
-    # in the 5-15 class.
+    # in the 5-15 class: the piece has the colour the legend gives that class (and no other's).
+    legend = re.findall(r'<span style="background:(#\w+)"></span>([^<]+)', html)
+    swatches = {label: colour for colour, label in legend}
+    assert len(set(swatches.values())) == len(swatches)
     [piece] = re.findall(r'<path data-role="piece"[^>]*>', html)
-    assert 'fill="#f9c07a"' in piece
+    assert f'fill="{swatches["N uplift 5 to 15 kg/ha/yr"]}"' in piece
     assert 'data-role="scale-bar"' in html and 'data-role="north-arrow"' in html
 
 
