@@ -211,6 +211,63 @@ def test_site_three_quarters_in_one_catchment_is_split_three_to_one() -> None:
     )
 
 
+def test_a_coefficient_polygon_without_n_values_adds_area_but_no_n_uplift() -> None:
+    site = box(X0 + 100, Y0 + 100, X0 + 300, Y0 + 200)  # 2 ha: 1 ha on each polygon
+    full = CoefficientPolygon(
+        geometry=box(X0, Y0, X0 + 200, Y0 + 1000),
+        lu_curr_n_coeff=5.57,
+        lu_curr_p_coeff=0.24,
+        n_resi_coeff=12.0,
+        p_resi_coeff=0.5,
+    )
+    no_n = CoefficientPolygon(
+        geometry=box(X0 + 200, Y0, X0 + 1000, Y0 + 1000),
+        lu_curr_n_coeff=None,
+        lu_curr_p_coeff=0.24,
+        n_resi_coeff=None,
+        p_resi_coeff=0.5,
+    )
+    data = repo([full, no_n])
+    result = assess_site(dev(site, 10), data.reference_for(site), data.lookups(), NEW)
+    assert isinstance(result, SiteAssessment)
+    # Both hectares count as in the catchment; N uplift only from the first: 4.63 x 1 ha;
+    # P from both: 0.2 x 2 ha = 0.40 (greenspace, 2 ha; no SuDS under 50 dwellings).
+    assert result.area_in_nn_catchment_ha == 2.0
+    assert (result.n_lu_uplift, result.p_lu_uplift) == (4.63, 0.4)
+    # 10 x 2.4 x 120 = 2880 l/day x 365.25 = 1,051,920 l/year; x 0.9: N 10 mg/l 9.46728,
+    # P 1 mg/l 0.946728. (4.63 + 9.46728) x 1.2 = 16.916736; (0.40 + 0.946728) x 1.2 = 1.6160736.
+    assert (result.n_wwtw_perm, result.p_wwtw_perm) == (9.47, 0.95)
+    assert (result.n_total, result.p_total) == (16.92, 1.62)
+
+
+def test_outside_catchments_in_a_works_with_a_permit_row_is_kept_for_its_wastewater() -> None:
+    # Works 1065 reaches 1 km south of the Wensum catchment; the site sits in that part.
+    data = InMemoryBoundaryData(
+        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
+        wwtw=[Zone(box(X0, Y0 - 1000, X0 + 1000, Y0 + 1000), 1065)],
+        permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0), subcatchment="Wensum")],
+    )
+    site = box(X0 + 100, Y0 - 300, X0 + 200, Y0 - 200)
+    result = assess_site(dev(site, 10), data.reference_for(site), data.lookups(), NEW)
+    assert isinstance(result, SiteAssessment)
+    assert (result.area_in_nn_catchment_ha, result.n_lu_uplift, result.n_lu_post_suds) == (
+        None,
+        None,
+        None,
+    )
+    assert (result.majority_wwtw_id, result.rates_source, result.litres_used) == (
+        1065,
+        "default",
+        2880.0,  # 10 x 2.4 x 120, the default row: no catchment to take rates from
+    )
+    # 2880 x 365.25 = 1,051,920 l/year x 0.9: N 27 mg/l 25.561656, 10 mg/l 9.46728; P 0.946728.
+    assert (result.n_wwtw_temp, result.n_wwtw_perm, result.p_wwtw_perm) == (25.56, 9.47, 0.95)
+    # No land use: totals 9.46728 x 1.2 = 11.360736 -> 11.36; 0.946728 x 1.2 = 1.1360736 -> 1.14.
+    assert (result.n_total, result.p_total) == (11.36, 1.14)
+    # No catchment, so no EDP to charge.
+    assert (result.catchments, result.levy_by_edp, result.levy.levy_gbp) == ((), (), Decimal(0))
+
+
 def test_dwelling_category_rates_win() -> None:
     site = box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200)
     data = repo()
