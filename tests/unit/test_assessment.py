@@ -303,6 +303,24 @@ def test_package_treatment_plant_outside_catchments_depends_on_rule_set() -> Non
     assert kept.catchments == ()
 
 
+def test_a_works_whose_permit_row_is_a_package_plant_counts_as_the_fallback() -> None:
+    # Works 3000 is mapped, but its permit row is the package plant's (named in another case).
+    data = InMemoryBoundaryData(
+        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
+        wwtw=[Zone(box(X0, Y0 - 1000, X0 + 1000, Y0), 3000)],
+        permits=[permit(3000, "PACKAGE treatment plant Default", n=(25.0, 25.0), p=(4.5, 4.5))],
+    )
+    site = box(X0 + 100, Y0 - 300, X0 + 200, Y0 - 200)  # in works 3000, in no NN catchment
+    ref, lookups = data.reference_for(site), data.lookups()
+    out = assess_site(dev(site, 10), ref, lookups, NEW)
+    assert isinstance(out, OutOfScopeSite)
+    assert out.reason_code == "outside_catchments_package_treatment_plant"
+    kept = assess_site(dev(site, 10), ref, lookups, SEPT)
+    assert isinstance(kept, SiteAssessment)
+    # 10 x 2.4 x 120 = 2880 l/day x 365.25 x 25e-6 x 1.0 = 26.298 -> 26.30; x 1.2 = 31.5576.
+    assert (kept.majority_wwtw_id, kept.n_wwtw_perm, kept.n_total) == (3000, 26.3, 31.56)
+
+
 def test_batch_gives_each_site_the_answer_it_gets_alone() -> None:
     sites = [
         box(X0 + 100, Y0 + 100, X0 + 405, Y0 + 200),
