@@ -13,6 +13,7 @@ import pytest
 from shapely.geometry import box
 
 from nrf.domain.assessment import assess_site
+from nrf.domain.errors import InvalidInput
 from nrf.domain.land_use import greenspace_applies, piece_uplift, post_suds
 from nrf.domain.model import Boundary, CoefficientPolygon, Development, NnCatchment, Zone
 from nrf.domain.results import OutOfScopeSite, SiteAssessment
@@ -26,6 +27,13 @@ SEPT, OCT, APRIL = (rule_set_named(n) for n in ("iat-2025-09", "iat-2025-10", "i
 
 def test_there_are_exactly_these_three_rule_sets() -> None:
     assert sorted(RULE_SETS) == ["iat-2025-09", "iat-2025-10", "iat-2026-04"]
+
+
+def test_no_name_means_april_2026_and_an_unknown_name_is_bad_input() -> None:
+    assert rule_set_named(None) is APRIL
+    with pytest.raises(InvalidInput) as caught:
+        rule_set_named("iat-2024-01")
+    assert caught.value.codes == ["unknown_rule_set"]
 
 
 @pytest.mark.parametrize(
