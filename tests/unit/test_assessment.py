@@ -304,7 +304,7 @@ def test_package_treatment_plant_outside_catchments_depends_on_rule_set() -> Non
 
 
 def test_a_works_whose_permit_row_is_a_package_plant_counts_as_the_fallback() -> None:
-    # Works 3000 is mapped, but its permit row is the package plant's (named in another case).
+    # Works 3000 is mapped, but its permit row is the package plant's (name in other letter case).
     data = InMemoryBoundaryData(
         nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
         wwtw=[Zone(box(X0, Y0 - 1000, X0 + 1000, Y0), 3000)],

@@ -58,11 +58,11 @@ def test_every_catchment_takes_the_sites_signs_not_its_own() -> None:
     pieces = [piece(BROADS, 1.0, 20.0, 1.0), piece(WENSUM, 3.0, -8.0, -0.4)]
     # Site: SuDS on a rise ×0.75: N 9.00, P 0.45; wastewater N 4.00, P 0.20;
     # totals (9 + 4) × 1.2 = 15.60 and (0.45 + 0.20) × 1.2 = 0.78.
+    site = {"n_post_suds": 9.0, "p_post_suds": 0.45, "n_uplift": 12.0, "p_uplift": 0.6}
+    loads = {"n_wwtw_perm": 4.0, "p_wwtw_perm": 0.2, "n_total": 15.6, "p_total": 0.78}
     wensum, broads = split_by_catchment(
-        pieces, n_post_suds=9.0, p_post_suds=0.45, n_uplift=12.0, p_uplift=0.6,
-        suds_fraction=0.25, n_wwtw_perm=4.0, p_wwtw_perm=0.2, area_in_nn_ha=4.0,
-        n_total=15.6, p_total=0.78, buffer_fraction=0.2,
-    )  # fmt: skip
+        pieces, suds_fraction=0.25, buffer_fraction=0.2, area_in_nn_ha=4.0, **site, **loads
+    )
     # Post-SuDS ×0.75 for both, the Wensum's fall too (not ×1.25): 20 → 15.00, −8 → −6.00;
     # P 1 → 0.75, −0.4 → −0.30. They add up to the site's 9.00 and 0.45.
     assert (broads.n_lu_post_suds, wensum.n_lu_post_suds) == (15.0, -6.0)
