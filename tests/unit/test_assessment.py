@@ -333,5 +333,5 @@ def test_batch_gives_each_site_the_answer_it_gets_alone() -> None:
     alone = [assess([d], NEW) for d in devs]
     alone_sites = [s for run in alone for s in run.sites]
     assert batch.sites == tuple(alone_sites)
-    assert len(batch.out_of_scope) == 1
+    assert len(batch.out_of_scope) == 1  # the third: package plant, no catchment, iat-2026-04
     assert batch.provenance.rule_set == "iat-2026-04"
