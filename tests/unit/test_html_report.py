@@ -36,10 +36,35 @@ def test_the_map_has_every_layer_and_shades_the_piece_by_its_uplift() -> None:
     assert 'data-role="works"' in html and 'stroke-dasharray="8 4"' in html
     assert re.search(r'data-role="nn-catchment"[^>]*><title>River Wensum SAC</title>', html)
     # The one coefficient polygon: N 12.0 residential - 5.57 current = 6.43 kg/ha/yr,
-    # in the 5-15 class.
+    # in the 5-15 class: the piece has the colour the legend gives that class (and no other's).
+    legend = re.findall(r'<span style="background:(#\w+)"></span>([^<]+)', html)
+    swatches = {label: colour for colour, label in legend}
+    assert len(set(swatches.values())) == len(swatches)
     [piece] = re.findall(r'<path data-role="piece"[^>]*>', html)
-    assert 'fill="#f9c07a"' in piece
+    assert f'fill="{swatches["N uplift 5 to 15 kg/ha/yr"]}"' in piece
     assert 'data-role="scale-bar"' in html and 'data-role="north-arrow"' in html
+
+
+def test_the_page_shows_the_sites_figures_worked_by_hand() -> None:
+    html = page(repo())
+    shown = dict(re.findall(r'data-figure="([\w-]+)">([^<]*)<', html))
+    # 100 m x 100 m = 1.00 ha in the Wensum, 10 dwellings, iat-2026-04: greenspace applies,
+    # N (0.8 x 12 + 0.6 - 5.57) x 1 = 4.63, P (0.8 x 0.5 + 0.04 - 0.24) x 1 = 0.20; no SuDS.
+    # Wastewater 10 x 2.4 x 120 = 2880 l/day x 365.25 x 0.9: N 10 mg/l 9.46728, P 0.946728.
+    # N (4.63 + 9.46728) x 1.2 = 16.916736 -> 16.92; P (0.20 + 0.946728) x 1.2 = 1.3760736.
+    assert (shown["sites"], shown["total-n"], shown["total-p"]) == ("1", "16.92", "1.38")
+    # Levy (EDP 1): 16.92 x 3000.50 + 1.38 x 40000 = 50768.46 + 55200 = 105968.46;
+    # 5 % 5298.423, 10 % 10596.846, 3 % 3179.0538; the rest 86894.14.
+    assert [shown[f"total-{k}"] for k in ("levy", "monitoring", "maintenance", "admin")] == [
+        "£105,968.46",
+        "£5,298.42",
+        "£10,596.85",
+        "£3,179.05",
+    ]
+    assert shown["total-mitigation"] == "£86,894.14"
+    # The site's table: the buffer row is what the total adds, 16.92 - (4.63 + 9.47) = 2.82
+    # and 1.38 - (0.20 + 0.95) = 0.23.
+    assert "<th>buffer</th><td class=n>2.82</td><td class=n>0.23</td>" in html
 
 
 def test_nothing_from_the_input_is_taken_as_markup() -> None:

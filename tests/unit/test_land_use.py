@@ -33,6 +33,7 @@ def test_suds_only_from_fifty_dwellings_under_the_new_rules() -> None:
     assert post_suds(14.12, 19, NEW) == 14.12
     # 14.12 - 3.53 = 10.59 under the October 2025 rules, which apply SuDS everywhere
     assert post_suds(14.12, 19, OLD) == 10.59
+    # 49 dwellings: no SuDS; a float sum's noise (2.4699999999999998) is rounded to 2.47.
     assert post_suds(2.4699999999999998, 49, NEW) == 2.47
 
 

@@ -31,10 +31,14 @@ def raw_at(index: int, geometry: object, properties: dict[str, object]) -> RawFe
 def test_a_quote_uses_the_rules_asked_for_else_the_default() -> None:
     quote = GetQuote(AssessDevelopments(repo()), default_rules="iat-2025-10")
     site = raw(box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200), **SITE)
-    assert quote(QuoteRequest((site,))).run.provenance.rule_set == "iat-2025-10"
+    default = quote(QuoteRequest((site,))).run
+    assert default.provenance.rule_set == "iat-2025-10"
     asked = quote(QuoteRequest((site,), rules="iat-2025-09"))
     assert asked.run.provenance.rule_set == "iat-2025-09"
     assert [d.id for d in asked.developments] == ["s"]
+    # The rules reach the figures, not just the label: 10 x 2.4 x 120 = 2880 l/day x 365.25
+    # = 1,051,920 l/year x 10 mg/l = 10.5192 kg N at 100 % (September), 9.46728 at 90 %.
+    assert (default.sites[0].n_wwtw_perm, asked.run.sites[0].n_wwtw_perm) == (9.47, 10.52)
 
 
 def test_a_quote_refuses_more_sites_than_the_limit() -> None:

@@ -40,6 +40,7 @@ def test_money_is_a_number_and_out_of_scope_figures_are_null() -> None:
         f["properties"]["id"]: f["properties"]
         for f in geojson_document(RUN, DEVELOPMENTS)["features"]
     }
+    # support/runs.py: site 2's quote is 100.00, less 10.00 + 5.00 + 2.50 = 82.50 mitigation.
     assert by_id["S2"]["levy_gbp"] == 100.0 and by_id["S2"]["mitigation_gbp"] == 82.5
     assert by_id["S2"]["edp_ids"] == "EDP-W; EDP-B"
     # 0.1 + 0.72 is 0.8200000000000001 in binary; the attribute table shows 0.82.

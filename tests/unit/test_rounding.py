@@ -12,13 +12,14 @@ from nrf.domain.rounding import allocate_pennies, round2
 def test_half_cases_follow_the_binary_product_like_numpy() -> None:
     assert round2(0.015) == 0.02  # 0.015 * 100 == 1.5 exactly in binary: half to even -> 2
     assert round(0.015, 2) == 0.01  # Python's decimal-correct rounding differs here
-    assert round2(2.675) == 2.68
+    assert round2(2.675) == 2.68  # 2.675 * 100 == 267.5 in binary: half to even -> 268
+    assert round(2.675, 2) == 2.67  # ... though 2.675 itself is stored just below 2.675
     assert round2(0.125) == 0.12  # 12.5 -> 12, half to even
-    assert round2(0.135) == 0.14
-    assert round2(-0.125) == -0.12
+    assert round2(0.135) == 0.14  # 0.135 * 100 == 13.5: half to even -> 14
+    assert round2(-0.125) == -0.12  # -12.5 -> -12, half to even
     assert round2(1.005) == 1.0  # 1.005 * 100 == 100.49999999999999
-    assert round2(-156.9625) == -156.96
-    assert round2(38.5293984) == 38.53
+    assert round2(-156.9625) == -156.96  # -15696.25 -> -15696
+    assert round2(38.5293984) == 38.53  # 3852.93984 -> 3853
 
 
 def test_non_finite_values_pass_through() -> None:
@@ -34,8 +35,12 @@ def test_matches_numpy_round(x: float) -> None:
 def test_allocation_hands_left_over_pennies_to_largest_remainders() -> None:
     # 10.00 split three ways: 3.333.. each -> 3.33 x3 = 9.99, one penny to the first.
     assert allocate_pennies(10.0, [10 / 3, 10 / 3, 10 / 3]) == [3.34, 3.33, 3.33]
+    # Floors 12 + 87 = 99 pennies of 100; remainders .5 and .5 tie: the earlier part gets it.
     assert allocate_pennies(1.0, [0.125, 0.875]) == [0.13, 0.87]
+    # Floors -13 + -88 = -101 of -100: one penny back, again to the earlier of the tied parts.
     assert allocate_pennies(-1.0, [-0.125, -0.875]) == [-0.12, -0.88]
+    # Floors 12 + 87 = 99 of 100; remainders .5 and .9: the larger remainder wins, not order.
+    assert allocate_pennies(1.0, [0.125, 0.879]) == [0.12, 0.88]
     assert allocate_pennies(5.0, []) == []
 
 

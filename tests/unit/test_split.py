@@ -50,3 +50,28 @@ def test_a_net_reduction_gets_the_buffer_with_its_sign() -> None:
     assert (broads.n_total, wensum.n_total) == (-30.0, -10.0)
     # P: −3.75 × 0.8 = −3.00 and −1.25 × 0.8 = −1.00.
     assert (broads.p_total, wensum.p_total) == (-3.0, -1.0)
+
+
+def test_every_catchment_takes_the_sites_signs_not_its_own() -> None:
+    # Land use rises in the Broads (+20 N / +1 P on 1 ha) and falls in the Wensum (−8 N / −0.4 P
+    # on 3 ha): the site rises, N 20 − 8 = 12, P 1 − 0.4 = 0.6.
+    pieces = [piece(BROADS, 1.0, 20.0, 1.0), piece(WENSUM, 3.0, -8.0, -0.4)]
+    # Site: SuDS on a rise ×0.75: N 9.00, P 0.45; wastewater N 4.00, P 0.20;
+    # totals (9 + 4) × 1.2 = 15.60 and (0.45 + 0.20) × 1.2 = 0.78.
+    site = {"n_post_suds": 9.0, "p_post_suds": 0.45, "n_uplift": 12.0, "p_uplift": 0.6}
+    loads = {"n_wwtw_perm": 4.0, "p_wwtw_perm": 0.2, "n_total": 15.6, "p_total": 0.78}
+    wensum, broads = split_by_catchment(
+        pieces, suds_fraction=0.25, buffer_fraction=0.2, area_in_nn_ha=4.0, **site, **loads
+    )
+    # Post-SuDS ×0.75 for both, the Wensum's fall too (not ×1.25): 20 → 15.00, −8 → −6.00;
+    # P 1 → 0.75, −0.4 → −0.30. They add up to the site's 9.00 and 0.45.
+    assert (broads.n_lu_post_suds, wensum.n_lu_post_suds) == (15.0, -6.0)
+    assert (broads.p_lu_post_suds, wensum.p_lu_post_suds) == (0.75, -0.3)
+    # Wastewater by area, 1/4 and 3/4: N 1.00 and 3.00; P 0.05 and 0.15.
+    assert (broads.n_wwtw_perm, wensum.n_wwtw_perm) == (1.0, 3.0)
+    assert (broads.p_wwtw_perm, wensum.p_wwtw_perm) == (0.05, 0.15)
+    # Buffer ×1.2 for both, though the Wensum's own base is negative (not ×0.8):
+    # N (15 + 1) × 1.2 = 19.20 and (−6 + 3) × 1.2 = −3.60 (sum 15.60);
+    # P (0.75 + 0.05) × 1.2 = 0.96 and (−0.30 + 0.15) × 1.2 = −0.18 (sum 0.78).
+    assert (broads.n_total, wensum.n_total) == (19.2, -3.6)
+    assert (broads.p_total, wensum.p_total) == (0.96, -0.18)

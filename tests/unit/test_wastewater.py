@@ -58,6 +58,14 @@ def test_area_weighted_mean_across_catchments() -> None:
     assert chosen.source == "catchment"
 
 
+def test_the_default_row_stands_in_for_a_catchment_without_a_row() -> None:
+    # 1 ha in the Wensum (2.4, 120 l) and 3 ha in a catchment with no row (default 2.5, 130 l):
+    # occupancy (2.4 x 1 + 2.5 x 3) / 4 = 9.9 / 4 = 2.475; water (120 + 390) / 4 = 127.5.
+    chosen = rates_for("allocation", {"River Wensum SAC": 1.0, "River Bure SAC": 3.0}, TABLE)
+    assert (chosen.rate.occupancy_rate, chosen.rate.water_usage_l_per_person_day) == (2.475, 127.5)
+    assert chosen.source == "catchment"
+
+
 def test_default_row_when_outside_every_catchment() -> None:
     chosen = rates_for("allocation", {}, TABLE)
     assert (chosen.rate.occupancy_rate, chosen.rate.water_usage_l_per_person_day) == (2.5, 130.0)
