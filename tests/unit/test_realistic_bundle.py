@@ -73,6 +73,7 @@ def test_nn_catchments_are_detailed_and_keep_norfolk() -> None:
 def test_zone_layers_tile_england_and_keep_the_norfolk_seeds() -> None:
     works, extra = rl.wwtw_layer(SMALL, 7)
     lpas = rl.lpa_layer(SMALL, 7)
+    # SMALL asks for 12 LPAs and 120 works, of which Norfolk's design seeds 13 (its _WORKS).
     assert len(lpas.geometries) == 12 and len(extra) == 120 - 13
     assert_tiles(list(lpas.geometries), box(*rl.ENGLAND_BOX))
     # Sculthorpe's seed lies in Sculthorpe's catchment (works 1065), as in the simple design.
