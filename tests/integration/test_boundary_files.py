@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 import shutil
@@ -145,11 +146,23 @@ def shapefile_parts(shp: Path) -> dict[str, Path]:
     return {p.suffix: p for p in shp.parent.iterdir() if p.stem == shp.stem}
 
 
+def shoelace_area(path: Path) -> float:
+    """The one polygon's area from its coordinates as written, without GDAL or shapely."""
+    [feature] = json.loads(path.read_text())["features"]
+    [ring] = feature["geometry"]["coordinates"]
+    x0, y0 = ring[0]
+    p = [(x - x0, y - y0) for x, y in ring]  # about the first vertex, for precision
+    return abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in itertools.pairwise(p))) / 2
+
+
 # ---- the real Defra samples ----------------------------------------------------------------
 
 
 def test_the_245_site_sample_reads_in_order_with_legacy_columns() -> None:
     developments = assess(BIG_SHP)
+    # Facts of the file, read independently of GDAL: the .dbf header counts 245 records (as
+    # does the .shx: (2,060 - 100) / 8 = 245), and its first record is 20191920, allocation,
+    # RHK_BDL_Majors, 19 dwellings.
     assert len(developments) == 245
     assert [d.rlb_id for d in developments] == list(range(1, 246))
     first = developments[0]
@@ -166,6 +179,7 @@ def test_the_small_site_is_the_same_as_shapefile_and_as_geojson() -> None:
     (from_shp,) = assess(SMALL_SHP)
     (from_json,) = assess(SMALL_GEOJSON)
     assert from_shp == from_json
+    # As the GeoJSON's one feature states them (id, Dwellings, Dwel_Cat, Name).
     assert (from_shp.id, from_shp.dwellings, from_shp.dwelling_category) == (
         "24/00119/F",
         1,
@@ -173,7 +187,12 @@ def test_the_small_site_is_the_same_as_shapefile_and_as_geojson() -> None:
     )
     assert from_shp.name == "Old White Horse Station Road East Rudham"
     assert from_shp.boundary.equals_exact(from_json.boundary, 1e-6)
-    assert from_shp.boundary.area == pytest.approx(259.392014469, rel=1e-9)
+    assert from_shp.boundary.area == pytest.approx(shoelace_area(SMALL_GEOJSON), rel=1e-9)
+    # By hand, about the first vertex (582,814.9268, 328,188.8899) the other three lie at
+    # (-6.0410, 14.8391), (10.0381, 21.2780), (15.1636, 8.1055); shoelace:
+    # (-6.0410 x 21.2780 - 10.0381 x 14.8391) + (10.0381 x 8.1055 - 15.1636 x 21.2780)
+    # = -277.497 - 241.287 = -518.784, halved: 259.39 m2 (Defra's own Shape_Area: 259.392).
+    assert from_shp.boundary.area == pytest.approx(259.39, abs=0.01)
 
 
 def test_a_zipped_sample_reads_from_a_path_and_from_bytes(tmp_path: Path) -> None:
@@ -632,6 +651,8 @@ def test_raw_features_carry_their_declared_crs(tmp_path: Path) -> None:
     (wgs,) = read_boundary_bytes(json.dumps(feature).encode(), "x.json")
     assert isinstance(bng, RawFeature)
     assert (bng.crs, wgs.crs) == ("EPSG:27700", "EPSG:4326")
+    # Reprojected: 1 deg E is 3 deg east of BNG's 2 deg W meridian, ~3 x 68.5 km at 52 deg N,
+    # so easting ~400,000 + 205,500; left in degrees it would be 1.0.
     assert wgs.geometry.bounds[0] > 600_000  # type: ignore[attr-defined]
 
 

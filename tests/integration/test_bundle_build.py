@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from contextlib import closing
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -244,13 +246,15 @@ def test_dirty_lookups_are_cleaned_and_each_cleaning_is_listed(tmp_path: Path) -
         (10416, "East WwTW", "Lower Yare", 27.0, 27.0, 5.0, 5.0, "10416"),
         (11307, "Alpha WwTW", "Upper Yare", 27.0, 10.0, 1.0, 1.0, "11307"),
     ]
-    assert info == ("2026.11.1", "0.1.0", "passed")
+    # The version given on the command line; the nrf release as pyproject.toml declares it
+    # (read from the installed distribution's metadata, not from the code that wrote it).
+    assert info == ("2026.11.1", metadata.version("nrf"), "passed")
     lookups = tmp_path / "iat_input/nutrients/SQL_Lookups/Interim_coeffs.sqlite"
     assert (
         sources["nutrients/SQL_Lookups/Interim_coeffs.sqlite"]
         == hashlib.sha256(lookups.read_bytes()).hexdigest()
     )
-    assert first_key == ("CR0000", 1)
+    assert first_key == ("CR0000", 1)  # the delivery's first cell: row 0, column 0, fid 1
     report = qc(tmp_path)
     cleaned = [f["detail"] for f in report["findings"] if f["code"] == "cleaned"]
     assert "row 1: WwTW_code '\\t11307' read as 11307" in cleaned
@@ -296,7 +300,15 @@ def test_the_manifest_renames_paths_and_columns_and_gives_a_missing_crs(tmp_path
     db.close()
     code = main(build_command(tmp_path / "iat_input", paths, tmp_path / "out.gpkg", "1"))
     assert code == 0
-    assert (tmp_path / "out.gpkg").exists()
+    with closing(sqlite3.connect(tmp_path / "out.gpkg")) as db:
+        rates = db.execute(
+            "SELECT nn_catchment, occupancy_rate FROM occupancy_rates "
+            "WHERE nn_catchment IN ('Alpha SAC', 'Beta SAC') ORDER BY nn_catchment"
+        ).fetchall()
+        lpas = db.execute("SELECT name FROM lpa_boundaries ORDER BY name").fetchall()
+    # The fixture's rates, read through the renamed table and column; both LPAs kept.
+    assert rates == [("Alpha SAC", 2.4), ("Beta SAC", 2.3)]
+    assert lpas == [("Alpha District",), ("Beta District",)]
 
 
 def test_an_interrupted_build_leaves_nothing_behind(tmp_path: Path) -> None:

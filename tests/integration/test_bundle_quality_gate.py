@@ -144,6 +144,8 @@ def line_works(d: FixtureData) -> None:
     d.wwtw.append((LineString([(X0, Y0), (X0 + 10, Y0 + 10)]).buffer(0), 4242, "Empty"))
 
 
+# Keys: a coefficient row by its cromeid (CR<row><col>); a shapefile row by its source fid,
+# which counts from 0 (d.nn[1] is fid 1; a row appended to the 2 LPAs or 5 works is fid 2 or 5).
 CASES: list[tuple[Callable[[FixtureData], None], str, str]] = [
     (empty_lpa, "empty", "-"),
     (bowtie, "geometry_invalid", "CR0101"),

@@ -35,6 +35,7 @@ def codes_of(data: bytes, name: str = "site.geojson", limits: InputLimits = SMAL
 
 def test_the_budget_is_four_marks_per_vertex_and_fifty_per_feature() -> None:
     assert json_budget(SMALL) == 5_500
+    # The defaults (docs/limits.md): 4 x 1,000,000 vertices + 50 x 10,000 features + 1,000.
     assert json_budget(InputLimits()) == 4_000_000 + 500_000 + 1_000
 
 

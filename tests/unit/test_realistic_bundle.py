@@ -56,6 +56,7 @@ def test_jagged_cells_still_tile_their_frame() -> None:
 def test_nn_catchments_are_detailed_and_keep_norfolk() -> None:
     layer, islands = rl.nn_layer(SMALL, 7)
     geoms = np.asarray(layer.geometries, dtype=object)
+    # Norfolk's 3 polygons (EDPs 1 and 2) and SMALL's 4 islands, numbered on from EDP 3.
     assert len(geoms) == 3 + 4 and [e for e, _ in islands] == [3, 4, 5, 6]
     assert shapely.is_valid(geoms).all()
     assert (shapely.get_num_coordinates(geoms) >= rl.MIN_NN_VERTICES).all()
@@ -73,6 +74,7 @@ def test_nn_catchments_are_detailed_and_keep_norfolk() -> None:
 def test_zone_layers_tile_england_and_keep_the_norfolk_seeds() -> None:
     works, extra = rl.wwtw_layer(SMALL, 7)
     lpas = rl.lpa_layer(SMALL, 7)
+    # SMALL asks for 12 LPAs and 120 works, of which Norfolk's design seeds 13 (its _WORKS).
     assert len(lpas.geometries) == 12 and len(extra) == 120 - 13
     assert_tiles(list(lpas.geometries), box(*rl.ENGLAND_BOX))
     # Sculthorpe's seed lies in Sculthorpe's catchment (works 1065), as in the simple design.
