@@ -10,7 +10,7 @@ import pyogrio
 import pytest
 
 from nrf.entrypoints.cli import EXIT_INVALID_INPUT, main
-from nrf.entrypoints.container import bundled_samples
+from nrf.entrypoints.container import bundled_reference_data, bundled_samples
 from support.sample_facts import Scope, sample_sites, scope_of_sites
 
 # The header exactly as the issue gives it.
@@ -25,7 +25,7 @@ SAMPLES = bundled_samples()
 BNW = SAMPLES / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
 SMALL_SHP = SAMPLES / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp"
 SMALL_JSON = SAMPLES / "BnW_small_under_1_hectare_geojson" / "BnW_small_under_1_hectare.geojson"
-BUNDLE = SAMPLES.parents[1] / "synthetic-norfolk.gpkg"
+BUNDLE = bundled_reference_data()
 # Facts of the sample files, read without nrf in test_cli_sample_facts.py: 245 sites in
 # BnW_cleaned_110925 (.shx index and .dbf header); the small site is 24/00119/F, 0.03 ha.
 BNW_SITES = 245

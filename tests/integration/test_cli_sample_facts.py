@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from nrf.entrypoints.container import bundled_samples
+from nrf.entrypoints.container import bundled_reference_data, bundled_samples
 from support.sample_facts import (
     dbf_records,
     sample_sites,
@@ -24,7 +24,7 @@ SAMPLES = bundled_samples()
 BNW = SAMPLES / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
 SMALL_SHP = SAMPLES / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp"
 SMALL_JSON = SAMPLES / "BnW_small_under_1_hectare_geojson" / "BnW_small_under_1_hectare.geojson"
-BUNDLE = SAMPLES.parents[1] / "synthetic-norfolk.gpkg"
+BUNDLE = bundled_reference_data()
 
 
 def test_the_samples_hold_as_many_sites_as_their_readme_says() -> None:

@@ -133,6 +133,16 @@ def scope_of_sites(sites: Sequence[shapely.Geometry], bundle: Path) -> Scope:
     )
 
 
+def nn_overlaps_m2(site: shapely.Geometry, bundle: Path) -> dict[str, float]:
+    """m² of ``site`` in each NN catchment with any, summed per catchment name."""
+    found: dict[str, float] = {}
+    for nn, name in _geometries(bundle, "nn_catchments", "n2k_site_name"):
+        area = nn.intersection(site).area
+        if area > 0:
+            found[name] = found.get(name, 0.0) + area
+    return found
+
+
 def sample_sites(shp: Path) -> list[shapely.Geometry]:
     """The sample's polygons as GDAL reads them (through geopandas, not nrf's reader)."""
     import geopandas
