@@ -13,6 +13,7 @@ import re
 
 from nrf.entrypoints.container import bundled_reference_data, bundled_samples
 from support.sample_facts import (
+    BNW_SITES,
     dbf_records,
     sample_sites,
     scope_of_sites,
@@ -36,7 +37,7 @@ def test_the_samples_hold_as_many_sites_as_their_readme_says() -> None:
         "BnW_small_under_1_hectare_geojson": 1,
     }
     # The index and the table are two separate files; both must agree with the README.
-    assert shapefile_record_count(BNW) == len(dbf_records(BNW)) == 245
+    assert shapefile_record_count(BNW) == len(dbf_records(BNW)) == BNW_SITES == 245
     assert shapefile_record_count(SMALL_SHP) == len(dbf_records(SMALL_SHP)) == 1
     assert len(json.loads(SMALL_JSON.read_text())["features"]) == 1
 

@@ -18,6 +18,9 @@ import shapely
 from attrs import frozen
 from shapely.strtree import STRtree
 
+# The Broads & Wensum sample's site count, as its README states; test_cli_sample_facts.py reads
+# it again from the .shx index (2,060 bytes: (2060 - 100) / 8 = 245) and the .dbf header.
+BNW_SITES = 245
 # docs/calculation.md §1 and §5: the fallback works and the package-plant default's name.
 FALLBACK_WWTW = 141
 PACKAGE_PLANT = "package treatment plant default"
