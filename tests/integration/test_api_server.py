@@ -7,9 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import shapely
 
 from nrf.adapters.result_store.local_result_store import LocalResultStore
 from nrf.domain.jobs import JobRecord, JobStatus
+from nrf.entrypoints.container import bundled_reference_data
 from support.api_inputs import (
     SMALL_JSON,
     SMALL_SHP,
@@ -21,6 +23,7 @@ from support.api_inputs import (
     zipped_shapefile,
 )
 from support.api_server import KEY, Server, multipart, running_server, serve_env
+from support.sample_facts import nn_overlaps_m2
 
 GEOJSON = "application/geo+json"
 PROBLEM = "application/problem+json"
@@ -97,6 +100,7 @@ def test_the_csv_is_the_legacy_31_column_table(server: Server) -> None:
     answer = server.post("/v1/quotes", SMALL_JSON.read_bytes(), GEOJSON, accept="text/csv")
     header, row = answer.body.decode().splitlines()[:2]
     assert len(header.split(",")) == 31 and header.startswith("RLB_ID,id,Name,Dwel_Cat")
+    # RLB_ID is the site's 1-based position; 24/00119/F is the small file's id (its .dbf).
     assert row.startswith("1,24/00119/F,")
 
 
@@ -141,7 +145,7 @@ def test_form_fields_stand_in_for_the_files_columns(server: Server) -> None:
     # 60 dwellings >= 50, so SuDS applies under iat-2026-04: post = round2(u - |u| * 0.25).
     uplift = site["n_lu_uplift"]
     assert site["n_lu_post_suds"] == round((uplift - abs(uplift) * 0.25) * 100) / 100
-    # The file's category stays: the form did not give one.
+    # The file's category (Dwel_Cat in its .dbf) stays: the form did not give one.
     assert site["site"]["dwelling_category"] == "in-system"
 
 
@@ -152,9 +156,13 @@ def test_boundary_check_reports_overlaps_majorities_and_scope(server: Server) ->
     assert answer.status == 200, answer.body[:500]
     site = answer.json()["sites"][0]
     assert site["area_ha"] == 1.0 and site["name"] == "drawn" and site["id"] == "1"
-    shares = sum(c["share_percent"] for c in site["nn_catchments"])
+    # The overlaps worked with shapely over the bundle's own nn_catchments table: m² / 10,000
+    # in hectares, and / 10,000 m² of the square x 100 as a share (all of it in the Wensum).
+    expected = nn_overlaps_m2(shapely.box(X, Y, X + 100.0, Y + 100.0), bundled_reference_data())
+    assert [(c["name"], c["area_ha"], c["share_percent"]) for c in site["nn_catchments"]] == [
+        (name, round(m2 / 10_000, 2), round(m2 / 100, 2)) for name, m2 in sorted(expected.items())
+    ]
     areas = sum(c["area_ha"] for c in site["nn_catchments"])
-    assert site["nn_catchments"] and shares <= 100.0 + 0.01 and areas <= 1.0 + 0.01
     assert sum(e["area_ha"] for e in site["edps"]) == pytest.approx(areas, abs=0.011)
     # Scope agrees with a quote of the same boundary.
     quote = server.post(

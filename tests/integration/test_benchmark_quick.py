@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.sample_facts import BNW_SITES
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -17,13 +19,14 @@ def test_quick_benchmark_writes_a_report_and_every_method_agrees(tmp_path: Path)
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads((out / "report-3000.json").read_text())
+    # --quick sets 3,000 polygons, 30 random sites and 8 worker jobs (benchmarks/run.py).
     assert report["bundle"]["polygons"] == 3000
     methods = report["methods"]
     assert "skipped" in methods["postgis"]
     for name in ("floor", "naive"):
         # 1 small + 245 real + 30 random sites, each checked against nrf to the penny.
         assert methods[name]["mismatches"] == [], name
-    assert methods["floor"]["sites_compared"] == 1 + 245 + 30
+    assert methods["floor"]["sites_compared"] == 1 + BNW_SITES + 30
     assert methods["nrf"]["random_n"] == 30 and len(methods["nrf"]["random_per_site"]) == 30
     assert report["worker"]["jobs"] == 8 and "queue_overhead_ms" in report["worker"]
     assert [t["key"] for t in report["targets"]] == [

@@ -113,7 +113,8 @@ def test_the_report_draws_the_site_and_shows_the_jsons_totals(server: Server, br
     assert banner.bounding_box()["y"] < 100  # at the very top, before any figure
 
     # The drawn square's map: a 80 m square centred in a frame of 80 + 2 × 125 = 330 m
-    # (the pad is at least 125 m), drawn 640 px wide: 80 m is 80 × 640 / 330 = 155.2 px.
+    # (the pad is the larger of 0.6 × 80 = 48 m and half the 250 m minimum, 125 m), drawn
+    # 640 px wide: 80 m is 80 × 640 / 330 = 155.2 px.
     section = page.locator("#site-2")
     path = section.locator("#site-boundary").get_attribute("d")
     points = svg_points(path or "")

@@ -10,7 +10,8 @@ import pyogrio
 import pytest
 
 from nrf.entrypoints.cli import EXIT_INVALID_INPUT, main
-from nrf.entrypoints.container import bundled_samples
+from nrf.entrypoints.container import bundled_reference_data, bundled_samples
+from support.sample_facts import BNW_SITES, Scope, sample_sites, scope_of_sites
 
 # The header exactly as the issue gives it.
 ISSUE_HEADER = (
@@ -24,6 +25,15 @@ SAMPLES = bundled_samples()
 BNW = SAMPLES / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
 SMALL_SHP = SAMPLES / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp"
 SMALL_JSON = SAMPLES / "BnW_small_under_1_hectare_geojson" / "BnW_small_under_1_hectare.geojson"
+BUNDLE = bundled_reference_data()
+# Facts of the small sample, read without nrf in test_cli_sample_facts.py: its one site is
+# 24/00119/F, of 0.03 ha (shoelace).
+
+
+@pytest.fixture(scope="module")
+def scope() -> Scope:
+    """Which sample sites are in scope, worked with shapely over the bundle's own tables."""
+    return scope_of_sites(sample_sites(BNW), BUNDLE)
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +44,15 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def test_csv_is_the_legacy_31_column_table(outputs: Path) -> None:
+def test_csv_is_the_legacy_31_column_table(outputs: Path, scope: Scope) -> None:
     with open(outputs / "bnw.csv", newline="") as handle:
         rows = list(csv.reader(handle))
     assert ",".join(rows[0]) == ISSUE_HEADER and len(rows[0]) == 31
     body = [dict(zip(rows[0], r, strict=True)) for r in rows[1:]]
     doc = json.loads((outputs / "bnw.json").read_text())
-    assert len(body) == len(doc["sites"]) > 200
+    # In scope under iat-2026-04: inside an NN catchment, or outside on a permitted works
+    # that is not the package plant (222 + 12 = 234 of 245, as docs/bundle-format.md lays out).
+    assert len(body) == len(doc["sites"]) == scope.in_catchments + scope.outside_with_permit
     assert [int(r["RLB_ID"]) for r in body] == sorted(int(r["RLB_ID"]) for r in body)
     assert not any("e" in cell.lower() for r in rows[1:] for cell in (r[6], *r[14:]) if cell)
     for r in body:
@@ -54,18 +66,22 @@ def test_csv_is_the_legacy_31_column_table(outputs: Path) -> None:
     sidecar = json.loads((outputs / "bnw.provenance.json").read_text())
     assert sidecar["provenance"]["synthetic_data"] is True
     assert "SYNTHETIC" in sidecar["notice"]
-    assert len(sidecar["out_of_scope"]) + len(body) == 245
+    assert len(sidecar["out_of_scope"]) + len(body) == BNW_SITES
 
 
-def test_json_has_everything_and_catchments_add_up(outputs: Path) -> None:
+def test_json_has_everything_and_catchments_add_up(outputs: Path, scope: Scope) -> None:
     doc = json.loads((outputs / "bnw.json").read_text())
     assert "SYNTHETIC" in doc["notice"]
     assert doc["provenance"]["rule_set"] == "iat-2026-04"
     assert len(doc["provenance"]["bundle_sha256"]) == 64
-    assert len(doc["sites"]) + len(doc["out_of_scope"]) == 245
-    assert all(o["reason_code"] for o in doc["out_of_scope"])
+    assert len(doc["sites"]) + len(doc["out_of_scope"]) == BNW_SITES
+    reasons = [o["reason_code"] for o in doc["out_of_scope"]]
+    assert sorted(reasons) == sorted(
+        ["outside_catchments_no_wwtw"] * scope.outside_no_permit
+        + ["outside_catchments_package_treatment_plant"] * scope.outside_package_plant
+    )
     multi = [s for s in doc["sites"] if len(s["catchments"]) > 1]
-    assert multi, "the demo bundle puts some sites across two catchments"
+    assert len(multi) == scope.in_two_catchments, "the bundle puts 7 sites across both"
     for site in doc["sites"]:
         if site["catchments"]:
             for key in ("n_total", "p_total"):
@@ -77,7 +93,7 @@ def test_json_has_everything_and_catchments_add_up(outputs: Path) -> None:
 
 def test_geojson_carries_each_boundary(outputs: Path) -> None:
     info = pyogrio.read_info(outputs / "bnw.geojson")
-    assert info["features"] == 245
+    assert info["features"] == BNW_SITES
     assert info["crs"] == "EPSG:27700"
 
 
@@ -87,17 +103,19 @@ def test_shapefile_and_geojson_of_one_site_agree(tmp_path: Path) -> None:
     a = json.loads((tmp_path / "a.json").read_text())
     b = json.loads((tmp_path / "b.json").read_text())
     assert a["sites"] == b["sites"] and a["sites"]
+    # Shoelace area of the site's ring 259.39 m² / 10,000 = 0.0259 -> 0.03 ha.
     assert a["sites"][0]["dev_area_ha"] == 0.03
 
 
-def test_rule_sets_change_the_figures(tmp_path: Path) -> None:
+def test_rule_sets_change_the_figures(tmp_path: Path, scope: Scope) -> None:
     for rules in ("iat-2025-09", "iat-2026-04"):
         assert main(["assess", str(BNW), "--rules", rules,
                      "--output", str(tmp_path / f"{rules}.json")]) == 0  # fmt: skip
     sept = json.loads((tmp_path / "iat-2025-09.json").read_text())
     april = json.loads((tmp_path / "iat-2026-04.json").read_text())
-    # September keeps package-treatment-plant sites outside catchments in scope.
-    assert len(sept["sites"]) > len(april["sites"])
+    # September keeps package-treatment-plant sites outside catchments in scope: exactly those
+    # (8 on the fallback 141) are the difference.
+    assert len(sept["sites"]) - len(april["sites"]) == scope.outside_package_plant
     assert sept["provenance"]["rule_set"] == "iat-2025-09"
     by_id = {s["site"]["rlb_id"]: s for s in sept["sites"]}
     compared = suds_compared = 0
@@ -175,4 +193,4 @@ def test_printed_table_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["assess", str(SMALL_SHP)]) == 0
     out = capsys.readouterr().out
     assert "SYNTHETIC DEMONSTRATION DATA" in out
-    assert "24/00119/F" in out and "1 sites assessed" in out
+    assert "24/00119/F" in out and "1 sites assessed" in out  # the small file's one site

@@ -9,6 +9,7 @@ from pathlib import Path
 from nrf.entrypoints.assess_command import run_assess
 from nrf.entrypoints.cli import build_parser
 from nrf.entrypoints.container import bundled_samples
+from support.sample_facts import BNW_SITES
 
 BNW = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
 SMALL_SHP = bundled_samples() / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp"
@@ -47,13 +48,15 @@ def test_every_stage_shows_percent_rate_and_eta_on_stderr_only(tmp_path: Path) -
         ("writing", "records"),
     ):  # fmt: skip
         lines = [line for line in err.splitlines() if line.startswith(f"{stage} ")]
-        assert any(f"/245 {unit}" in line and "ETA" in line for line in lines), stage
-        assert any(line.startswith(f"{stage} 245/245 {unit}  100.0 %") for line in lines), stage
+        assert any(f"/{BNW_SITES} {unit}" in line and "ETA" in line for line in lines), stage
+        done = f"{stage} {BNW_SITES}/{BNW_SITES} {unit}  100.0 %"
+        assert any(line.startswith(done) for line in lines), stage
 
 
 def test_the_closing_time_is_the_whole_run_stage_by_stage(tmp_path: Path) -> None:
     _, _, err = run([str(SMALL_SHP), "--output", str(tmp_path / "r.csv")], TickingClock())
     closing = err.strip().splitlines()[-1]
+    # The small file's one site lies inside the Wensum catchment (test_cli_sample_facts.py).
     found = re.fullmatch(r"assessed 1 sites in ([\d.]+) s \(1 in scope, 0 out of scope; (.*)\)",
                          closing)  # fmt: skip
     assert found, closing
@@ -65,6 +68,6 @@ def test_the_closing_time_is_the_whole_run_stage_by_stage(tmp_path: Path) -> Non
 
 def test_a_small_quick_run_shows_no_progress_and_prints_the_table_on_stdout() -> None:
     code, out, err = run([str(SMALL_SHP)], StoppedClock())
-    assert code == 0 and "24/00119/F" in out
+    assert code == 0 and "24/00119/F" in out  # the small file's id (its .dbf)
     assert "%" not in err and "ETA" not in err
     assert err.strip().splitlines()[-1].startswith("assessed 1 sites in 0.0 s")

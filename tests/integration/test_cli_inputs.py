@@ -19,6 +19,7 @@ from shapely.geometry import box
 from nrf.entrypoints.cli import main
 from nrf.entrypoints.container import bundled_samples
 from nrf.entrypoints.exit_codes import EXIT_ERROR, EXIT_INVALID_INPUT, EXIT_USAGE
+from support.sample_facts import BNW_SITES
 
 SAMPLES = bundled_samples()
 SMALL_SHP = SAMPLES / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp"
@@ -152,4 +153,4 @@ def test_a_copied_shapefile_folder_works_with_or_without_crs(
     extra = [] if copy_prj else ["--crs", "EPSG:27700"]
     out = tmp_path / "r.json"
     assert main(["assess", str(folder), *extra, "--output", str(out)]) == 0
-    assert len(ids_assessed(out)) == 245
+    assert len(ids_assessed(out)) == BNW_SITES

@@ -14,6 +14,7 @@ import pytest
 
 from nrf.entrypoints.cli import main
 from nrf.entrypoints.container import bundled_samples
+from support.sample_facts import BNW_SITES
 
 BNW = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
 
@@ -30,7 +31,7 @@ def test_gdal_reads_one_geometry_type_typed_columns_and_the_crs(outputs: Path) -
     info = pyogrio.read_info(outputs / "bnw.geojson")
     assert info["geometry_type"] == "MultiPolygon"
     assert info["crs"] == "EPSG:27700"
-    assert info["features"] == 245
+    assert info["features"] == BNW_SITES
     types = dict(zip(info["fields"], info["dtypes"], strict=True))
     for name in ("levy_gbp", "monitoring_gbp", "n_total", "p_total", "dev_area_ha"):
         assert types[name] == "float64", (name, types[name])
@@ -66,7 +67,7 @@ def test_the_levy_table_opens_in_excel_and_adds_up(outputs: Path) -> None:
     levy = [Decimal(dict(zip(header, r, strict=True))["Levy_GBP"] or 0) for r in body]
     results = json.loads((outputs / "bnw.json").read_text())
     assert sum(levy) == Decimal(total["Levy_GBP"]) == Decimal(results["levy_total"]["levy_gbp"])
-    assert len({r[0] for r in body}) == 245
+    assert len({r[0] for r in body}) == BNW_SITES
     cells = [c for r in body for c in r[7:14] if c]
     assert cells and all(len(c.split(".")[1]) == 2 for c in cells)
 

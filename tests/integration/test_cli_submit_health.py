@@ -32,9 +32,11 @@ def test_submit_sends_one_canonical_job_per_site(aws: MotoServer) -> None:
     done = nrf("submit", str(SMALL), "--email", "planner@example.gov.uk",
                "--rules", "iat-2025-10", "--job-prefix", "t", env=env)  # fmt: skip
     assert done.returncode == 0, done.stderr
+    # PREFIX-position-id, the id 24/00119/F made safe as a folder name ("/" -> "_").
     assert done.stdout.split() == ["t-0001-24_00119_F"]
     (message,) = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
     job = parse_job_message(message["Body"])
+    # 1 dwelling, in-system: the small file's Dwellings and Dwel_Cat (its .dbf).
     assert (job.job_id, job.dwellings, job.dwelling_category, job.rules, job.email) == (
         "t-0001-24_00119_F",
         1,

@@ -91,7 +91,9 @@ def test_the_container_health_check_asks_for_health_on_the_worker_port() -> None
 @needs_cfn_lint
 def test_retention_and_queue_figures_match_the_worker_defaults() -> None:
     template = _template()
-    assert template["Parameters"]["ResultRetentionDays"]["Default"] == 90
+    # S3 expires results after as many days as `nrf housekeep` keeps them (docs/deploy.md: 90).
+    retention = template["Parameters"]["ResultRetentionDays"]["Default"]
+    assert retention == WorkerSettings().result_retention_days == 90
     queue = template["Resources"]["JobQueue"]["Properties"]
     assert queue["VisibilityTimeout"] == WorkerSettings().visibility_timeout
     assert int(_env("SQS_VISIBILITY_TIMEOUT")) == WorkerSettings().visibility_timeout

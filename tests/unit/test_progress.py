@@ -33,11 +33,15 @@ def test_a_slow_stage_prints_a_line_per_tenth_with_rate_and_eta() -> None:
         clock.now += 0.5  # 2 sites a second
         stage(done, 100)
     lines = stream.getvalue().splitlines()
-    # Quiet until a second has passed (site 2), then one line per tenth: 0 %, 10 %, ... 100 %.
+    # Quiet until a second has passed (site 2, at 101.0), then one line per tenth: 2 % and
+    # 10 %, 20 %, ... 100 %, so 1 + 10 = 11 lines.
     assert len(lines) == 11
     # After 2 sites in 1.0 s: 2.0 %, 2 sites/s, 98 left at 2 a second -> 49 s -> 0:49.
     assert lines[0] == "assessing 2/100 sites    2.0 %  2 sites/s  ETA 0:49"
+    # Site 50 at 100 + 50 x 0.5 = 125.0: 49 sites since site 1 (100.5) in 24.5 s = 2 a second;
+    # 50 left at 2 a second -> 25 s -> 0:25.
     assert lines[5] == "assessing 50/100 sites   50.0 %  2 sites/s  ETA 0:25"
+    # Site 100 at 150.0: the stage took 150.0 - 100.0 = 50 s -> 0:50.
     assert lines[-1] == "assessing 100/100 sites  100.0 %  2 sites/s  done in 0:50"
 
 
@@ -48,6 +52,7 @@ def test_a_terminal_gets_one_line_rewritten_in_place() -> None:
         clock.now += 1.0
         stage(done, 10)
     text = stream.getvalue()
+    # 10 features, 1 s apart from the stage's start: 10 s -> 0:10.
     assert text.count("\r") == 10 and text.endswith("done in 0:10    \n")
     assert text.count("\n") == 1
 
@@ -57,6 +62,7 @@ def test_status_line_and_clock_time() -> None:
     assert status_line("writing", "sites", 4, 10, 9.0, 2.0) == (
         "writing 4/10 sites   40.0 %  2 sites/s  ETA 0:03"  # 6 left at 2 a second
     )
+    # 3723 s = 1 h + 2 min (120 s) + 3 s; 65 s = 1 min + 5 s.
     assert clock_time(3723) == "1:02:03" and clock_time(65) == "1:05" and clock_time(9) == "0:09"
 
 
