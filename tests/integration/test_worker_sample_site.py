@@ -18,6 +18,7 @@ from nrf.domain.rules import rule_set_named
 from nrf.entrypoints.container import bundled_reference_data
 from support.worker_jobs import SITE_RING
 from support.worker_sample_site import (
+    BUNDLE_NAME,
     COEFFICIENTS,
     FALLBACK_PERMIT,
     FALLBACK_WWTW_ID,
@@ -75,7 +76,7 @@ def test_no_works_catchment_so_the_fallback_works_and_its_permit() -> None:
     assert {k: permit[k] for k in FALLBACK_PERMIT} == FALLBACK_PERMIT
 
 
-def test_the_occupancy_row_and_the_levy_rate() -> None:
+def test_the_occupancy_row_the_levy_rate_and_the_bundle_name() -> None:
     occupancy = [f for f, _ in rows("occupancy_rates")]
     categories = {str(f["dwelling_category"]).casefold() for f in occupancy}
     assert "housing" not in categories, "a housing row would win over the catchment's"
@@ -83,6 +84,8 @@ def test_the_occupancy_row_and_the_levy_rate() -> None:
     assert {k: wensum[k] for k in OCCUPANCY} == OCCUPANCY
     [rate] = [f for f, _ in rows("levy_rates") if f["edp_id"] == NN_CATCHMENT["edp_id"]]
     assert rate == LEVY_RATE
+    [info] = [f for f, _ in rows("bundle_info")]
+    assert info["name"] == BUNDLE_NAME
 
 
 def test_the_default_rule_set_is_the_one_the_figures_are_worked_under() -> None:

@@ -27,6 +27,7 @@ greenspace only from 1 ha, buffer 20 %) and for any number of dwellings under 50
 
 from __future__ import annotations
 
+BUNDLE_NAME = "nrf-synthetic-norfolk"  # bundle_info.name
 SITE_AREA_M2 = 259.31895  # shoelace on SITE_RING, to 5 dp
 COEFFICIENTS = {"lu_curr_n_coeff": 15.151, "lu_curr_p_coeff": 1.481,
                 "n_resi_coeff": 17.024, "p_resi_coeff": 0.993}  # fmt: skip
