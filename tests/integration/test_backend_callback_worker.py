@@ -16,6 +16,7 @@ from support.fake_backend import FakeBackend, running_fake_backend
 from support.moto_server import MotoServer, free_port
 from support.worker_jobs import SITE_RING, job_body, make_queues, queue_counts, worker_env
 from support.worker_process import WorkerProcess
+from support.worker_sample_site import BUNDLE_NAME
 
 AWAY_RING = [[400000.0, 200000.0], [400100.0, 200000.0], [400100.0, 200100.0],
              [400000.0, 200100.0], [400000.0, 200000.0]]  # fmt: skip
@@ -98,9 +99,25 @@ def test_a_quote_is_reported_once_with_its_edps(setup: Setup, backend: FakeBacke
     [received] = backend.patches
     headers = {k.lower(): v for k, v in received.headers.items()}
     assert headers["x-cdp-request-id"] == "trace-NRF-000101"
-    edps = received.body["edps"]
-    assert edps and all(e["edpType"] == "NUTRIENT" for e in edps)
-    assert received.body["provenance"]["bundleName"]
+    # Worked by hand from the bundle rows the site lies in (tests/support/worker_sample_site.py:
+    # land use N 0.05, P -0.01; 25 dwellings, under 50, so no SuDS). Wastewater at the fallback
+    # works, run at 90 %: 25 x 2.4 x 120 x 365.25 = 2 629 800 l/yr;
+    #   N 2 629 800 x 25e-6 x 0.9 = 59.1705;  P 2 629 800 x 4.5e-6 x 0.9 = 10.65069.
+    # Plus the 20 % buffer: N (0.05 + 59.1705) x 1.2 = 71.0646 -> 71.06;
+    #                       P (-0.01 + 10.65069) x 1.2 = 12.768828 -> 12.77.
+    # Levy, all in EDP 1: 71.06 x 3127.45 + 12.77 x 41850.2 = 222 236.597 + 534 427.054
+    # = 756 663.651 -> 756 663.65; monitoring 5 % 37 833.1825 -> 37 833.18, maintenance 10 %
+    # 75 666.365 -> 75 666.37 (half up), admin 3 % 22 699.9095 -> 22 699.91; mitigation the
+    # rest: 756 663.65 - 37 833.18 - 75 666.37 - 22 699.91 = 620 464.19.
+    assert received.body["edps"] == [{
+        "edpId": "1", "edpName": "River Wensum SAC", "edpType": "NUTRIENT",
+        "impact": {"nitrogenTotal": {"amount": 71.06, "unit": "kg/year"},
+                   "phosphorusTotal": {"amount": 12.77, "unit": "kg/year"}},
+        "levyGbp": {"min": 756663.65, "max": 756663.65, "monitoring": 37833.18,
+                    "maintenance": 75666.37, "admin": 22699.91, "mitigation": 620464.19},
+    }]  # fmt: skip
+    # The bundle's own name, as its bundle_info table records it.
+    assert received.body["provenance"]["bundleName"] == BUNDLE_NAME
     wait_for(lambda: queue_counts(setup.sqs, setup.queues.url) == (0, 0))
     assert (setup.results / "own-job-1" / "status.json").exists()
     assert [p.reference for p in backend.patches] == ["NRF-000101"]
@@ -112,7 +129,10 @@ def test_an_out_of_scope_quote_is_reported_too(setup: Setup, backend: FakeBacken
     wait_for(lambda: (e := backend_entry(setup.results, "NRF-000102")) and e["sent"])
     [received] = backend.patches
     assert received.body["edps"] == []
-    assert received.body["outOfScope"]["reasonCode"]
+    # (400 000, 200 000) lies outside every layer of the Norfolk bundle (their extents start
+    # at x 578 000, y 276 600): no NN catchment, and the fallback package treatment plant.
+    assert received.body["outOfScope"]["reasonCode"] == (
+        "outside_catchments_package_treatment_plant")  # fmt: skip
 
 
 @pytest.mark.parametrize("window", ["before", "during", "after"])

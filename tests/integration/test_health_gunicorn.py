@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ def beat_forever(store: SharedMemoryHeartbeatStore) -> None:
         time.sleep(BEAT_INTERVAL)
 
 
-def get(url: str) -> tuple[int, dict[str, object], float]:
+def get(url: str) -> tuple[int, dict[str, Any], float]:
     started = time.monotonic()
     try:
         with urllib.request.urlopen(url, timeout=2) as response:
@@ -95,23 +96,29 @@ def test_a_stopped_worker_turns_health_503_while_the_server_stays_responsive(
 
         os.kill(worker.pid, signal.SIGSTOP)
         stopped_at = time.monotonic()
-        latencies = []
+        answers = []
         while True:
-            status, body, latency = get(f"{health_url}/health")
-            latencies.append(latency)
+            # The stopped worker cannot hold the health server up: every request is answered
+            # (``get`` gives up after 2 s, which fails the test).
+            status, body, _ = get(f"{health_url}/health")
+            answers.append(body)
             if status == 503:
                 break
-            assert time.monotonic() - stopped_at < HEARTBEAT_TIMEOUT + 2, "still healthy"
+            # A bound on waiting, not a measurement.
+            assert time.monotonic() - stopped_at < HEARTBEAT_TIMEOUT + 30, "still healthy"
             time.sleep(0.05)
         assert body["status"] == "unavailable"
-        assert body["heartbeat_age_seconds"] >= HEARTBEAT_TIMEOUT  # type: ignore[operator]
         assert set(body) == {"status", "reason", "heartbeat_age_seconds", "job_in_progress"}
-        for _ in range(5):  # the stopped worker cannot slow the health server down
-            latencies.append(get(f"{health_url}/health")[2])
-        assert max(latencies) < 0.1, latencies
+        # 503 once the heartbeat is HEARTBEAT_TIMEOUT old, and not before (ages to the ms).
+        assert body["heartbeat_age_seconds"] >= HEARTBEAT_TIMEOUT
+        assert all(b["heartbeat_age_seconds"] <= HEARTBEAT_TIMEOUT for b in answers[:-1])
+        later = [get(f"{health_url}/health")[:2] for _ in range(5)]
+        assert [s for s, _ in later] == [503] * 5
+        ages = [b["heartbeat_age_seconds"] for _, b in later]
+        assert ages == sorted(ages) and ages[0] >= body["heartbeat_age_seconds"], "read live"
 
         os.kill(worker.pid, signal.SIGCONT)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30
         while get(f"{health_url}/health")[0] != 200:
             assert time.monotonic() < deadline, "did not recover after SIGCONT"
             time.sleep(0.05)

@@ -57,5 +57,7 @@ def test_a_job_flows_from_localstack_sqs_to_a_stored_result(
     assert status_of(tmp_path, "ls-1")["status"] == "succeeded"
     assert (tmp_path / "ls-1" / "result.csv").exists()
     [completed] = worker.matching("notification_logged", job_id="ls-1", kind="completed")
+    # Worked by hand in test_worker_flow.py from the bundle rows in support/worker_sample_site.py:
+    # (0.05 land use + 10 x 2.4 x 120 x 365.25 x 25e-6 x 0.9 wastewater) x 1.2 = 28.46184.
     assert completed["personalisation"]["nitrogen_total_kg_per_year"] == "28.46"
     assert queue_counts(sqs, queues.url) == (0, 0)

@@ -6,6 +6,7 @@ import os
 import signal
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,26 @@ def is_running(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def job_processes(worker: WorkerProcess) -> list[int]:
+    """The worker's job processes still running."""
+    pids = [int(e["pid"]) for e in worker.matching("job_process_ready")]
+    return [pid for pid in pids if is_running(pid)]
+
+
+@contextmanager
+def stopped(pids: list[int]) -> Iterator[None]:
+    """SIGSTOP the processes for the block: a job in them stays in flight, however fast."""
+    assert pids, "no job process to hold"
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
 
 
 @frozen
@@ -104,22 +125,28 @@ def test_sigstop_on_the_worker_turns_health_503_while_the_server_stays_responsiv
     pid = worker.pid_of_worker_process()
 
     os.kill(pid, signal.SIGSTOP)
-    stopped_at = time.monotonic()
     try:
-        answers: list[tuple[float, int, float]] = []
-        while time.monotonic() - stopped_at < 6:
-            status, body, took = http_get(setup.url("/health"))
-            answers.append((time.monotonic() - stopped_at, status, took))
-            if status == 503:
-                assert body["status"] == "unavailable"
-                break
+        answers: list[tuple[int, dict[str, Any]]] = []
+        deadline = time.monotonic() + 60  # a bound on waiting, not a measurement
+        while not answers or answers[-1][0] != 503:
+            assert time.monotonic() < deadline, answers[-3:]
+            # The stopped worker cannot hold the health server up: every request is answered
+            # (http_get gives up after 2 s, which fails the test).
+            answers.append(http_get(setup.url("/health"))[:2])
             time.sleep(0.1)
+        later = [http_get(setup.url("/health"))[:2] for _ in range(5)]
     finally:
         os.kill(pid, signal.SIGCONT)
 
-    first_503 = next(at for at, status, _ in answers if status == 503)
-    assert first_503 <= 3.0 + 0.5  # HEARTBEAT_TIMEOUT, and a beat at most one poll old
-    assert max(took for _, _, took in answers) < 0.1
+    # Unavailable because the heartbeat reached HEARTBEAT_TIMEOUT (3 s, the worker idle), and
+    # not before: the policy read from the answers' own ages (rounded to the millisecond).
+    body = answers[-1][1]
+    assert (body["status"], body["reason"]) == ("unavailable", "heartbeat_stale")
+    assert body["heartbeat_age_seconds"] >= 3.0
+    assert all(age <= 3.0 for age in [b["heartbeat_age_seconds"] for _, b in answers[:-1]])
+    assert [s for s, _ in later] == [503] * 5
+    ages = [b["heartbeat_age_seconds"] for _, b in later]
+    assert ages == sorted(ages) and ages[0] >= body["heartbeat_age_seconds"], "read live"
     wait_until_http(setup.url("/health"), 200, timeout=10)
 
 
@@ -132,8 +159,9 @@ def test_after_kill_9_of_the_worker_process_the_message_is_processed_once_by_the
     os.kill(worker.pid_of_worker_process(), signal.SIGKILL)
 
     worker.wait_for("worker_process_died", timeout=10)
-    # Its job process goes with it, rather than finish the job beside the next worker.
-    deadline = time.monotonic() + 5
+    # Its job process goes with it, rather than finish the job beside the next worker: it is
+    # gone (a bound on waiting, not a measurement) and never stored the job (below).
+    deadline = time.monotonic() + 60
     while is_running(old_job_process):
         assert time.monotonic() < deadline, "the orphaned job process is still running"
         time.sleep(0.1)
@@ -144,7 +172,8 @@ def test_after_kill_9_of_the_worker_process_the_message_is_processed_once_by_the
 
     assert status_of(setup.results, "sig-kill9")["status"] == "succeeded"
     assert "sig-kill9" in result_dirs(setup.results)
-    assert worker.count("job_stored", job_id="sig-kill9") == 1
+    [stored] = worker.matching("job_stored", job_id="sig-kill9")
+    assert stored["pid"] != old_job_process, "stored by the orphan, not by the next worker"
     completed = [
         e
         for e in setup.notify.emails
@@ -158,12 +187,14 @@ def test_sigterm_during_a_job_lets_it_finish_and_exits_0(
     setup: Setup, worker: WorkerProcess
 ) -> None:
     wait_until_http(setup.url("/ready"), 200, timeout=10)
-    message_id = setup.send(job_body("sig-term-finish", boundary_uri=SLOW_URI))
-    worker.wait_for("job_received", timeout=30, message_id=message_id)
+    with stopped(job_processes(worker)):  # the job cannot finish before the signal is seen
+        message_id = setup.send(job_body("sig-term-finish", boundary_uri=SLOW_URI))
+        worker.wait_for("job_received", timeout=30, message_id=message_id)
 
-    worker.process.send_signal(signal.SIGTERM)
-    _status, body, _ = wait_until_http(setup.url("/ready"), 503, timeout=5)
-    assert body["status"] == "not_ready"
+        worker.process.send_signal(signal.SIGTERM)
+        _status, body, _ = wait_until_http(setup.url("/ready"), 503, timeout=30)
+        assert body["status"] == "not_ready"
+        worker.wait_for("draining", timeout=30)
     assert worker.wait(timeout=60) == 0
 
     assert worker.wait_for("draining")["in_flight"] == 1, "the signal came while the job ran"
@@ -179,10 +210,13 @@ def test_sigterm_past_the_grace_period_hands_the_message_back_at_once_and_exits_
     env = {**setup.env, "SHUTDOWN_GRACE_SECONDS": "1", "AWS_HEALTH_PORT": str(free_port())}
     with running_worker(env) as worker:
         worker.wait_for("worker_started", timeout=90)
-        message_id = setup.send(job_body("sig-term-grace", boundary_uri=SLOW_URI))
-        worker.wait_for("job_received", timeout=30, message_id=message_id)
+        # Held in flight past the 1 s grace however fast the job would run; the worker kills
+        # the stopped job process (SIGKILL) when it gives up on it.
+        with stopped(job_processes(worker)):
+            message_id = setup.send(job_body("sig-term-grace", boundary_uri=SLOW_URI))
+            worker.wait_for("job_received", timeout=30, message_id=message_id)
 
-        code = worker.stop(signal.SIGTERM, timeout=60)
+            code = worker.stop(signal.SIGTERM, timeout=60)
         assert code == 0, worker.transcript()
         # Visibility 0: back at once, not when the last 3 s extension would have run out.
         [back] = receive_all(setup.sqs, setup.queues.url, wait=0)
