@@ -80,7 +80,7 @@ def test_a_killed_idle_job_process_is_replaced_without_losing_the_worker_process
         [job_process] = [e["pid"] for e in worker.matching("job_process_ready")]
         os.kill(job_process, signal.SIGKILL)
         assert wait_gone([job_process], 10) == []
-        time.sleep(0.5)  # the pool notices the death and marks itself broken
+        time.sleep(0.5)  # the pool usually notices the death and marks itself broken by then
         aws.client("sqs").send_message(QueueUrl=env["QUEUE_URL_FOR_TEST"],
                                        MessageBody=job_body("after-kill", email=None))  # fmt: skip
 
@@ -88,7 +88,11 @@ def test_a_killed_idle_job_process_is_replaced_without_losing_the_worker_process
         assert worker.count("worker_process_started") == 1, "no restart was used"
         assert worker.count("worker_process_died") == 0
         assert worker.count("job_process_ready") == 2, "the pool was replaced"
-        assert worker.count("job_received") == 1, "received at once, not after its visibility"
+        # Received once, at once (well inside its 600 s visibility). Sent in the instant before
+        # the pool saw the death, it breaks with the pool and is handed back (visibility 0) and
+        # received again: the one extra receive allowed, and only with that hand-back.
+        beside = worker.count("job_handed_back", reason="job_process_died_beside")
+        assert beside <= 1 and worker.count("job_received") == 1 + beside
     assert status_of(tmp_path / "results", "after-kill")["status"] == "succeeded"
     assert queue_counts(aws.client("sqs"), env["QUEUE_URL_FOR_TEST"]) == (0, 0)
 
