@@ -58,7 +58,15 @@ def _aws_env(aws: MotoServer) -> dict[str, str]:
 
 
 def publish(aws: MotoServer, bundle: Path, destination: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "nrf.entrypoints.cli", "bundle", "publish"]
+    # These bundles are copies of the synthetic one under a real-looking label: never gated.
+    command = [
+        sys.executable,
+        "-m",
+        "nrf.entrypoints.cli",
+        "bundle",
+        "publish",
+        "--allow-unchecked",
+    ]
     return subprocess.run(
         [*command, str(bundle), destination],
         env=_aws_env(aws), capture_output=True, text=True, timeout=120,
@@ -246,14 +254,16 @@ def test_the_conditional_upload_refuses_a_key_written_meanwhile(
 ) -> None:
     # The 7.8 MB bundle goes up in one put, or in parts of 5 MiB (5 MiB, then the rest).
     monkeypatch.setattr(publish_module, "PART_BYTES", part_bytes)
-    published = publish_bundle(s3, real_bundle, f"s3://{BUCKET}/reference")
+    published = publish_bundle(s3, real_bundle, f"s3://{BUCKET}/reference", allow_unchecked=True)
     assert str(published.location) == PINNED_URI
     key = published.location.key
     head = s3.head_object(Bucket=BUCKET, Key=key)
     assert head["Metadata"]["sha256"] == _sha256(real_bundle)
     assert head["ContentLength"] == real_bundle.stat().st_size
     with pytest.raises(NrfError) as caught:
-        publish_bundle(_StaleCheck(s3), real_bundle, f"s3://{BUCKET}/reference")
+        publish_bundle(
+            _StaleCheck(s3), real_bundle, f"s3://{BUCKET}/reference", allow_unchecked=True
+        )
     assert caught.value.code == "bundle_already_published"
     assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []  # none left open
     stored = s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()

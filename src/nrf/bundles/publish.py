@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -20,10 +21,12 @@ from botocore.exceptions import BotoCoreError, ClientError
 from nrf.adapters.boundary_data.bundle_fetch import sha256_of
 from nrf.adapters.boundary_data.bundle_identity import bundle_identity
 from nrf.adapters.boundary_data.bundle_location import S3Location, parse_s3_uri
+from nrf.bundles.qc.report import PASSED
 from nrf.domain.errors import BrokenBundle, NrfError
 from nrf.domain.model import BundleInfo
 
 ALREADY_PUBLISHED = "bundle_already_published"
+NOT_CHECKED = "bundle_not_checked"
 PUBLISH_FAILED = "bundle_publish_failed"
 UNVERSIONED = "bundle_unversioned"
 BAD_DESTINATION = "bad_destination"
@@ -60,9 +63,18 @@ def bundle_key(prefix: str, info: BundleInfo) -> str:
 
 
 def publish_bundle(
-    client: Any, bundle: Path, destination: str, progress: Progress = lambda done, total: None
+    client: Any,
+    bundle: Path,
+    destination: str,
+    progress: Progress = lambda done, total: None,
+    *,
+    allow_unchecked: bool = False,
 ) -> Published:
-    """Upload ``bundle`` below ``destination`` (``s3://bucket/prefix/``) unless that key exists."""
+    """Upload ``bundle`` below ``destination`` (``s3://bucket/prefix/``) unless that key exists.
+
+    Only a bundle whose build passed the quality gate is published, unless ``allow_unchecked``
+    (test and synthetic bundles): a pin is what production quotes from.
+    """
     try:
         where = parse_s3_uri(destination, prefix=True)
     except ValueError as exc:
@@ -72,6 +84,14 @@ def publish_bundle(
     info = bundle_identity(bundle, sha256_of(bundle))
     if not info.version:
         raise NrfError(UNVERSIONED, f"{bundle} has no version in bundle_info: build it with one")
+    outcome = gate_outcome(bundle)
+    if outcome != PASSED and not allow_unchecked:
+        raise NrfError(
+            NOT_CHECKED,
+            f"{bundle} has not passed the quality gate (bundle_info.qc_outcome is "
+            f"{outcome or 'empty'}): build it with `nrf bundle build`, or add --allow-unchecked "
+            "to publish a test or synthetic bundle",
+        )
     target = S3Location(where.bucket, bundle_key(where.key, info))
     existing = _existing_sha256(client, target)
     if existing is not None:
@@ -100,6 +120,18 @@ def publish_bundle(
     except BotoCoreError as exc:
         raise NrfError(PUBLISH_FAILED, f"cannot write {target}: {exc}") from None
     return Published(target, info)
+
+
+def gate_outcome(bundle: Path) -> str | None:
+    """``bundle_info.qc_outcome`` as `nrf bundle build` wrote it; None for bundles without one."""
+    try:
+        with contextlib.closing(
+            sqlite3.connect(f"{bundle.resolve().as_uri()}?mode=ro", uri=True)
+        ) as db:
+            row = db.execute("SELECT qc_outcome FROM bundle_info").fetchone()
+    except sqlite3.Error:  # no such column: built before the gate, or not by `nrf bundle build`
+        return None
+    return str(row[0]) if row and row[0] is not None else None
 
 
 def _existing_sha256(client: Any, target: S3Location) -> str | None:

@@ -15,14 +15,31 @@ def add_publish_command(bundle_sub: argparse._SubParsersAction) -> None:
     )
     publish.add_argument("bundle", help="the bundle (.gpkg) to publish")
     publish.add_argument("destination", help="s3://bucket/prefix/ to publish below")
-    publish.set_defaults(func=lambda args: run_publish(args.bundle, args.destination))
+    publish.add_argument(
+        "--allow-unchecked",
+        action="store_true",
+        help="publish a bundle that did not pass `nrf bundle build`'s quality gate "
+        "(test and synthetic bundles only)",
+    )
+    publish.set_defaults(
+        func=lambda args: run_publish(
+            args.bundle, args.destination, allow_unchecked=args.allow_unchecked
+        )
+    )
 
 
-def run_publish(bundle: str, destination: str, environ: Mapping[str, str] | None = None) -> int:
+def run_publish(
+    bundle: str,
+    destination: str,
+    environ: Mapping[str, str] | None = None,
+    *,
+    allow_unchecked: bool = False,
+) -> int:
     """The command: upload, then print the pin (stdout) a deployment sets."""
     import os
 
-    from nrf.bundles.publish import publish_bundle
+    from nrf.bundles.publish import gate_outcome, publish_bundle
+    from nrf.bundles.qc.report import PASSED
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.settings import WorkerSettings
 
@@ -34,9 +51,14 @@ def run_publish(bundle: str, destination: str, environ: Mapping[str, str] | None
     def show(done: int, total: int) -> None:
         print(f"uploaded {done}/{total} bytes", file=sys.stderr, flush=True)
 
-    published = publish_bundle(client, Path(bundle), destination, show)
+    published = publish_bundle(
+        client, Path(bundle), destination, show, allow_unchecked=allow_unchecked
+    )
     info = published.info
     print(f"published {info.name} {info.version} to {published.location}", file=sys.stderr)
+    if gate_outcome(Path(bundle)) != PASSED:
+        print("note: this bundle did NOT pass the quality gate (published with "
+              "--allow-unchecked)", file=sys.stderr)  # fmt: skip
     if info.synthetic:
         print("note: this bundle is SYNTHETIC: workers refuse it unless "
               "NRF_ALLOW_SYNTHETIC_DATA=true", file=sys.stderr)  # fmt: skip
