@@ -54,7 +54,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )  # fmt: skip
     assess.add_argument(
         "--processes", type=positive_int, default=min(8, os.cpu_count() or 1),
-        help="processes a batch of sites is split over (default: the CPUs, at most 8)",
+        help="most processes a batch of 16+ sites is split over (default: the CPUs, at most "
+        "8); only CPUs the load average shows idle are used, so a busy machine runs it in one",
     )  # fmt: skip
     assess.add_argument(
         "--rules", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
