@@ -1,0 +1,46 @@
+"""Text from a delivered file must be UTF-8: other bytes are refused, never guessed.
+
+A Latin-1 or cp1252 export looks the same as UTF-8 until a name has an accent, and then the
+same bytes mean different letters in each; which one was meant cannot be known from the file,
+so the build names the file, row and column and asks for a UTF-8 export instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from nrf.bundles.qc.report import QcReport
+
+ENCODING = "source_encoding"
+NUL = bytes(1)
+
+
+def bad_utf8(data: bytes) -> str | None:
+    """Why ``data`` is not clean UTF-8 text (the first bad byte and where), or None."""
+    nul = data.find(NUL)
+    if nul >= 0:
+        return f"a NUL byte at offset {nul} (UTF-16, or not a text file?)"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = data[exc.start : exc.start + 1].hex()
+        return f"byte 0x{byte} at offset {exc.start} is not UTF-8 (save the file as UTF-8)"
+    return None
+
+
+def decoded_row(
+    values: Iterable[Any], names: list[str], where: str, layer: str, report: QcReport
+) -> list[Any]:
+    """Values read with ``text_factory = bytes``: text decoded, bad text reported as None."""
+    out: list[Any] = []
+    for name, value in zip(names, values, strict=True):
+        if isinstance(value, bytes):
+            problem = bad_utf8(value)
+            if problem is not None:
+                report.add(ENCODING, layer, where, f"{name} {value!r}: {problem}")
+                value = None
+            else:
+                value = value.decode("utf-8")
+        out.append(value)
+    return out
