@@ -14,9 +14,10 @@ from typing import Any
 
 from attrs import frozen
 
-from nrf.bundles.delivery import check_crs, matched_columns, source_path
+from nrf.bundles.delivery import check_crs, source_path
 from nrf.bundles.manifest import Source
 from nrf.bundles.qc.report import QcReport
+from nrf.bundles.source_checks import matched_columns
 from nrf.bundles.source_text import ENCODING, bad_utf8
 
 KEY = "land_use_coefficients"
@@ -43,9 +44,17 @@ class CoefficientSource:
     """An open coefficient layer; ``chunks`` streams it."""
 
     def __init__(
-        self, db: sqlite3.Connection, sql: str, count: int, roles: list[str], path: str
+        self,
+        db: sqlite3.Connection,
+        sql: str,
+        count: int,
+        roles: list[str],
+        *,
+        path: str,
+        columns: list[str],
     ) -> None:
         self._db = db
+        self._columns = columns  # as stored, to name them in a finding
         self._sql = sql
         self.count = count
         self._roles = roles
@@ -72,10 +81,10 @@ class CoefficientSource:
         for row in self._db.execute(self._sql):
             if last is not None and row[0] <= last:
                 continue
-            for role, value in zip(self._roles, row[2:], strict=True):
+            for column, value in zip(self._columns, row[2:], strict=True):
                 problem = bad_utf8(value) if isinstance(value, bytes) else None
                 if problem is not None:
-                    detail = f"source fid {row[0]}: {role} {value!r}: {problem}"
+                    detail = f"source fid {row[0]}: {column} {value!r}: {problem}"
                     return SourceUnreadable(ENCODING, self._path, detail)
         return SourceUnreadable(ENCODING, self._path, f"text that is not UTF-8{after}")
 
@@ -126,4 +135,4 @@ def _open(db: sqlite3.Connection, source: Source, report: QcReport) -> Coefficie
     names = ", ".join(f'"{c}"' for c in wanted)
     sql = f'SELECT "{key}", "{geom}", {names} FROM "{table}" ORDER BY "{key}"'
     count = int(db.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
-    return CoefficientSource(db, sql, count, list(source.columns), source.path)
+    return CoefficientSource(db, sql, count, list(source.columns), path=source.path, columns=wanted)

@@ -22,21 +22,17 @@ from pyogrio.raw import read as raw_read
 
 from nrf.bundles.manifest import Source
 from nrf.bundles.qc.report import QcReport
+from nrf.bundles.source_checks import (
+    UNREADABLE,
+    matched_columns,
+    one_line,
+    part,
+    shapefile_parts_present,
+)
 from nrf.bundles.source_text import decoded_row
 
 BNG = 27700
 Row = dict[str, Any]
-# What GDAL and SQLite raise on a file that is truncated, corrupt or not what its name says.
-UNREADABLE = (
-    pyogrio.errors.DataSourceError,
-    pyogrio.errors.DataLayerError,
-    pyogrio.errors.FeatureError,
-    pyogrio.errors.FieldError,
-    pyogrio.errors.GeometryError,
-    OSError,
-    RuntimeError,
-    ValueError,
-)
 
 
 @frozen
@@ -89,12 +85,18 @@ def read_vector(root: Path, key: str, source: Source, report: QcReport) -> Vecto
     if not path.is_file():
         report.add("source_corrupt", key, source.path, "not a file (a folder?)")
         return None
+    if not shapefile_parts_present(key, path, source, report):
+        return None
     try:
         info = pyogrio.read_info(path, layer=source.layer)
     except UNREADABLE as exc:
-        report.add("source_corrupt", key, source.path, f"unreadable: {_one_line(exc)}")
+        report.add("source_corrupt", key, source.path, f"unreadable: {one_line(exc)}")
         return None
     stored = {str(name).casefold(): str(name) for name in info["fields"]}
+    if not stored and path.suffix.casefold() == ".shp":
+        dbf = part(path, ".dbf")
+        report.add("source_corrupt", key, dbf.name, "the .dbf holds no columns (empty or damaged)")
+        return None
     wanted = matched_columns(key, source, stored, report)
     crs_ok = check_crs(key, _epsg(info["crs"]), source, report)
     if wanted is None or not crs_ok:
@@ -102,35 +104,13 @@ def read_vector(root: Path, key: str, source: Source, report: QcReport) -> Vecto
     try:
         _, fids, wkb, values = raw_read(path, layer=source.layer, columns=wanted, return_fids=True)
     except UNREADABLE as exc:  # a truncated .dbf or .shp fails only when its rows are read
-        report.add("source_corrupt", key, source.path, f"unreadable: {_one_line(exc)}")
+        report.add("source_corrupt", key, source.path, f"unreadable: {one_line(exc)}")
         return None
     columns = {
         role: [None if _is_nan(v) else v for v in values[k].tolist()]
         for k, role in enumerate(source.columns)
     }
     return VectorLayer(np.asarray(fids, dtype=np.int64), list(wkb), columns)
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
-def matched_columns(
-    key: str, source: Source, stored: dict[str, str], report: QcReport, place: str = ""
-) -> list[str] | None:
-    """The stored names of the wanted columns (matched ignoring case, each match in other case
-    listed as cleaned), or None when any is missing (each one reported)."""
-    missing = [c for c in source.columns.values() if c.casefold() not in stored]
-    place = place or f"{source.path}:"
-    for column in missing:
-        report.add("source_missing", key, f"{place}{column}", f"no column '{column}'")
-    if missing:
-        return None
-    wanted = [stored[c.casefold()] for c in source.columns.values()]
-    for asked, found in zip(source.columns.values(), wanted, strict=True):
-        if asked != found:
-            report.add("cleaned", key, f"{place}{found}", f"column '{found}' read as '{asked}'")
-    return wanted
 
 
 def _is_nan(value: object) -> bool:

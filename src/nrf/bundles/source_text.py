@@ -16,17 +16,24 @@ ENCODING = "source_encoding"
 NUL = bytes(1)
 
 
-def bad_utf8(data: bytes) -> str | None:
-    """Why ``data`` is not clean UTF-8 text (the first bad byte and where), or None."""
+def first_bad_byte(data: bytes) -> tuple[int, str] | None:
+    """Where and why ``data`` is not clean UTF-8 text, or None when it is."""
     nul = data.find(NUL)
     if nul >= 0:
-        return f"a NUL byte at offset {nul} (UTF-16, or not a text file?)"
+        return nul, f"a NUL byte at offset {nul} (UTF-16, or not a text file?)"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         byte = data[exc.start : exc.start + 1].hex()
-        return f"byte 0x{byte} at offset {exc.start} is not UTF-8 (save the file as UTF-8)"
+        why = f"byte 0x{byte} at offset {exc.start} is not UTF-8 (save the file as UTF-8)"
+        return exc.start, why
     return None
+
+
+def bad_utf8(data: bytes) -> str | None:
+    """Why ``data`` is not clean UTF-8 text (the first bad byte and where), or None."""
+    found = first_bad_byte(data)
+    return None if found is None else found[1]
 
 
 def decoded_row(

@@ -1,0 +1,69 @@
+"""Checks on a delivered file before its rows are read: its parts, its columns, its errors.
+
+A shapefile is several files, and a missing .shx or .dbf must be named as such rather than
+surface as "no column"; columns are matched ignoring case (each such match listed as a
+cleaning), so an export that changed case needs no manifest; and what GDAL raises on a file
+that is damaged is one tuple, caught in one place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyogrio
+
+from nrf.bundles.manifest import Source
+from nrf.bundles.qc.report import QcReport
+
+# What GDAL and SQLite raise on a file that is truncated, corrupt or not what its name says.
+UNREADABLE = (
+    pyogrio.errors.DataSourceError,
+    pyogrio.errors.DataLayerError,
+    pyogrio.errors.FeatureError,
+    pyogrio.errors.FieldError,
+    pyogrio.errors.GeometryError,
+    OSError,
+    RuntimeError,
+    ValueError,
+)
+
+
+def part(path: Path, suffix: str) -> Path:
+    """The shapefile part with ``suffix``, in whatever case it was delivered."""
+    for candidate in path.parent.glob(f"{path.stem}.*"):
+        if candidate.suffix.casefold() == suffix:
+            return candidate
+    return path.with_suffix(suffix)
+
+
+def shapefile_parts_present(key: str, path: Path, source: Source, report: QcReport) -> bool:
+    """A shapefile needs its .shx and .dbf beside the .shp; each missing one is named."""
+    if path.suffix.casefold() != ".shp":
+        return True
+    missing = [s for s in (".shx", ".dbf") if not part(path, s).is_file()]
+    for suffix in missing:
+        shown = str(Path(source.path).with_suffix(suffix).as_posix())
+        report.add("source_missing", key, shown, f"the shapefile's {suffix} file is missing")
+    return not missing
+
+
+def one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def matched_columns(
+    key: str, source: Source, stored: dict[str, str], report: QcReport, place: str = ""
+) -> list[str] | None:
+    """The stored names of the wanted columns (matched ignoring case, each match in other case
+    listed as cleaned), or None when any is missing (each one reported)."""
+    missing = [c for c in source.columns.values() if c.casefold() not in stored]
+    place = place or f"{source.path}:"
+    for column in missing:
+        report.add("source_missing", key, f"{place}{column}", f"no column '{column}'")
+    if missing:
+        return None
+    wanted = [stored[c.casefold()] for c in source.columns.values()]
+    for asked, found in zip(source.columns.values(), wanted, strict=True):
+        if asked != found:
+            report.add("cleaned", key, f"{place}{found}", f"column '{found}' read as '{asked}'")
+    return wanted

@@ -1,0 +1,380 @@
+"""Broken deliveries: each is cleaned and listed, or refused with a code, a place and no output.
+
+Every case starts from the small delivery of ``support.delivery``, breaks it one way
+(``support.breakages``), puts an older bundle at the output path, and runs `nrf bundle build`.
+A refusal must exit with the documented status, report the stable finding code with the file,
+layer, row or column it is about (in the report and on stderr), and leave nothing behind: the
+older bundle unchanged, no staging file, no digest or validation sidecar. A cleaning must build
+the bundle and list what it did, where.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+import shapely
+from shapely.geometry import GeometryCollection, LineString, MultiPolygon, Polygon, box
+
+from nrf.entrypoints.cli import main
+from support.breakages import (
+    HTML,
+    Breakage,
+    coefficients_sql,
+    cut_short,
+    gpkg_blob,
+    lookups_sql,
+    polygon_z,
+    rewrite_shapefile,
+    set_cell,
+    sidecar,
+)
+from support.delivery import (
+    COEFF_PATH,
+    LOOKUPS_PATH,
+    SHP,
+    X0,
+    Y0,
+    FixtureData,
+    build_command,
+    write_delivery,
+)
+
+OLD = b"an older bundle that a failed build must leave alone"
+QC_FAILED, UNREADABLE, NOT_WRITTEN = 5, 6, 7
+
+
+def run_build(
+    tmp_path: Path, breakage: Breakage, capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[int, str]:
+    data = FixtureData()
+    if breakage.before:
+        breakage.before(data)
+    root = tmp_path / "iat_input"
+    paths = write_delivery(root, data)
+    if breakage.after:
+        breakage.after(root, paths)
+    out = tmp_path / "out" / "out.gpkg"
+    out.parent.mkdir(exist_ok=True)
+    out.write_bytes(OLD)
+    capsys.readouterr()
+    code = main([*build_command(root, paths, out, "2"), *extra])
+    return code, capsys.readouterr().err
+
+
+def findings(tmp_path: Path) -> list[dict[str, Any]]:
+    doc: dict[str, Any] = json.loads((tmp_path / "out" / "out.qc.json").read_text())
+    found: list[dict[str, Any]] = doc["findings"]
+    return found
+
+
+def assert_nothing_written(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    assert (folder / "out.gpkg").read_bytes() == OLD
+    left = {p.name for p in folder.iterdir()} - {"out.gpkg", "out.qc.json", "out.qc.md"}
+    assert left == set(), left  # no staging file, no .sha256 or .validated.json sidecar
+
+
+def _after(change: Any) -> Breakage:
+    return Breakage(after=change)
+
+
+def _before(change: Any) -> Breakage:
+    return Breakage(before=change)
+
+
+def _unlink(path_of: Any) -> Breakage:
+    return _after(lambda root, paths: path_of(root, paths).unlink())
+
+
+def _write(path_of: Any, data: bytes) -> Breakage:
+    return _after(lambda root, paths: path_of(root, paths).write_bytes(data))
+
+
+def _cut(path_of: Any, keep: float = 0.5) -> Breakage:
+    return _after(lambda root, paths: cut_short(path_of(root, paths), keep))
+
+
+def _shp(key: str) -> Any:
+    return lambda root, _: root / SHP[key]
+
+
+def _coeff(root: Path, _: Any) -> Path:
+    return root / COEFF_PATH
+
+
+def _lookups(root: Path, _: Any) -> Path:
+    return root / LOOKUPS_PATH
+
+
+def _levy(_: Path, paths: dict[str, Path]) -> Path:
+    return paths["levy"]
+
+
+def _levy_text(change: Any) -> Breakage:
+    return _after(lambda _, paths: paths["levy"].write_text(change(paths["levy"].read_text())))
+
+
+def _folder_for(path_of: Any) -> Breakage:
+    def swap(root: Path, paths: dict[str, Path]) -> None:
+        path = path_of(root, paths)
+        path.unlink()
+        path.mkdir()
+
+    return _after(swap)
+
+
+def _cell(cromeid: str, position: int, value: object) -> Breakage:
+    return _before(lambda d: set_cell(d, cromeid, position, value))
+
+
+def _permit(row: tuple[object, ...]) -> Breakage:
+    return _before(lambda d: d.permits.__setitem__(0, row))
+
+
+def _levy_row(text: str) -> Breakage:
+    return _before(lambda d: d.levy.__setitem__(0, text))
+
+
+def _blob(cromeid: str, blob: object) -> Breakage:
+    sql = 'UPDATE "NMSCoefficientLayer" SET geom = ? WHERE cromeid = ?'
+    return _after(lambda root, _: coefficients_sql(root, sql, blob, cromeid))
+
+
+def _drop_column(key: str, column: str) -> Breakage:
+    return _after(lambda root, _: rewrite_shapefile(root, key, lambda f: f.drop(columns=[column])))
+
+
+def _latin1(sql: str) -> Breakage:
+    return _after(lambda root, _: lookups_sql(root, sql))
+
+
+def _coeff_update(sql: str) -> Breakage:
+    return _after(lambda root, _: coefficients_sql(root, sql))
+
+
+def _lonlat_lpa(d: FixtureData) -> None:
+    d.lpa = [(box(1.0, 52.0, 1.5, 52.5), "Alpha District"), (box(1.5, 52.0, 2.0, 52.5), "Beta")]
+
+
+def _other_crs(d: FixtureData) -> None:
+    d.crs["wfd"] = "EPSG:32631"
+
+
+def _bowtie(d: FixtureData) -> None:
+    ring = [(X0, Y0), (X0 + 1500, Y0 + 2000), (X0 + 1500, Y0), (X0, Y0 + 2000)]
+    d.nn[0] = (Polygon(ring), "Alpha SAC", 1)
+
+
+def _far_polygon(geometry: object) -> Breakage:
+    row = ("CRX", "Arable", "Alpha SAC", "Upper Yare", "5", 0.5, 10.0, 0.5)
+    return _before(lambda d: d.coefficients.append((geometry, *row)))
+
+
+def _unclosed_ring() -> bytes:
+    points = [(X0 + 100, Y0 + 100), (X0 + 200, Y0 + 100), (X0 + 200, Y0 + 200)]
+    wkb = struct_pack_polygon(points)
+    return gpkg_blob(wkb)
+
+
+def struct_pack_polygon(points: list[tuple[float, float]]) -> bytes:
+    import struct
+
+    body = b"".join(struct.pack("<dd", x, y) for x, y in points)
+    return struct.pack("<BII", 1, 3, 1) + struct.pack("<I", len(points)) + body
+
+
+def _header(old: str, new: str) -> Breakage:
+    return _levy_text(lambda text: text.replace(old, new, 1))
+
+
+HEADER = "edp_id,edp_name,n_gbp_per_kg,p_gbp_per_kg,monitoring_share,maintenance_share,admin_share"
+# (id, breakage, exit status, finding code, the place the finding must name)
+REFUSED: list[tuple[str, Breakage, int, str, str]] = [
+    # files missing, emptied, cut short, or not what their name says
+    ("nn_shp_missing", _unlink(_shp("nn")), UNREADABLE, "source_missing", "NN_Catchments_03_2024"),
+    ("shx_missing", _unlink(sidecar("lpa", ".shx")), UNREADABLE, "source_missing", "LPA_National.shx"),
+    ("dbf_missing", _unlink(sidecar("lpa", ".dbf")), UNREADABLE, "source_missing", "LPA_National.dbf"),
+    ("prj_missing", _unlink(sidecar("lpa", ".prj")), UNREADABLE, "source_crs", "LPA_National"),
+    ("coeff_missing", _unlink(_coeff), UNREADABLE, "source_missing", "NMSCoefficientLayerTEST"),
+    ("lookups_missing", _unlink(_lookups), UNREADABLE, "source_missing", "Interim_coeffs"),
+    ("levy_missing", _unlink(_levy), UNREADABLE, "source_missing", "levy.csv"),
+    ("shp_zero_bytes", _write(_shp("wwtw"), b""), UNREADABLE, "source_corrupt", "WwTW_all"),
+    ("shx_zero_bytes", _write(sidecar("wwtw", ".shx"), b""), UNREADABLE, "source_corrupt", "WwTW"),
+    ("dbf_zero_bytes", _write(sidecar("wwtw", ".dbf"), b""), UNREADABLE, "source_corrupt", "features.dbf"),
+    ("dbf_is_html", _write(sidecar("nn", ".dbf"), HTML), UNREADABLE, "source_corrupt", "2024.dbf"),
+    ("dbf_cut_short", _cut(sidecar("wwtw", ".dbf")), UNREADABLE, "source_corrupt", "WwTW_all"),
+    ("shp_cut_short", _cut(_shp("wwtw")), QC_FAILED, "geometry_missing", "source fid 2"),
+    ("gpkg_zero_bytes", _write(_coeff, b""), UNREADABLE, "source_corrupt", "NMSCoefficient"),
+    ("gpkg_cut_short", _cut(_coeff), UNREADABLE, "source_corrupt", "NMSCoefficientLayerTEST"),
+    ("sqlite_zero_bytes", _write(_lookups, b""), UNREADABLE, "source_missing", "WwTw_lookup"),
+    ("sqlite_cut_short", _cut(_lookups), UNREADABLE, "source_corrupt", "Interim_coeffs"),
+    ("gpkg_is_html", _write(_coeff, HTML), UNREADABLE, "source_corrupt", "NMSCoefficient"),
+    ("sqlite_is_html", _write(_lookups, HTML), UNREADABLE, "source_corrupt", "Interim_coeffs"),
+    ("shp_is_html", _write(_shp("nn"), HTML), UNREADABLE, "source_corrupt", "NN_Catchments"),
+    ("prj_is_html", _write(sidecar("nn", ".prj"), HTML), UNREADABLE, "source_crs", "NN_Catch"),
+    ("levy_is_html", _write(_levy, HTML), UNREADABLE, "source_missing", "edp_id"),
+    ("gpkg_is_a_folder", _folder_for(_coeff), UNREADABLE, "source_corrupt", "NMSCoefficient"),
+    ("sqlite_is_a_folder", _folder_for(_lookups), UNREADABLE, "source_corrupt", "Interim"),
+    # coordinate reference systems: nothing is reprojected
+    ("crs_4326", _before(lambda d: d.crs.update(lpa="EPSG:4326")), UNREADABLE, "source_crs", "LPA"),
+    ("crs_utm", _before(_other_crs), UNREADABLE, "source_crs", "WFD_Surface_Water"),
+    ("lonlat_numbers", _before(_lonlat_lpa), QC_FAILED, "lonlat_coordinates", "source fid 0"),
+    ("lonlat_cell", _cell("CR0101", 0, box(1.30, 52.60, 1.31, 52.61)), QC_FAILED,
+     "lonlat_coordinates", "CR0101"),
+    ("gpkg_srs_4326", _coeff_update("UPDATE gpkg_geometry_columns SET srs_id = 4326"),
+     UNREADABLE, "source_crs", "NMSCoefficientLayerTEST"),
+    ("gpkg_srs_undefined", _coeff_update("UPDATE gpkg_geometry_columns SET srs_id = -1"),
+     UNREADABLE, "source_crs", "NMSCoefficientLayerTEST"),
+    # geometries
+    ("null_geometry", _before(lambda d: d.nn.__setitem__(0, (None, "Alpha SAC", 1))), QC_FAILED,
+     "geometry_missing", "source fid 0"),
+    ("empty_geometry", _cell("CR0101", 0, Polygon()), QC_FAILED, "geometry_missing", "CR0101"),
+    ("collection", _cell("CR0101", 0, GeometryCollection([box(X0, Y0, X0 + 1, Y0 + 1)])),
+     QC_FAILED, "geometry_type", "CR0101"),
+    ("bowtie", _before(_bowtie), QC_FAILED, "geometry_invalid", "source fid 0"),
+    ("line", _cell("CR0101", 0, LineString([(X0, Y0), (X0 + 9, Y0 + 9)])), QC_FAILED,
+     "geometry_type", "CR0101"),
+    ("unclosed_ring", _blob("CR0101", _unclosed_ring()), QC_FAILED, "geometry_invalid", "CR0101"),
+    ("garbage_blob", _blob("CR0101", b"GP\x00\x01garbage"), QC_FAILED, "geometry_invalid",
+     "CR0101"),
+    ("text_blob", _blob("CR0101", "POLYGON((0 0,1 0,1 1,0 0))"), QC_FAILED, "geometry_invalid",
+     "CR0101"),
+    ("nan_coordinate", _cell("CR0101", 0, Polygon(
+        [(X0 + 100, Y0 + 100), (float("nan"), Y0 + 100), (X0 + 200, Y0 + 200)])),
+     QC_FAILED, "geometry_invalid", "CR0101"),
+    ("coordinate_1e300", _far_polygon(Polygon([(1e300, 1e300), (2e300, 1e300), (2e300, 2e300)])),
+     QC_FAILED, "outside_gb", "CRX"),
+    ("far_outside_gb", _far_polygon(box(9e6, 9e6, 9e6 + 100, 9e6 + 100)), QC_FAILED,
+     "outside_gb", "CRX"),
+    # attributes
+    ("column_missing", _drop_column("nn", "OID"), UNREADABLE, "source_missing", "OID"),
+    ("column_renamed", _after(lambda root, _: rewrite_shapefile(
+        root, "nn", lambda f: f.rename(columns={"OID": "OBJECTID"}))),
+     UNREADABLE, "source_missing", "OID"),
+    ("permit_column_renamed",
+     _latin1("ALTER TABLE WwTw_lookup RENAME COLUMN Nitrogen_2025_2030 TO N_2025"),
+     UNREADABLE, "source_missing", "WwTw_lookup.Nitrogen_2025_2030"),
+    ("coeff_thousands", _cell("CR0101", 5, "1,234.5"), QC_FAILED, "coefficient_range", "CR0101"),
+    ("coeff_negative", _cell("CR0101", 6, -0.5), QC_FAILED, "coefficient_range", "CR0101"),
+    ("coeff_huge", _cell("CR0101", 7, 1e308), QC_FAILED, "coefficient_range", "CR0101"),
+    ("coeff_inf_text", _cell("CR0101", 5, "inf"), QC_FAILED, "coefficient_range", "CR0101"),
+    ("coeff_blob", _coeff_update(
+        "UPDATE \"NMSCoefficientLayer\" SET LU_CurrPcoeff = X'00ff' WHERE cromeid = 'CR0101'"),
+     QC_FAILED, "value_invalid", "CR0101"),
+    ("conc_thousands", _permit(("\t11307", "A", "Upper Yare", "1,234.5", "10", "1", "1")),
+     QC_FAILED, "value_invalid", "n_conc_2025_2030"),
+    ("conc_na", _permit(("\t11307", "A", "Upper Yare", "N/A", "10", "1", "1")), QC_FAILED,
+     "value_invalid", "n_conc_2025_2030"),
+    ("conc_negative", _permit(("\t11307", "A", "Upper Yare", "-27", "10", "1", "1")), QC_FAILED,
+     "value_invalid", "n_conc_2025_2030"),
+    ("conc_huge", _permit(("\t11307", "A", "Upper Yare", "1e308", "10", "1", "1")), QC_FAILED,
+     "value_invalid", "n_conc_2025_2030"),
+    ("conc_nan", _permit(("\t11307", "A", "Upper Yare", "NaN", "10", "1", "1")), QC_FAILED,
+     "value_invalid", "n_conc_2025_2030"),
+    ("occupancy_na", _before(lambda d: d.rates.__setitem__(0, ("Alpha SAC", "N/A", 120.0))),
+     QC_FAILED, "value_invalid", "Occ_Rate"),
+    ("occupancy_zero", _before(lambda d: d.rates.__setitem__(0, ("Alpha SAC", 0.0, 120.0))),
+     QC_FAILED, "value_invalid", "occupancy_rate"),
+    ("occupancy_huge", _before(lambda d: d.rates.__setitem__(0, ("Alpha SAC", 1e308, 120.0))),
+     QC_FAILED, "value_invalid", "occupancy_rate"),
+    ("levy_na", _levy_row("1,Alpha SAC,N/A,41850.20,0.05,0.10,0.03"), QC_FAILED,
+     "value_invalid", "n_gbp_per_kg"),
+    ("levy_blank", _levy_row("1,Alpha SAC,,41850.20,0.05,0.10,0.03"), QC_FAILED,
+     "value_invalid", "n_gbp_per_kg"),
+    ("levy_negative", _levy_row("1,Alpha SAC,-3127.45,41850.20,0.05,0.10,0.03"), QC_FAILED,
+     "value_invalid", "n_gbp_per_kg"),
+    ("levy_huge", _levy_row("1,Alpha SAC,1e300,41850.20,0.05,0.10,0.03"), QC_FAILED,
+     "value_invalid", "n_gbp_per_kg"),
+    ("levy_percent_share", _levy_row("1,Alpha SAC,3127.45,41850.20,5%,10%,3%"), QC_FAILED,
+     "value_invalid", "monitoring_share"),
+    ("levy_short_row", _levy_row("1,Alpha SAC,3127.45"), UNREADABLE, "source_format", "line 2"),
+    ("levy_long_row", _levy_row("1,Alpha SAC,3127.45,41850.20,0.05,0.10,0.03,x"), UNREADABLE,
+     "source_format", "line 2"),
+    ("levy_latin1", _after(lambda _, paths: paths["levy"].write_bytes(
+        paths["levy"].read_bytes().replace(b"Alpha SAC", b"Alpha SAC \xe9t\xe9"))),
+     UNREADABLE, "source_encoding", "line 2"),
+    ("levy_utf16", _after(lambda _, paths: paths["levy"].write_bytes(
+        paths["levy"].read_text().encode("utf-16"))), UNREADABLE, "source_encoding", "line 1"),
+    ("levy_semicolons", _levy_text(lambda t: t.replace(",", ";")), UNREADABLE, "source_format",
+     "line 1"),
+    ("levy_duplicate_header", _header("admin_share", "admin_share,ADMIN_SHARE"), UNREADABLE,
+     "source_format", "admin_share"),
+    ("levy_empty_file", _write(_levy, b""), UNREADABLE, "source_missing", "edp_id"),
+    ("levy_header_only", _before(lambda d: d.levy.clear()), QC_FAILED, "empty", "-"),
+    ("levy_duplicate_edp", _before(lambda d: d.levy.append(
+        "1,Alpha SAC,9999,41850.20,0.05,0.10,0.03")), QC_FAILED, "value_invalid", "edp_id 1"),
+    ("sqlite_text_latin1", _latin1(
+        "UPDATE WwTw_lookup SET WwTW_name = CAST(X'416C706861E9' AS TEXT) WHERE rowid = 1"),
+     UNREADABLE, "source_encoding", "row 1"),
+    ("rates_text_latin1", _latin1(
+        "UPDATE rates_lookup SET NN_Catchment = CAST(X'486F74E96C' AS TEXT) WHERE rowid = 3"),
+     UNREADABLE, "source_encoding", "row 3"),
+    ("coeff_text_latin1", _coeff_update(
+        "UPDATE \"NMSCoefficientLayer\" SET Land_use_cat = CAST(X'417261626CE9' AS TEXT) "
+        "WHERE cromeid = 'CR0101'"), UNREADABLE, "source_encoding", "Land_use_cat"),
+    # lookups
+    ("no_permit_table", _latin1("DROP TABLE WwTw_lookup"), UNREADABLE, "source_missing",
+     "WwTw_lookup"),
+    ("no_rates_table", _latin1("DROP TABLE rates_lookup"), UNREADABLE, "source_missing",
+     "rates_lookup"),
+    ("duplicate_rate_conflict", _before(lambda d: d.rates.append(("Alpha SAC", 2.5, 120.0))),
+     QC_FAILED, "key_duplicate", "Alpha SAC"),
+    ("permit_without_works", _before(lambda d: d.permits.append(
+        ("99999", "Nowhere", "Lower Yare", "27", "10", "1", "1"))), QC_FAILED, "ref_works",
+     "99999"),
+    ("permit_code_text", _permit(("WW11307", "A", "Upper Yare", "27", "10", "1", "1")),
+     QC_FAILED, "key_missing", "WW11307"),
+    ("permit_code_1e30", _permit(("1e30", "A", "Upper Yare", "27", "10", "1", "1")), QC_FAILED,
+     "key_missing", "1e30"),
+    ("works_id_1e30", _before(lambda d: d.wwtw.__setitem__(0, (d.wwtw[0][0], 1e30, "A"))),
+     QC_FAILED, "key_missing", "source fid 0"),
+    ("levy_for_no_catchment", _before(lambda d: d.levy.append("9,X,1,2,0.05,0.1,0.03")),
+     QC_FAILED, "ref_levy_edp", "9"),
+    ("catchment_without_levy", _before(lambda d: d.levy.pop()), QC_FAILED, "levy_missing", "2"),
+    ("edp_with_two_names", _before(lambda d: d.nn.append(
+        (box(X0 + 3000, Y0, X0 + 3500, Y0 + 500), "Gamma SAC", 2))), QC_FAILED, "key_conflict",
+     "source fid 2"),
+    ("coefficients_empty", _before(lambda d: d.coefficients.clear()), QC_FAILED, "empty", "-"),
+    # the manifest
+    ("manifest_not_toml", _before(lambda d: setattr(d, "manifest", "[options\n")), UNREADABLE,
+     "bad_manifest", "sources.toml"),
+    ("manifest_latin1", _after(lambda _, paths: paths["manifest"].write_bytes(b"# caf\xe9\n")),
+     UNREADABLE, "bad_manifest", "sources.toml"),
+    ("manifest_categories_text", _before(lambda d: setattr(
+        d, "manifest", '[options]\ndwelling_categories = "Hotel"\n')), UNREADABLE,
+     "bad_manifest", "dwelling_categories"),
+    ("manifest_occupancy_text", _before(lambda d: setattr(
+        d, "manifest", '[options]\ndefault_occupancy = "two"\n')), UNREADABLE, "bad_manifest",
+     "default_occupancy"),
+    ("manifest_layer_number", _before(lambda d: setattr(
+        d, "manifest", "[sources.lpa_boundaries]\nlayer = 3\n")), UNREADABLE, "bad_manifest",
+     "lpa_boundaries"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("breakage", "status", "code", "place"),
+    [c[1:] for c in REFUSED],
+    ids=[c[0] for c in REFUSED],
+)
+def test_a_broken_delivery_is_refused_naming_the_place_and_nothing_is_written(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    breakage: Breakage,
+    status: int,
+    code: str,
+    place: str,
+) -> None:
+    exit_status, stderr = run_build(tmp_path, breakage, capsys)
+    assert exit_status == status, stderr
+    assert "Traceback" not in stderr
+    assert code in stderr and place in stderr, stderr
+    if (tmp_path / "out" / "out.qc.json").exists():  # not for a manifest that cannot be read
+        named = [f for f in findings(tmp_path) if f["code"] == code]
+        assert any(place in f"{f['key']} {f['detail']}" for f in named), named
+    assert_nothing_written(tmp_path)
