@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import struct
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import geopandas as gpd
+import pyogrio
 import pytest
 import shapely
 from shapely.geometry import GeometryCollection, LineString, MultiPolygon, Polygon, box
 
+from nrf.adapters.boundary_data.geopackage_blob import decode_blobs
 from nrf.entrypoints.cli import main
 from support.breakages import (
     HTML,
@@ -176,16 +180,29 @@ def _far_polygon(geometry: object) -> Breakage:
 
 
 def _unclosed_ring() -> bytes:
+    """WKB of a polygon whose one ring has three points and does not close (GEOS refuses it)."""
     points = [(X0 + 100, Y0 + 100), (X0 + 200, Y0 + 100), (X0 + 200, Y0 + 200)]
-    wkb = struct_pack_polygon(points)
-    return gpkg_blob(wkb)
-
-
-def struct_pack_polygon(points: list[tuple[float, float]]) -> bytes:
-    import struct
-
     body = b"".join(struct.pack("<dd", x, y) for x, y in points)
-    return struct.pack("<BII", 1, 3, 1) + struct.pack("<I", len(points)) + body
+    return gpkg_blob(struct.pack("<BII", 1, 3, 1) + struct.pack("<I", len(points)) + body)
+
+
+def _m_blob() -> bytes:
+    ring = "600100 300100 1, 600200 300100 1, 600200 300200 1, 600100 300200 1, 600100 300100 1"
+    polygon = shapely.from_wkt(f"POLYGON M (({ring}))")
+    return gpkg_blob(shapely.to_wkb(polygon, flavor="iso", byte_order=1))
+
+
+def _cp1252_lpa() -> Breakage:
+    def save_as_cp1252(root: Path, _: Any) -> None:
+        path = root / SHP["lpa"]
+        frame = gpd.read_file(path)
+        frame.loc[0, "NAME"] = "Ynys M\u00f4n \u2013 Caf\u00e9"  # an en dash: 0x96 in cp1252
+        for suffix in (".shp", ".shx", ".dbf", ".prj", ".cpg"):
+            path.with_suffix(suffix).unlink(missing_ok=True)
+        pyogrio.write_dataframe(frame, path, encoding="cp1252")
+        path.with_suffix(".cpg").unlink()
+
+    return _after(save_as_cp1252)
 
 
 def _header(old: str, new: str) -> Breakage:
@@ -197,15 +214,15 @@ HEADER = "edp_id,edp_name,n_gbp_per_kg,p_gbp_per_kg,monitoring_share,maintenance
 REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     # files missing, emptied, cut short, or not what their name says
     ("nn_shp_missing", _unlink(_shp("nn")), UNREADABLE, "source_missing", "NN_Catchments_03_2024"),
-    ("shx_missing", _unlink(sidecar("lpa", ".shx")), UNREADABLE, "source_missing", "LPA_National.shx"),
-    ("dbf_missing", _unlink(sidecar("lpa", ".dbf")), UNREADABLE, "source_missing", "LPA_National.dbf"),
+    ("shx_missing", _unlink(sidecar("lpa", ".shx")), UNREADABLE, "source_missing", "National.shx"),
+    ("dbf_missing", _unlink(sidecar("lpa", ".dbf")), UNREADABLE, "source_missing", "National.dbf"),
     ("prj_missing", _unlink(sidecar("lpa", ".prj")), UNREADABLE, "source_crs", "LPA_National"),
     ("coeff_missing", _unlink(_coeff), UNREADABLE, "source_missing", "NMSCoefficientLayerTEST"),
     ("lookups_missing", _unlink(_lookups), UNREADABLE, "source_missing", "Interim_coeffs"),
     ("levy_missing", _unlink(_levy), UNREADABLE, "source_missing", "levy.csv"),
     ("shp_zero_bytes", _write(_shp("wwtw"), b""), UNREADABLE, "source_corrupt", "WwTW_all"),
     ("shx_zero_bytes", _write(sidecar("wwtw", ".shx"), b""), UNREADABLE, "source_corrupt", "WwTW"),
-    ("dbf_zero_bytes", _write(sidecar("wwtw", ".dbf"), b""), UNREADABLE, "source_corrupt", "features.dbf"),
+    ("dbf_empty", _write(sidecar("wwtw", ".dbf"), b""), UNREADABLE, "source_corrupt", "res.dbf"),
     ("dbf_is_html", _write(sidecar("nn", ".dbf"), HTML), UNREADABLE, "source_corrupt", "2024.dbf"),
     ("dbf_cut_short", _cut(sidecar("wwtw", ".dbf")), UNREADABLE, "source_corrupt", "WwTW_all"),
     ("shp_cut_short", _cut(_shp("wwtw")), QC_FAILED, "geometry_missing", "source fid 2"),
@@ -351,6 +368,7 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     ("manifest_occupancy_text", _before(lambda d: setattr(
         d, "manifest", '[options]\ndefault_occupancy = "two"\n')), UNREADABLE, "bad_manifest",
      "default_occupancy"),
+    ("dbf_cp1252_without_cpg", _cp1252_lpa(), UNREADABLE, "source_encoding", "source fid 0"),
     ("manifest_layer_number", _before(lambda d: setattr(
         d, "manifest", "[sources.lpa_boundaries]\nlayer = 3\n")), UNREADABLE, "bad_manifest",
      "lpa_boundaries"),
@@ -378,3 +396,99 @@ def test_a_broken_delivery_is_refused_naming_the_place_and_nothing_is_written(
         named = [f for f in findings(tmp_path) if f["code"] == code]
         assert any(place in f"{f['key']} {f['detail']}" for f in named), named
     assert_nothing_written(tmp_path)
+
+
+def _rename_in_gpkg(old: str, new: str) -> Breakage:
+    return _coeff_update(f'ALTER TABLE "NMSCoefficientLayer" RENAME COLUMN {old} TO {new}')
+
+
+# (id, breakage, layer, the finding's key must contain, its detail must contain)
+CLEANED: list[tuple[str, Breakage, str, str, str]] = [
+    ("z_polygon", _cell("CR0101", 0, polygon_z(100, 100, 200, 200)), "land_use_coefficients",
+     "CR0101", "Z values dropped"),
+    ("z_shapefile", _before(lambda d: d.nn.__setitem__(0, (polygon_z(0, 0, 1500, 2000),
+     "Alpha SAC", 1))), "nn_catchments", "source fid 0", "Z values dropped"),
+    ("m_polygon", _blob("CR0101", _m_blob()), "land_use_coefficients", "CR0101",
+     "M values dropped"),
+    ("shapefile_column_case", _after(lambda root, _: rewrite_shapefile(
+        root, "nn", lambda f: f.rename(columns={"N2K_Site_N": "n2k_site_n"}))), "nn_catchments",
+     "n2k_site_n", "read as 'N2K_Site_N'"),
+    ("sqlite_column_case", _latin1("ALTER TABLE WwTw_lookup RENAME COLUMN WwTW_code TO WWTW_CODE"),
+     "wwtw_permits", "WwTw_lookup.WWTW_CODE", "read as 'WwTW_code'"),
+    ("gpkg_column_case", _rename_in_gpkg("cromeid", "CROMEID"), "land_use_coefficients",
+     "NMSCoefficientLayer.CROMEID", "read as 'cromeid'"),
+    ("oid_as_text", _before(lambda d: d.nn.__setitem__(1, (d.nn[1][0], "Beta SAC", " 2 "))),
+     "nn_catchments", "source fid 1", "read as 2"),
+    ("coeff_spaces", _cell("CR0101", 5, " 12 "), "land_use_coefficients", "CR0101",
+     "read as 12 (spaces stripped)"),
+    ("coeff_na", _cell("CR0101", 5, "N/A"), "land_use_coefficients", "CR0101", "read as NULL"),
+    ("coeff_blank", _cell("CR0101", 5, ""), "land_use_coefficients", "CR0101", "read as NULL"),
+    ("levy_pounds", _levy_row('1,Alpha SAC,"£3,127.45",41850.20,0.05,0.10,0.03'), "levy_rates",
+     "line 2", "read as 3127.45 (pound sign dropped, thousands separators dropped)"),
+    ("levy_thousands", _levy_row('1,Alpha SAC,"3,127.45",41850.20,0.05,0.10,0.03'),
+     "levy_rates", "line 2", "read as 3127.45 (thousands separators dropped)"),
+    ("levy_spaces", _levy_row("1,Alpha SAC, 3127.45 ,41850.20,0.05,0.10,0.03"), "levy_rates",
+     "line 2", "read as 3127.45 (spaces stripped)"),
+    ("levy_bom", _after(lambda _, paths: paths["levy"].write_bytes(
+        b"\xef\xbb\xbf" + paths["levy"].read_bytes())), "levy_rates", "line 1",
+     "byte-order mark dropped"),
+    ("levy_blank_rows", _before(lambda d: d.levy.extend(["", ",,,,,,"])), "levy_rates",
+     "line 5", "blank row dropped"),
+    ("levy_header_case", _header("edp_id", "EDP_ID"), "levy_rates", "line 1",
+     "'EDP_ID' read as 'edp_id'"),
+    ("levy_header_spaces", _header("edp_name", " edp_name "), "levy_rates", "line 1",
+     "' edp_name ' read as 'edp_name'"),
+    ("levy_identical_repeat", _before(lambda d: d.levy.append(d.levy[0])), "levy_rates",
+     "line 4", "repeats the row of edp_id 1: dropped"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("breakage", "layer", "key", "detail"),
+    [c[1:] for c in CLEANED],
+    ids=[c[0] for c in CLEANED],
+)
+def test_an_unambiguous_breakage_is_cleaned_and_listed(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    breakage: Breakage,
+    layer: str,
+    key: str,
+    detail: str,
+) -> None:
+    exit_status, stderr = run_build(tmp_path, breakage, capsys)
+    assert exit_status == 0, stderr
+    cleaned = [f for f in findings(tmp_path) if f["code"] == "cleaned" and f["layer"] == layer]
+    assert any(key in f["key"] and detail in f["detail"] for f in cleaned), cleaned
+    assert (tmp_path / "out" / "out.gpkg").read_bytes() != OLD
+
+
+def _bundle(tmp_path: Path, sql: str) -> list[tuple[Any, ...]]:
+    with closing(sqlite3.connect(tmp_path / "out" / "out.gpkg")) as db:
+        return db.execute(sql).fetchall()
+
+
+def test_dropped_z_leaves_the_plan_shape_and_money_keeps_every_penny(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def both(d: FixtureData) -> None:
+        set_cell(d, "CR0101", 0, polygon_z(100, 100, 200, 200))
+        d.levy[0] = '1,Alpha SAC,"£3,127.45",41850.20,0.05,0.10,0.03'
+
+    assert run_build(tmp_path, _before(both), capsys)[0] == 0
+    (blob,) = _bundle(tmp_path, "SELECT geom FROM land_use_coefficients WHERE cromeid = 'CR0101'")
+    geometry = decode_blobs([blob[0]])[0]
+    assert not geometry.has_z
+    assert geometry.equals(box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200))  # 100 m x 100 m cell
+    assert _bundle(tmp_path, "SELECT n_gbp_per_kg FROM levy_rates WHERE edp_id = '1'") == [
+        ("3127.45",)
+    ]
+
+
+def test_polygons_and_multipolygons_mixed_in_one_layer_are_both_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cell_box = box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200)
+    exit_status, stderr = run_build(tmp_path, _cell("CR0101", 0, MultiPolygon([cell_box])), capsys)
+    assert exit_status == 0, stderr
+    assert not [f for f in findings(tmp_path) if f["severity"] == "error"]

@@ -28,6 +28,7 @@ from nrf.bundles.source_checks import (
     one_line,
     part,
     shapefile_parts_present,
+    undeclared_text,
 )
 from nrf.bundles.source_text import decoded_row
 
@@ -110,6 +111,9 @@ def read_vector(root: Path, key: str, source: Source, report: QcReport) -> Vecto
         role: [None if _is_nan(v) else v for v in values[k].tolist()]
         for k, role in enumerate(source.columns)
     }
+    stored_columns = dict(zip(wanted, columns.values(), strict=True))
+    if undeclared_text(key, path, [int(f) for f in fids], stored_columns, report):
+        return None
     return VectorLayer(np.asarray(fids, dtype=np.int64), list(wkb), columns)
 
 

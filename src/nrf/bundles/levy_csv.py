@@ -15,7 +15,7 @@ from pathlib import Path
 
 from nrf.adapters.boundary_data import geopackage_lookups as lookups
 from nrf.bundles.geopackage_writer import Table
-from nrf.bundles.numeric_text import parse_number
+from nrf.bundles.numeric_text import POUND, parse_number
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.source_text import ENCODING, first_bad_byte
 
@@ -68,10 +68,10 @@ def _header(path: Path, header: list[str], report: QcReport) -> dict[str, int] |
 def _value(column: str, text: str, where: str, report: QcReport) -> str | None:
     value = text.strip() or None
     if value is not None and column in MONEY:
-        parsed = parse_number(value, money=True)
+        parsed = parse_number(text, money=True)
         if parsed is not None and parsed.how:
-            clean = value.replace("£", "").replace(",", "").strip()
-            report.add("cleaned", LEVY, where, f"{column} {text!r} read as {clean}")
+            clean = value.replace(POUND, "").replace(",", "").strip()
+            report.add("cleaned", LEVY, where, f"{column} {text!r} read as {clean} ({parsed.how})")
             return clean
     return value
 

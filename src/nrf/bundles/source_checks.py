@@ -67,3 +67,40 @@ def matched_columns(
         if asked != found:
             report.add("cleaned", key, f"{place}{found}", f"column '{found}' read as '{asked}'")
     return wanted
+
+
+def dbf_encoding_declared(path: Path) -> bool:
+    """Whether a shapefile says how its text is encoded: a .cpg, or the .dbf's language byte.
+
+    Without either, GDAL reads the bytes as Latin-1, which turns a cp1252 dash into a control
+    character and UTF-8 "é" into "Ã©": the text is then right only if it is plain ASCII.
+    """
+    if path.suffix.casefold() != ".shp" or part(path, ".cpg").is_file():
+        return True
+    try:
+        with part(path, ".dbf").open("rb") as handle:
+            header = handle.read(30)
+    except OSError:
+        return True  # reported elsewhere
+    return len(header) < 30 or header[29] != 0
+
+
+def undeclared_text(
+    key: str, path: Path, fids: list[int], columns: dict[str, list[object]], report: QcReport
+) -> bool:
+    """Report every non-ASCII text of a shapefile that declares no encoding; True if any."""
+    if dbf_encoding_declared(path):
+        return False
+    found = False
+    for column, values in columns.items():
+        for fid, value in zip(fids, values, strict=True):
+            if isinstance(value, str) and not value.isascii():
+                found = True
+                report.add(
+                    "source_encoding",
+                    key,
+                    f"source fid {fid}",
+                    f"{part(path, '.dbf').name} {column} {value!r}: non-ASCII text and no .cpg "
+                    "to say its encoding; add one (e.g. 'UTF-8' or '1252')",
+                )
+    return found
