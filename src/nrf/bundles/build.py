@@ -74,6 +74,18 @@ def _default(
     return (float(occ), float(wat)) if occ is not None and wat is not None else None
 
 
+def _publish(writer: GeoPackageWriter, report: QcReport, output: Path) -> None:
+    """The report first, then the bundle, so no bundle appears without its report; if the
+    bundle then fails to appear (a full disk), the report that would describe it goes too."""
+    write_report(report, output)
+    try:
+        writer.close()
+    except (OSError, sqlite3.Error) as exc:
+        writer.abort()
+        forget_report(output)
+        raise OutputNotWritten(output, exc) from None
+
+
 def build_bundle(request: BuildRequest, progress: Progress | None = None) -> BuildOutcome:
     check_output_folder(request.output)
     for stale in sweep_stale_staging(request.output):
@@ -163,14 +175,10 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
             "UPDATE bundle_info SET qc_outcome = ?, qc_summary = ?",
             (report.outcome, report.summary()),
         )
-        write_report(
-            report, request.output
-        )  # before the bundle appears, so a bundle has its report
-        writer.close()
+        _publish(writer, report, request.output)
     except (OSError, sqlite3.Error) as exc:  # the target's disk or folder, not the delivery
         coefficients.close()
         writer.abort()
-        forget_report(request.output)
         raise OutputNotWritten(request.output, exc) from None
     except BaseException:
         coefficients.close()
