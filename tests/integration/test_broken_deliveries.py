@@ -492,3 +492,13 @@ def test_polygons_and_multipolygons_mixed_in_one_layer_are_both_kept(
     exit_status, stderr = run_build(tmp_path, _cell("CR0101", 0, MultiPolygon([cell_box])), capsys)
     assert exit_status == 0, stderr
     assert not [f for f in findings(tmp_path) if f["severity"] == "error"]
+
+
+def test_a_works_polygon_without_a_permit_is_built_with_a_warning_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    orphan = (box(X0 + 3500, Y0, X0 + 4000, Y0 + 1000), 777, "Orphan WwTW")
+    exit_status, stderr = run_build(tmp_path, _before(lambda d: d.wwtw.append(orphan)), capsys)
+    assert exit_status == 0, stderr
+    warned = [(f["code"], f["layer"], f["key"]) for f in findings(tmp_path)]
+    assert ("works_without_permit", "wwtw_catchments", "777") in warned

@@ -47,6 +47,10 @@ RULES: dict[str, tuple[str, str]] = {
     "overlap": (ERROR, "two coefficient polygons overlap (uplift would be counted twice)"),
     "coverage_gap": (WARNING, "coefficient polygons cover less than all of an NN catchment"),
     "no_source_key": (WARNING, "the coefficient layer has no cromeid column to trace rows by"),
+    "works_without_permit": (
+        WARNING,
+        "a works polygon's id has no permit row (its sites get no wastewater load)",
+    ),
     "key_repeated": (WARNING, "one NN catchment is made of several polygons"),
     "cleaned": (CLEANED, "a dirty source value was cleaned by a documented rule"),
 }

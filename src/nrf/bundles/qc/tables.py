@@ -54,6 +54,14 @@ def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -
             report.add("ref_works", layer, code, "no works polygon has this id")
     if FALLBACK_WORKS not in first:
         report.add("fallback_missing", layer, FALLBACK_WORKS, "no row for works 141")
+    for works in sorted(small.works_ids - set(first)):
+        report.add(
+            "works_without_permit",
+            "wwtw_catchments",
+            works,
+            "no WwTw_lookup row: a site draining to it gets no wastewater load "
+            "(as in Defra's tool), or is out of scope outside the NN catchments",
+        )
 
 
 def _rates(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
