@@ -357,6 +357,10 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
         (box(X0 + 3000, Y0, X0 + 3500, Y0 + 500), "Gamma SAC", 2))), QC_FAILED, "key_conflict",
      "source fid 2"),
     ("coefficients_empty", _before(lambda d: d.coefficients.clear()), QC_FAILED, "empty", "-"),
+    ("rates_table_empty", _before(lambda d: d.rates.clear()), QC_FAILED, "empty",
+     "rates_lookup has no rows"),
+    ("permit_table_empty", _before(lambda d: d.permits.clear()), QC_FAILED, "empty",
+     "WwTw_lookup has no rows"),
     # the manifest
     ("manifest_not_toml", _before(lambda d: setattr(d, "manifest", "[options\n")), UNREADABLE,
      "bad_manifest", "sources.toml"),
@@ -502,3 +506,20 @@ def test_a_works_polygon_without_a_permit_is_built_with_a_warning_naming_it(
     assert exit_status == 0, stderr
     warned = [(f["code"], f["layer"], f["key"]) for f in findings(tmp_path)]
     assert ("works_without_permit", "wwtw_catchments", "777") in warned
+
+
+@pytest.mark.parametrize(
+    ("previous", "code"),
+    [(b"<html>502 Bad Gateway</html>", "source_corrupt"), (None, "source_missing")],
+    ids=["html", "missing"],
+)
+def test_a_previous_bundle_that_cannot_be_read_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], previous: bytes | None, code: str
+) -> None:
+    old = tmp_path / "old.gpkg"
+    if previous is not None:
+        old.write_bytes(previous)
+    exit_status, stderr = run_build(tmp_path, Breakage(), capsys, "--previous", str(old))
+    assert exit_status == UNREADABLE, stderr
+    assert code in stderr and "old.gpkg" in stderr
+    assert_nothing_written(tmp_path)

@@ -22,7 +22,7 @@ from nrf.bundles.manifest import load_manifest
 from nrf.bundles.output_errors import (
     OutputNotWritten,
     check_output_folder,
-    forget_report,
+    publish,
     write_report,
 )
 from nrf.bundles.provenance import source_files, write_provenance
@@ -74,16 +74,16 @@ def _default(
     return (float(occ), float(wat)) if occ is not None and wat is not None else None
 
 
-def _publish(writer: GeoPackageWriter, report: QcReport, output: Path) -> None:
-    """The report first, then the bundle, so no bundle appears without its report; if the
-    bundle then fails to appear (a full disk), the report that would describe it goes too."""
-    write_report(report, output)
+def _previous(path: Path, report: QcReport) -> dict[str, int] | None:
+    """Row counts of ``--previous``; a missing or unreadable one is refused, never ignored."""
+    if not path.is_file():
+        report.add("source_missing", "previous", str(path), "--previous: no such bundle file")
+        return None
     try:
-        writer.close()
-    except (OSError, sqlite3.Error) as exc:
-        writer.abort()
-        forget_report(output)
-        raise OutputNotWritten(output, exc) from None
+        return previous_counts(path)
+    except sqlite3.DatabaseError as exc:
+        report.add("source_corrupt", "previous", str(path), f"--previous is no bundle ({exc})")
+        return None
 
 
 def build_bundle(request: BuildRequest, progress: Progress | None = None) -> BuildOutcome:
@@ -109,12 +109,15 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     rate_rows = delivery.read_table(
         root, "occupancy_rates", manifest.sources["occupancy_rates"], report
     )
+    for key, rows in (("wwtw_permits", permit_rows), ("occupancy_rates", rate_rows)):
+        if rows == []:  # the cleaned table would still hold the default or nothing useful
+            report.add("empty", key, "-", f"{manifest.sources[key].layer} has no rows")
     levy = read_levy_csv(request.levy_rates, report)
     default = _default(request, manifest.default_occupancy, manifest.default_water_usage)
     permits = cleaning.clean_permits(permit_rows or [], manifest, report)
     rates = cleaning.clean_rates(rate_rows or [], manifest, default, report)
     coefficients = open_coefficients(root, manifest.sources["land_use_coefficients"], report)
-    previous = previous_counts(request.previous) if request.previous else None
+    previous = _previous(request.previous, report) if request.previous else None
     if report.codes() & UNREADABLE or coefficients is None:
         if coefficients is not None:
             coefficients.close()
@@ -175,7 +178,7 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
             "UPDATE bundle_info SET qc_outcome = ?, qc_summary = ?",
             (report.outcome, report.summary()),
         )
-        _publish(writer, report, request.output)
+        publish(writer, report, request.output)
     except (OSError, sqlite3.Error) as exc:  # the target's disk or folder, not the delivery
         coefficients.close()
         writer.abort()

@@ -1,4 +1,4 @@
-"""A build that cannot write its output (no such folder, no permission, a full disk) says so.
+"""Writing a build's output, or saying why it cannot be (no such folder, a full disk).
 
 That is a fault of the machine, not of the delivery, so it has its own code and exit status
 and is never reported as a quality-gate failure; whatever the build had written is removed.
@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import sqlite3
 from pathlib import Path
 
+from nrf.bundles.geopackage_writer import GeoPackageWriter
 from nrf.bundles.qc.report import QcReport, report_paths
 from nrf.domain.errors import NrfError
 
@@ -57,5 +59,17 @@ def write_report(report: QcReport, output: Path) -> None:
     try:
         report.write(output)
     except OSError as exc:
+        forget_report(output)
+        raise OutputNotWritten(output, exc) from None
+
+
+def publish(writer: GeoPackageWriter, report: QcReport, output: Path) -> None:
+    """The report first, then the bundle, so no bundle appears without its report; if the
+    bundle then fails to appear (a full disk), the report that would describe it goes too."""
+    write_report(report, output)
+    try:
+        writer.close()
+    except (OSError, sqlite3.Error) as exc:
+        writer.abort()
         forget_report(output)
         raise OutputNotWritten(output, exc) from None
