@@ -153,7 +153,7 @@ def _drop_column(key: str, column: str) -> Breakage:
     return _after(lambda root, _: rewrite_shapefile(root, key, lambda f: f.drop(columns=[column])))
 
 
-def _latin1(sql: str) -> Breakage:
+def _sql(sql: str) -> Breakage:
     return _after(lambda root, _: lookups_sql(root, sql))
 
 
@@ -274,7 +274,7 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
         root, "nn", lambda f: f.rename(columns={"OID": "OBJECTID"}))),
      UNREADABLE, "source_missing", "OID"),
     ("permit_column_renamed",
-     _latin1("ALTER TABLE WwTw_lookup RENAME COLUMN Nitrogen_2025_2030 TO N_2025"),
+     _sql("ALTER TABLE WwTw_lookup RENAME COLUMN Nitrogen_2025_2030 TO N_2025"),
      UNREADABLE, "source_missing", "WwTw_lookup.Nitrogen_2025_2030"),
     ("coeff_thousands", _cell("CR0101", 5, "1,234.5"), QC_FAILED, "coefficient_range", "CR0101"),
     ("coeff_negative", _cell("CR0101", 6, -0.5), QC_FAILED, "coefficient_range", "CR0101"),
@@ -325,25 +325,27 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     ("levy_header_only", _before(lambda d: d.levy.clear()), QC_FAILED, "empty", "-"),
     ("levy_duplicate_edp", _before(lambda d: d.levy.append(
         "1,Alpha SAC,9999,41850.20,0.05,0.10,0.03")), QC_FAILED, "value_invalid", "edp_id 1"),
-    ("sqlite_text_latin1", _latin1(
+    ("sqlite_text_latin1", _sql(
         "UPDATE WwTw_lookup SET WwTW_name = CAST(X'416C706861E9' AS TEXT) WHERE rowid = 1"),
      UNREADABLE, "source_encoding", "row 1"),
-    ("rates_text_latin1", _latin1(
+    ("rates_text_latin1", _sql(
         "UPDATE rates_lookup SET NN_Catchment = CAST(X'486F74E96C' AS TEXT) WHERE rowid = 3"),
      UNREADABLE, "source_encoding", "row 3"),
     ("coeff_text_latin1", _coeff_update(
         "UPDATE \"NMSCoefficientLayer\" SET Land_use_cat = CAST(X'417261626CE9' AS TEXT) "
         "WHERE cromeid = 'CR0101'"), UNREADABLE, "source_encoding", "Land_use_cat"),
     # lookups
-    ("no_permit_table", _latin1("DROP TABLE WwTw_lookup"), UNREADABLE, "source_missing",
+    ("no_permit_table", _sql("DROP TABLE WwTw_lookup"), UNREADABLE, "source_missing",
      "WwTw_lookup"),
-    ("no_rates_table", _latin1("DROP TABLE rates_lookup"), UNREADABLE, "source_missing",
+    ("no_rates_table", _sql("DROP TABLE rates_lookup"), UNREADABLE, "source_missing",
      "rates_lookup"),
     ("duplicate_rate_conflict", _before(lambda d: d.rates.append(("Alpha SAC", 2.5, 120.0))),
      QC_FAILED, "key_duplicate", "Alpha SAC"),
     ("permit_without_works", _before(lambda d: d.permits.append(
         ("99999", "Nowhere", "Lower Yare", "27", "10", "1", "1"))), QC_FAILED, "ref_works",
      "99999"),
+    ("permit_code_blob", _sql("UPDATE WwTw_lookup SET WwTW_code = X'3131333037' WHERE rowid=1"),
+     QC_FAILED, "key_missing", "row 1"),
     ("permit_code_text", _permit(("WW11307", "A", "Upper Yare", "27", "10", "1", "1")),
      QC_FAILED, "key_missing", "WW11307"),
     ("permit_code_1e30", _permit(("1e30", "A", "Upper Yare", "27", "10", "1", "1")), QC_FAILED,
@@ -417,7 +419,7 @@ CLEANED: list[tuple[str, Breakage, str, str, str]] = [
     ("shapefile_column_case", _after(lambda root, _: rewrite_shapefile(
         root, "nn", lambda f: f.rename(columns={"N2K_Site_N": "n2k_site_n"}))), "nn_catchments",
      "n2k_site_n", "read as 'N2K_Site_N'"),
-    ("sqlite_column_case", _latin1("ALTER TABLE WwTw_lookup RENAME COLUMN WwTW_code TO WWTW_CODE"),
+    ("sqlite_column_case", _sql("ALTER TABLE WwTw_lookup RENAME COLUMN WwTW_code TO WWTW_CODE"),
      "wwtw_permits", "WwTw_lookup.WWTW_CODE", "read as 'WwTW_code'"),
     ("gpkg_column_case", _rename_in_gpkg("cromeid", "CROMEID"), "land_use_coefficients",
      "NMSCoefficientLayer.CROMEID", "read as 'cromeid'"),

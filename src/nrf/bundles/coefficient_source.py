@@ -18,7 +18,7 @@ from nrf.bundles.delivery import check_crs, source_path
 from nrf.bundles.manifest import Source
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.source_checks import matched_columns
-from nrf.bundles.source_text import ENCODING, bad_utf8
+from nrf.bundles.source_text import ENCODING, StoredText, bad_utf8
 
 KEY = "land_use_coefficients"
 
@@ -76,13 +76,13 @@ class CoefficientSource:
         if "decode" not in str(exc):
             return SourceUnreadable("source_corrupt", self._path, f"unreadable part-way: {exc}")
         # Find the row and column whose text is not UTF-8, reading the bytes as stored.
-        self._db.text_factory = bytes
+        self._db.text_factory = StoredText
         after = "" if last is None else f" fid after {last}"
         for row in self._db.execute(self._sql):
             if last is not None and row[0] <= last:
                 continue
             for column, value in zip(self._columns, row[2:], strict=True):
-                problem = bad_utf8(value) if isinstance(value, bytes) else None
+                problem = bad_utf8(value) if isinstance(value, StoredText) else None
                 if problem is not None:
                     detail = f"source fid {row[0]}: {column} {value!r}: {problem}"
                     return SourceUnreadable(ENCODING, self._path, detail)

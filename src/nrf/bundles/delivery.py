@@ -30,7 +30,7 @@ from nrf.bundles.source_checks import (
     shapefile_parts_present,
     undeclared_text,
 )
-from nrf.bundles.source_text import decoded_row
+from nrf.bundles.source_text import StoredText, decoded_row
 
 BNG = 27700
 Row = dict[str, Any]
@@ -166,7 +166,7 @@ def _read_rows(
     if wanted is None:
         return None
     names = ", ".join(f'"{c}"' for c in wanted)
-    db.text_factory = bytes  # decoded here, so a non-UTF-8 value names its row and column
+    db.text_factory = StoredText  # decoded here, so a non-UTF-8 value names its row, column
     cursor = db.execute(f'SELECT rowid, {names} FROM "{table}" ORDER BY rowid')
     rows: list[Row] = []
     for rowid, *values in cursor:

@@ -36,13 +36,18 @@ def bad_utf8(data: bytes) -> str | None:
     return None if found is None else found[1]
 
 
+class StoredText(bytes):
+    """The bytes of a TEXT value (``text_factory``), told apart from a BLOB's plain bytes."""
+
+
 def decoded_row(
     values: Iterable[Any], names: list[str], where: str, layer: str, report: QcReport
 ) -> list[Any]:
-    """Values read with ``text_factory = bytes``: text decoded, bad text reported as None."""
+    """Values read with ``text_factory = StoredText``: text decoded, bad text reported as None;
+    a BLOB stays bytes, for the cleaning to refuse as no number or code."""
     out: list[Any] = []
     for name, value in zip(names, values, strict=True):
-        if isinstance(value, bytes):
+        if isinstance(value, StoredText):
             problem = bad_utf8(value)
             if problem is not None:
                 report.add(ENCODING, layer, where, f"{name} {value!r}: {problem}")
