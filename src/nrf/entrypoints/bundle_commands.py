@@ -16,15 +16,15 @@ from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 EXIT_OK, EXIT_QC_FAILED, EXIT_UNREADABLE, EXIT_NOT_WRITTEN = 0, 5, 6, 7
 EXIT_INTERRUPTED = 130
 EXIT_CODES = """exit codes:
-  0    the gate passed (warnings allowed); build: the bundle was written
-  1    unexpected error
-  2    usage error
-  4    diff: a bundle the reader refuses
-  5    the quality gate failed; build: nothing was written (see BUNDLE.qc.md)
-  6    build: the delivery cannot be read (missing, corrupt or non-UTF-8 file, layer or
-       column, a layer without a CRS, no default occupancy, a bad manifest); nothing written
-  7    build: the output cannot be written (no such folder, not writable, disk full);
-       nothing was written
+  0  the gate passed (warnings allowed); build: the bundle was written
+  1  unexpected error
+  2  usage error
+  4  diff: a bundle the reader refuses
+  5  the quality gate failed; build: nothing was written (see BUNDLE.qc.md)
+  6  build: the delivery cannot be read (missing, corrupt or non-UTF-8 file, layer or
+     column, a layer without a CRS, no default occupancy, a bad manifest); nothing written
+  7  build: the output cannot be written (no such folder, not writable, disk full);
+     nothing was written
   130  build: interrupted (Ctrl-C); nothing was written
   143  build: stopped by SIGTERM; nothing was written"""
 
