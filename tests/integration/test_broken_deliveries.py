@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import struct
+import zipfile
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -205,6 +206,25 @@ def _cp1252_lpa() -> Breakage:
     return _after(save_as_cp1252)
 
 
+def _nan_in_shp(path: Path) -> None:
+    """Overwrite the first point of the first polygon record with NaN (GDAL reads it as is).
+
+    A polygon record starts after the 100-byte file header and the 8-byte record header:
+    shape type (4), box (32), part and point counts (8), part offsets (4 per part, one part
+    here), then the points: 100 + 8 + 4 + 32 + 8 + 4 = byte 156."""
+    data = bytearray(path.read_bytes())
+    data[156:164] = struct.pack("<d", float("nan"))
+    path.write_bytes(bytes(data))
+
+
+# The LPA layer as a zip (GDAL reads zipped shapefiles), with an HTML page in the zip's place.
+_LPA_ZIP = '[sources.lpa_boundaries]\npath = "nutrients/LPA.zip"\n'
+
+
+def _html_zip(root: Path, _: Any) -> None:
+    (root / "nutrients" / "LPA.zip").write_bytes(HTML)
+
+
 def _header(old: str, new: str) -> Breakage:
     return _levy_text(lambda text: text.replace(old, new, 1))
 
@@ -233,8 +253,17 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     ("gpkg_is_html", _write(_coeff, HTML), UNREADABLE, "source_corrupt", "NMSCoefficient"),
     ("sqlite_is_html", _write(_lookups, HTML), UNREADABLE, "source_corrupt", "Interim_coeffs"),
     ("shp_is_html", _write(_shp("nn"), HTML), UNREADABLE, "source_corrupt", "NN_Catchments"),
-    ("prj_is_html", _write(sidecar("nn", ".prj"), HTML), UNREADABLE, "source_crs", "NN_Catch"),
-    ("levy_is_html", _write(_levy, HTML), UNREADABLE, "source_missing", "edp_id"),
+    ("prj_is_html", _write(sidecar("nn", ".prj"), HTML), UNREADABLE, "source_corrupt", "2024.prj"),
+    ("levy_is_html", _write(_levy, HTML), UNREADABLE, "source_corrupt", "an HTML page"),
+    ("levy_is_xlsx", _write(_levy, b"PK\x03\x04" + bytes(60)), UNREADABLE, "source_corrupt",
+     "levy.csv"),
+    ("lpa_is_points", _after(lambda root, _: rewrite_shapefile(
+        root, "lpa", lambda f: f.set_geometry(f.geometry.centroid))), QC_FAILED,
+     "geometry_type", "source fid 0"),
+    ("shp_nan_coordinate", _after(lambda root, _: _nan_in_shp(root / SHP["wfd"])), QC_FAILED,
+     "geometry_invalid", "source fid 0"),
+    ("zip_is_html", Breakage(lambda d: setattr(d, "manifest", _LPA_ZIP), _html_zip),
+     UNREADABLE, "source_corrupt", "LPA.zip"),
     ("gpkg_is_a_folder", _folder_for(_coeff), UNREADABLE, "source_corrupt", "NMSCoefficient"),
     ("sqlite_is_a_folder", _folder_for(_lookups), UNREADABLE, "source_corrupt", "Interim"),
     # coordinate reference systems: nothing is reprojected
@@ -525,3 +554,21 @@ def test_a_previous_bundle_that_cannot_be_read_is_refused(
     assert exit_status == UNREADABLE, stderr
     assert code in stderr and "old.gpkg" in stderr
     assert_nothing_written(tmp_path)
+
+
+def test_a_zipped_shapefile_named_in_the_manifest_is_read_like_the_shapefile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def zip_lpa(root: Path, _: Any) -> None:
+        shp = root / SHP["lpa"]
+        with zipfile.ZipFile(root / "nutrients" / "LPA.zip", "w") as archive:
+            for part in sorted(shp.parent.glob("LPA_National.*")):
+                archive.write(part, part.name)
+                part.unlink()
+
+    manifest = '[options]\nduplicate_works = "first_wins"\n' + _LPA_ZIP
+    zipped = Breakage(lambda d: setattr(d, "manifest", manifest), zip_lpa)
+    exit_status, stderr = run_build(tmp_path, zipped, capsys)
+    assert exit_status == 0, stderr
+    names = _bundle(tmp_path, "SELECT name FROM lpa_boundaries ORDER BY source_fid")
+    assert names == [("Alpha District",), ("Beta District",)]

@@ -99,6 +99,10 @@ def read_vector(root: Path, key: str, source: Source, report: QcReport) -> Vecto
         report.add("source_corrupt", key, dbf.name, "the .dbf holds no columns (empty or damaged)")
         return None
     wanted = matched_columns(key, source, stored, report)
+    prj = part(path, ".prj")
+    if info["crs"] is None and source.crs is None and prj.is_file():
+        report.add("source_corrupt", key, prj.name, "the .prj holds no CRS pyproj can read")
+        return None
     crs_ok = check_crs(key, _epsg(info["crs"]), source, report)
     if wanted is None or not crs_ok:
         return None

@@ -24,6 +24,24 @@ LEVY_CSV = ("edp_id", "edp_name", "n_gbp_per_kg", "p_gbp_per_kg", *lookups.SHARE
 MONEY = ("n_gbp_per_kg", "p_gbp_per_kg")
 FORMAT = "source_format"
 BOM = b"\xef\xbb\xbf"
+MAGIC = {
+    b"<!doctype html": "an HTML page",
+    b"<html": "an HTML page",
+    b"<?xml": "an XML document",
+    b"pk\x03\x04": "a ZIP file (an .xlsx workbook?)",
+    b"\xd0\xcf\x11\xe0": "an old Excel (.xls) workbook",
+    b"%pdf": "a PDF",
+    b"sqlite format 3": "a SQLite database",
+}
+
+
+def not_text(data: bytes) -> str | None:
+    """What a file that is plainly no CSV is (a download proxy's page, a spreadsheet), or None."""
+    head = data[:512].lstrip().lower()
+    for magic, kind in MAGIC.items():
+        if head.startswith(magic):
+            return kind
+    return None
 
 
 def _text(path: Path, report: QcReport) -> str | None:
@@ -31,6 +49,10 @@ def _text(path: Path, report: QcReport) -> str | None:
         data = path.read_bytes()
     except OSError as exc:
         report.add("source_missing", LEVY, str(path), f"cannot read ({exc.strerror or exc})")
+        return None
+    kind = not_text(data)
+    if kind is not None:
+        report.add("source_corrupt", LEVY, path.name, f"{kind}, not CSV text")
         return None
     if data.startswith(BOM):
         data = data[len(BOM) :]
