@@ -217,6 +217,14 @@ def _nan_in_shp(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
+def _dbf_records(path: Path, count: int) -> None:
+    """Say ``count`` records in the .dbf header (byte 4, little-endian), as a cut export does."""
+    dbf = path.with_suffix(".dbf")
+    data = bytearray(dbf.read_bytes())
+    data[4:8] = struct.pack("<I", count)
+    dbf.write_bytes(bytes(data))
+
+
 # The LPA layer as a zip (GDAL reads zipped shapefiles), with an HTML page in the zip's place.
 _LPA_ZIP = '[sources.lpa_boundaries]\npath = "nutrients/LPA.zip"\n'
 
@@ -260,6 +268,8 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     ("lpa_is_points", _after(lambda root, _: rewrite_shapefile(
         root, "lpa", lambda f: f.set_geometry(f.geometry.centroid))), QC_FAILED,
      "geometry_type", "source fid 0"),
+    ("dbf_fewer_records", _after(lambda root, _: _dbf_records(root / SHP["wwtw"], 3)),
+     UNREADABLE, "source_corrupt", "holds 3 records and WwTW_all_features.shx 5 shapes"),
     ("shp_nan_coordinate", _after(lambda root, _: _nan_in_shp(root / SHP["wfd"])), QC_FAILED,
      "geometry_invalid", "source fid 0"),
     ("zip_is_html", Breakage(lambda d: setattr(d, "manifest", _LPA_ZIP), _html_zip),

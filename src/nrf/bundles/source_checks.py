@@ -44,7 +44,32 @@ def shapefile_parts_present(key: str, path: Path, source: Source, report: QcRepo
     for suffix in missing:
         shown = str(Path(source.path).with_suffix(suffix).as_posix())
         report.add("source_missing", key, shown, f"the shapefile's {suffix} file is missing")
-    return not missing
+    return not missing and _counts_agree(key, path, report)
+
+
+def _counts_agree(key: str, path: Path, report: QcReport) -> bool:
+    """The .shx (8 bytes a record after a 100-byte header) and the .dbf header (a record
+    count at byte 4) must count the same records: else one was cut or swapped."""
+    shx, dbf = part(path, ".shx"), part(path, ".dbf")
+    try:
+        shapes = (shx.stat().st_size - 100) // 8
+        with dbf.open("rb") as handle:
+            header = handle.read(8)
+    except OSError:
+        return True  # unreadable parts are reported when GDAL opens them
+    if len(header) < 8 or shapes < 0:
+        return True
+    rows = int.from_bytes(header[4:8], "little")
+    if rows != shapes:
+        report.add(
+            "source_corrupt",
+            key,
+            dbf.name,
+            f"{dbf.name} holds {rows} records and {shx.name} {shapes} shapes: a part was "
+            "cut short or comes from another export",
+        )
+        return False
+    return True
 
 
 def one_line(exc: BaseException) -> str:
