@@ -483,6 +483,10 @@ CLEANED: list[tuple[str, Breakage, str, str, str]] = [
      "'EDP_ID' read as 'edp_id'"),
     ("levy_header_spaces", _header("edp_name", " edp_name "), "levy_rates", "line 1",
      "' edp_name ' read as 'edp_name'"),
+    ("blank_permit_rows", _before(lambda d: d.permits.extend([(None,) * 7, ("",) * 7])),
+     "wwtw_permits", "row 11", "blank row (every column empty): dropped"),
+    ("blank_rates_row", _before(lambda d: d.rates.append((None, None, None))),
+     "occupancy_rates", "row 5", "blank row (every column empty): dropped"),
     ("levy_identical_repeat", _before(lambda d: d.levy.append(d.levy[0])), "levy_rates",
      "line 4", "repeats the row of edp_id 1: dropped"),
 ]  # fmt: skip

@@ -175,5 +175,8 @@ def _read_rows(
     rows: list[Row] = []
     for rowid, *values in cursor:
         decoded = decoded_row(values, wanted, f"row {rowid}", key, report)
+        if all(v is None or (isinstance(v, str) and not v.strip()) for v in decoded):
+            report.add("cleaned", key, f"row {rowid}", "blank row (every column empty): dropped")
+            continue
         rows.append({"_row": rowid, **dict(zip(source.columns, decoded, strict=True))})
     return rows
