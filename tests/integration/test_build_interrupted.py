@@ -172,3 +172,28 @@ def test_a_full_disk_is_refused_with_exit_7_and_leaves_nothing(
     assert out.read_bytes() == OLD
     assert (tiny_disk / "out.qc.md").read_text() == "the older bundle's report\n"
     assert sorted(p.name for p in tiny_disk.iterdir()) == ["out.gpkg", "out.qc.md"]
+
+
+def _die(tile: object) -> object:
+    """A tile check that kills its own (forked) worker, as the OOM killer would."""
+    os.kill(os.getpid(), signal.SIGKILL)
+    raise AssertionError("unreachable")
+
+
+def test_a_gate_worker_that_dies_stops_the_build_with_a_code_not_a_hang(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nrf.bundles.qc import tiles
+
+    # 600 cells, at most 40 a tile: 16+ tiles, shared by two forked workers that die.
+    monkeypatch.setattr(tiles, "TILE_FEATURES", 40)
+    monkeypatch.setattr(tiles.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(tiles, "_check", _die)
+    out = tmp_path / "out" / "out.gpkg"
+    args = _delivery(tmp_path, out)
+    capsys.readouterr()
+    assert main(args) == 1
+    stderr = capsys.readouterr().err
+    assert "gate_worker_died" in stderr and "nothing was written" in stderr
+    assert out.read_bytes() == OLD
+    assert sorted(p.name for p in out.parent.iterdir()) == ["out.gpkg"]

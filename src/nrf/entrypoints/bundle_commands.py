@@ -14,10 +14,10 @@ from nrf.domain.errors import NrfError
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 
 EXIT_OK, EXIT_QC_FAILED, EXIT_UNREADABLE, EXIT_NOT_WRITTEN = 0, 5, 6, 7
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED, EXIT_ERROR = 130, 1
 EXIT_CODES = """exit codes:
   0  the gate passed (warnings allowed); build: the bundle was written
-  1  unexpected error
+  1  unexpected error (build: also a quality-gate worker that died); nothing written
   2  usage error
   4  diff: a bundle the reader refuses
   5  the quality gate failed; build: nothing was written (see BUNDLE.qc.md)
@@ -63,7 +63,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         return EXIT_NOT_WRITTEN
     except NrfError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        return EXIT_ERROR if exc.code == "gate_worker_died" else EXIT_UNREADABLE
     except KeyboardInterrupt:
         print("interrupted: nothing was written", file=sys.stderr)
         return EXIT_INTERRUPTED
