@@ -11,6 +11,7 @@ the bundle and list what it did, where.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import struct
 import zipfile
@@ -217,6 +218,12 @@ def _nan_in_shp(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
+def _fifo(path: Path) -> None:
+    """Replace ``path`` by a named pipe: reading it would wait for a writer for ever."""
+    path.unlink()
+    os.mkfifo(path)
+
+
 def _dbf_records(path: Path, count: int) -> None:
     """Say ``count`` records in the .dbf header (byte 4, little-endian), as a cut export does."""
     dbf = path.with_suffix(".dbf")
@@ -263,6 +270,10 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     ("shp_is_html", _write(_shp("nn"), HTML), UNREADABLE, "source_corrupt", "NN_Catchments"),
     ("prj_is_html", _write(sidecar("nn", ".prj"), HTML), UNREADABLE, "source_corrupt", "2024.prj"),
     ("levy_is_html", _write(_levy, HTML), UNREADABLE, "source_corrupt", "an HTML page"),
+    ("levy_is_a_fifo", _after(lambda _, paths: _fifo(paths["levy"])), UNREADABLE,
+     "source_corrupt", "not a regular file"),
+    ("manifest_is_a_fifo", _after(lambda _, paths: _fifo(paths["manifest"])), UNREADABLE,
+     "bad_manifest", "not a regular file"),
     ("levy_is_xlsx", _write(_levy, b"PK\x03\x04" + bytes(60)), UNREADABLE, "source_corrupt",
      "levy.csv"),
     ("lpa_is_points", _after(lambda root, _: rewrite_shapefile(

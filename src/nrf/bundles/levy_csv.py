@@ -45,6 +45,9 @@ def not_text(data: bytes) -> str | None:
 
 
 def _text(path: Path, report: QcReport) -> str | None:
+    if path.exists() and not path.is_file():  # a folder, or a pipe that would never end
+        report.add("source_corrupt", LEVY, path.name, "not a regular file")
+        return None
     try:
         data = path.read_bytes()
     except OSError as exc:

@@ -185,6 +185,8 @@ def load_manifest(path: Path | None) -> Manifest:
     """The default manifest, or the defaults overridden by the TOML file at ``path``."""
     if path is None:
         return Manifest()
+    if path.exists() and not path.is_file():  # a folder, or a pipe that would never end
+        raise _bad(f"manifest {path} is not a regular file")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -146,17 +146,15 @@ def check_tiles(
         # An executor, not a Pool: a worker that dies (the OOM killer, a crash in GEOS) breaks
         # it with an error, where a Pool would wait for the lost tile for ever.
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_start, initargs=(job,)
-        ) as pool:
-            try:
-                results: Iterator[Any] = pool.map(_check, plan)
-                for found, areas, count in results:
-                    covered, done = _merge(
-                        report, found, covered, areas, done, count, total, progress
-                    )
-            except BrokenProcessPool:
-                raise GateWorkerDied() from None
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start, initargs=(job,))
+        try:
+            results: Iterator[Any] = pool.map(_check, plan)
+            for found, areas, count in results:
+                covered, done = _merge(report, found, covered, areas, done, count, total, progress)
+        except BrokenProcessPool:
+            raise GateWorkerDied() from None
+        finally:  # on Ctrl-C or SIGTERM too: drop the tiles not started, wait only for the rest
+            pool.shutdown(wait=True, cancel_futures=True)
     else:
         _start(job)
         for tile in plan:
