@@ -24,7 +24,6 @@ OLD = b"an older bundle that a stopped build must leave alone"
 # The child: the real command, with the gate waiting on the FIFO named first.
 CHILD = """
 import sys
-from collections.abc import Iterator
 from nrf.bundles import build
 gate = build.run_gate
 def paused_gate(*args, **kwargs):
@@ -32,6 +31,22 @@ def paused_gate(*args, **kwargs):
         fifo.read(1)
     return gate(*args, **kwargs)
 build.run_gate = paused_gate
+from nrf.entrypoints.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+# The same, paused instead after the first tile's result came back from two forked gate
+# workers (600 cells, at most 40 a tile: 16+ tiles), so the signal lands mid-gate.
+CHILD_IN_GATE = """
+import sys
+from nrf.bundles.qc import tiles
+tiles.TILE_FEATURES = 40
+tiles.os.cpu_count = lambda: 2
+merge = tiles._merge
+def paused_merge(*args, **kwargs):
+    with open(sys.argv[1], "rb") as fifo:
+        fifo.read(1)
+    return merge(*args, **kwargs)
+tiles._merge = paused_merge
 from nrf.entrypoints.cli import main
 sys.exit(main(sys.argv[2:]))
 """
@@ -49,7 +64,9 @@ def _staging(out: Path) -> list[str]:
     return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
 
 
-def _stop_while_staged(tmp_path: Path, signum: int) -> tuple[int, str, list[str], Path]:
+def _stop_while_staged(
+    tmp_path: Path, signum: int, child_code: str = CHILD
+) -> tuple[int, str, list[str], Path]:
     """Run the build, signal it once its bundle is staged; exit status, stderr, the staging
     files seen while it was paused, and the output path."""
     out = tmp_path / "out" / "out.gpkg"
@@ -57,7 +74,7 @@ def _stop_while_staged(tmp_path: Path, signum: int) -> tuple[int, str, list[str]
     fifo = tmp_path / "pause"
     os.mkfifo(fifo)
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(fifo), *args],
+        [sys.executable, "-c", child_code, str(fifo), *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -76,17 +93,18 @@ def _stop_while_staged(tmp_path: Path, signum: int) -> tuple[int, str, list[str]
 
 
 @pytest.mark.parametrize(
-    ("signum", "status", "message"),
+    ("signum", "status", "message", "child_code"),
     [
-        (signal.SIGINT, 130, "interrupted: nothing was written"),
-        (signal.SIGTERM, 143, "stopped by SIGTERM: nothing was written"),
+        (signal.SIGINT, 130, "interrupted: nothing was written", CHILD),
+        (signal.SIGTERM, 143, "stopped by SIGTERM: nothing was written", CHILD),
+        (signal.SIGTERM, 143, "stopped by SIGTERM: nothing was written", CHILD_IN_GATE),
     ],
-    ids=["SIGINT", "SIGTERM"],
+    ids=["SIGINT", "SIGTERM", "SIGTERM-in-forked-gate"],
 )
 def test_a_signalled_build_removes_its_staging_file_and_keeps_the_old_bundle(
-    tmp_path: Path, signum: int, status: int, message: str
+    tmp_path: Path, signum: int, status: int, message: str, child_code: str
 ) -> None:
-    exit_status, stderr, staged, out = _stop_while_staged(tmp_path, signum)
+    exit_status, stderr, staged, out = _stop_while_staged(tmp_path, signum, child_code)
     assert len(staged) == 1 and staged[0].endswith(".tmp")  # it was stopped mid-build
     assert exit_status == status, stderr
     assert message in stderr and "Traceback" not in stderr
