@@ -95,9 +95,9 @@ def _stop_while_staged(
 @pytest.mark.parametrize(
     ("signum", "status", "message", "child_code"),
     [
-        (signal.SIGINT, 130, "interrupted: nothing was written", CHILD),
-        (signal.SIGTERM, 143, "stopped by SIGTERM: nothing was written", CHILD),
-        (signal.SIGTERM, 143, "stopped by SIGTERM: nothing was written", CHILD_IN_GATE),
+        (signal.SIGINT, 130, "interrupted; nothing was written", CHILD),
+        (signal.SIGTERM, 143, "stopped by SIGTERM; nothing was written", CHILD),
+        (signal.SIGTERM, 143, "stopped by SIGTERM; nothing was written", CHILD_IN_GATE),
     ],
     ids=["SIGINT", "SIGTERM", "SIGTERM-in-forked-gate"],
 )

@@ -14,7 +14,7 @@ from nrf.domain.errors import NrfError
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 
 EXIT_OK, EXIT_QC_FAILED, EXIT_UNREADABLE, EXIT_NOT_WRITTEN = 0, 5, 6, 7
-EXIT_INTERRUPTED, EXIT_ERROR = 130, 1
+EXIT_ERROR = 1
 EXIT_CODES = """exit codes:
   0  the gate passed (warnings allowed); build: the bundle was written
   1  unexpected error (build: also a quality-gate worker that died); nothing written
@@ -64,11 +64,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     except NrfError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return EXIT_ERROR if exc.code == "gate_worker_died" else EXIT_UNREADABLE
-    except KeyboardInterrupt:
-        print("interrupted: nothing was written", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Terminated:
-        print("stopped by SIGTERM: nothing was written", file=sys.stderr)
+    except Terminated:  # Ctrl-C goes on to main's handler: exit 130, said the same way
+        print("stopped by SIGTERM; nothing was written", file=sys.stderr)
         return EXIT_TERMINATED
     report = outcome.report
     _print_errors(report)
