@@ -498,6 +498,9 @@ CLEANED: list[tuple[str, Breakage, str, str, str]] = [
      "wwtw_permits", "row 11", "blank row (every column empty): dropped"),
     ("blank_rates_row", _before(lambda d: d.rates.append((None, None, None))),
      "occupancy_rates", "row 5", "blank row (every column empty): dropped"),
+    ("bom_in_sqlite_text", _sql(
+        "UPDATE rates_lookup SET NN_Catchment = CAST(X'EFBBBF416C70686120534143' AS TEXT) "
+        "WHERE rowid = 1"), "occupancy_rates", "row 1", "NN_Catchment: byte-order mark dropped"),
     ("levy_identical_repeat", _before(lambda d: d.levy.append(d.levy[0])), "levy_rates",
      "line 4", "repeats the row of edp_id 1: dropped"),
 ]  # fmt: skip

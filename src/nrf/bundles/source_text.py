@@ -14,6 +14,7 @@ from nrf.bundles.qc.report import QcReport
 
 ENCODING = "source_encoding"
 NUL = bytes(1)
+BOM = "\ufeff"
 
 
 def first_bad_byte(data: bytes) -> tuple[int, str] | None:
@@ -54,5 +55,8 @@ def decoded_row(
                 value = None
             else:
                 value = value.decode("utf-8")
+                if value.startswith(BOM):  # an Excel export's byte-order mark, glued on
+                    report.add("cleaned", layer, where, f"{name}: byte-order mark dropped")
+                    value = value[len(BOM) :]
         out.append(value)
     return out
