@@ -6,6 +6,8 @@ only if the quality gate passes; the report is written beside the target either 
 
 from __future__ import annotations
 
+import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,19 +15,33 @@ from attrs import frozen
 
 import nrf
 from nrf.bundles import cleaning, delivery
-from nrf.bundles.coefficient_source import open_coefficients
+from nrf.bundles.coefficient_source import SourceUnreadable, open_coefficients
 from nrf.bundles.geopackage_writer import GeoPackageWriter
 from nrf.bundles.levy_csv import read_levy_csv
 from nrf.bundles.manifest import load_manifest
+from nrf.bundles.output_errors import (
+    OutputNotWritten,
+    check_output_folder,
+    publish,
+    write_report,
+)
 from nrf.bundles.provenance import source_files, write_provenance
 from nrf.bundles.qc.gate import previous_counts, run_gate
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.staging import stage_coefficients, stage_small
+from nrf.bundles.stale_staging import sweep_stale_staging
 from nrf.bundles.vouch import record_checked_by_gate
 
 Progress = Callable[[str], Callable[[int, int], None]]
 # Findings that mean the delivery could not even be read: nothing to stage or gate.
-UNREADABLE = {"source_missing", "source_crs", "no_default_occupancy"}
+UNREADABLE = {
+    "source_missing",
+    "source_corrupt",
+    "source_encoding",
+    "source_format",
+    "source_crs",
+    "no_default_occupancy",
+}
 
 
 @frozen(kw_only=True)
@@ -58,7 +74,22 @@ def _default(
     return (float(occ), float(wat)) if occ is not None and wat is not None else None
 
 
+def _previous(path: Path, report: QcReport) -> dict[str, int] | None:
+    """Row counts of ``--previous``; a missing or unreadable one is refused, never ignored."""
+    if not path.is_file():
+        report.add("source_missing", "previous", str(path), "--previous: no such bundle file")
+        return None
+    try:
+        return previous_counts(path)
+    except sqlite3.DatabaseError as exc:
+        report.add("source_corrupt", "previous", str(path), f"--previous is no bundle ({exc})")
+        return None
+
+
 def build_bundle(request: BuildRequest, progress: Progress | None = None) -> BuildOutcome:
+    check_output_folder(request.output)
+    for stale in sweep_stale_staging(request.output):
+        print(f"removed {stale.name}, left by a build that was killed", file=sys.stderr)
     manifest = load_manifest(request.manifest)
     report = QcReport()
     root = request.source_dir
@@ -78,27 +109,41 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     rate_rows = delivery.read_table(
         root, "occupancy_rates", manifest.sources["occupancy_rates"], report
     )
+    for key, rows in (("wwtw_permits", permit_rows), ("occupancy_rates", rate_rows)):
+        if rows == []:  # the cleaned table would still hold the default or nothing useful
+            report.add("empty", key, "-", f"{manifest.sources[key].layer} has no rows")
     levy = read_levy_csv(request.levy_rates, report)
     default = _default(request, manifest.default_occupancy, manifest.default_water_usage)
     permits = cleaning.clean_permits(permit_rows or [], manifest, report)
     rates = cleaning.clean_rates(rate_rows or [], manifest, default, report)
     coefficients = open_coefficients(root, manifest.sources["land_use_coefficients"], report)
-    previous = previous_counts(request.previous) if request.previous else None
+    previous = _previous(request.previous, report) if request.previous else None
     if report.codes() & UNREADABLE or coefficients is None:
         if coefficients is not None:
             coefficients.close()
-        report.write(request.output)
+        write_report(report, request.output)
         return BuildOutcome(report, written=False, unreadable=True)
-    writer = GeoPackageWriter(request.output, timestamp=request.created)
+    try:
+        writer = GeoPackageWriter(request.output, timestamp=request.created)
+    except (OSError, sqlite3.Error) as exc:
+        coefficients.close()
+        raise OutputNotWritten(request.output, exc) from None
     try:
         for key, layer in small.items():
             if layer is not None:
                 stage_small(writer, key, layer, report)
         for table in (permits, rates, levy):
             writer.create_table(table.name, table.columns, table.rows)
-        stage_coefficients(
-            writer, coefficients, report, progress and progress("reading coefficients")
-        )
+        try:
+            stage_coefficients(
+                writer, coefficients, report, progress and progress("reading coefficients")
+            )
+        except SourceUnreadable as exc:
+            writer.abort()
+            coefficients.close()
+            report.add(exc.code, "land_use_coefficients", exc.key, exc.detail)
+            write_report(report, request.output)
+            return BuildOutcome(report, written=False, unreadable=True)
         coefficients.close()
         extra = [("levy_rates", request.levy_rates)]
         if request.manifest is not None:
@@ -127,18 +172,22 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
         )
         if not report.passed:
             writer.abort()
-            report.write(request.output)
+            write_report(report, request.output)
             return BuildOutcome(report, written=False, unreadable=False)
         writer.connection.execute(
             "UPDATE bundle_info SET qc_outcome = ?, qc_summary = ?",
             (report.outcome, report.summary()),
         )
-        writer.close()
-        # The gate checked every geometry of every layer: readers may trust this exact file.
-        record_checked_by_gate(request.output)
+        publish(writer, report, request.output)
+    except (OSError, sqlite3.Error) as exc:  # the target's disk or folder, not the delivery
+        coefficients.close()
+        writer.abort()
+        raise OutputNotWritten(request.output, exc) from None
     except BaseException:
         coefficients.close()
         writer.abort()
         raise
-    report.write(request.output)
+    # The gate checked every geometry of every layer: readers may trust this exact file.
+    # Best effort: without the record (a full disk) readers check the bundle themselves.
+    record_checked_by_gate(request.output)
     return BuildOutcome(report, written=True, unreadable=False)

@@ -22,6 +22,11 @@ CONCENTRATIONS = ("n_conc_2025_2030", "n_conc_2030_on", "p_conc_2025_2030", "p_c
 Row = dict[str, Any]
 
 
+def fits_integer(number: int) -> bool:
+    """An id SQLite can store (a 64-bit integer); "1e30" is a whole number but no id."""
+    return -(2**63) <= number < 2**63
+
+
 def stripped(value: object, table: str, where: str, column: str, report: QcReport) -> str | None:
     """Text without surrounding whitespace; a change is recorded."""
     text = lookups.text_or_none(value)
@@ -45,6 +50,9 @@ def _code(row: Row, report: QcReport) -> int | None:
             report.add("key_missing", PERMITS, where, "WwTW_code is NULL")
         return None
     code = lookups.whole_number(raw)
+    if code is not None and not fits_integer(code):
+        report.add("key_missing", PERMITS, where, f"WwTW_code {raw!r} is too large to be a code")
+        return None
     if code is None:
         report.add("key_missing", PERMITS, where, f"WwTW_code {raw!r} is not a whole number")
     elif str(raw) != str(code):

@@ -22,6 +22,15 @@ from pyogrio.raw import read as raw_read
 
 from nrf.bundles.manifest import Source
 from nrf.bundles.qc.report import QcReport
+from nrf.bundles.source_checks import (
+    UNREADABLE,
+    matched_columns,
+    one_line,
+    part,
+    shapefile_parts_present,
+    undeclared_text,
+)
+from nrf.bundles.source_text import StoredText, decoded_row
 
 BNG = 27700
 Row = dict[str, Any]
@@ -74,24 +83,41 @@ def read_vector(root: Path, key: str, source: Source, report: QcReport) -> Vecto
         if not source.optional:
             report.add("source_missing", key, source.path, "file not found")
         return None
+    if not path.is_file():
+        report.add("source_corrupt", key, source.path, "not a file (a folder?)")
+        return None
+    if not shapefile_parts_present(key, path, source, report):
+        return None
     try:
         info = pyogrio.read_info(path, layer=source.layer)
-    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as exc:
-        report.add("source_missing", key, source.path, f"unreadable ({exc})")
+    except UNREADABLE as exc:
+        report.add("source_corrupt", key, source.path, f"unreadable: {one_line(exc)}")
         return None
     stored = {str(name).casefold(): str(name) for name in info["fields"]}
-    missing = [c for c in source.columns.values() if c.casefold() not in stored]
-    for column in missing:
-        report.add("source_missing", key, f"{source.path}:{column}", f"no column '{column}'")
-    crs_ok = check_crs(key, _epsg(info["crs"]), source, report)
-    if missing or not crs_ok:
+    if not stored and path.suffix.casefold() == ".shp":
+        dbf = part(path, ".dbf")
+        report.add("source_corrupt", key, dbf.name, "the .dbf holds no columns (empty or damaged)")
         return None
-    wanted = [stored[c.casefold()] for c in source.columns.values()]
-    _, fids, wkb, values = raw_read(path, layer=source.layer, columns=wanted, return_fids=True)
+    wanted = matched_columns(key, source, stored, report)
+    prj = part(path, ".prj")
+    if info["crs"] is None and source.crs is None and prj.is_file():
+        report.add("source_corrupt", key, prj.name, "the .prj holds no CRS pyproj can read")
+        return None
+    crs_ok = check_crs(key, _epsg(info["crs"]), source, report)
+    if wanted is None or not crs_ok:
+        return None
+    try:
+        _, fids, wkb, values = raw_read(path, layer=source.layer, columns=wanted, return_fids=True)
+    except UNREADABLE as exc:  # a truncated .dbf or .shp fails only when its rows are read
+        report.add("source_corrupt", key, source.path, f"unreadable: {one_line(exc)}")
+        return None
     columns = {
         role: [None if _is_nan(v) else v for v in values[k].tolist()]
         for k, role in enumerate(source.columns)
     }
+    stored_columns = dict(zip(wanted, columns.values(), strict=True))
+    if undeclared_text(key, path, [int(f) for f in fids], stored_columns, report):
+        return None
     return VectorLayer(np.asarray(fids, dtype=np.int64), list(wkb), columns)
 
 
@@ -118,21 +144,39 @@ def read_table(root: Path, key: str, source: Source, report: QcReport) -> list[R
     if not path.exists():
         report.add("source_missing", key, source.path, "file not found")
         return None
-    with _sqlite(path) as db:
-        tables = {
-            str(n).casefold(): str(n)
-            for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
-        }
-        table = tables.get(str(source.layer).casefold())
-        if table is None:
-            report.add("source_missing", key, f"{source.path}:{source.layer}", "no such table")
-            return None
-        have = _columns(db, table)
-        missing = [c for c in source.columns.values() if c.casefold() not in have]
-        for column in missing:
-            report.add("source_missing", key, f"{source.layer}.{column}", f"no column '{column}'")
-        if missing:
-            return None
-        names = ", ".join(f'"{have[c.casefold()]}"' for c in source.columns.values())
-        cursor = db.execute(f'SELECT rowid, {names} FROM "{table}" ORDER BY rowid')
-        return [{"_row": r[0], **dict(zip(source.columns, r[1:], strict=True))} for r in cursor]
+    if not path.is_file():
+        report.add("source_corrupt", key, source.path, "not a file (a folder?)")
+        return None
+    try:
+        with _sqlite(path) as db:
+            return _read_rows(db, key, source, report)
+    except sqlite3.DatabaseError as exc:
+        report.add("source_corrupt", key, source.path, f"not a readable SQLite file: {exc}")
+        return None
+
+
+def _read_rows(
+    db: sqlite3.Connection, key: str, source: Source, report: QcReport
+) -> list[Row] | None:
+    tables = {
+        str(n).casefold(): str(n)
+        for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
+    }
+    table = tables.get(str(source.layer).casefold())
+    if table is None:
+        report.add("source_missing", key, f"{source.path}:{source.layer}", "no such table")
+        return None
+    wanted = matched_columns(key, source, _columns(db, table), report, place=f"{table}.")
+    if wanted is None:
+        return None
+    names = ", ".join(f'"{c}"' for c in wanted)
+    db.text_factory = StoredText  # decoded here, so a non-UTF-8 value names its row, column
+    cursor = db.execute(f'SELECT rowid, {names} FROM "{table}" ORDER BY rowid')
+    rows: list[Row] = []
+    for rowid, *values in cursor:
+        decoded = decoded_row(values, wanted, f"row {rowid}", key, report)
+        if all(v is None or (isinstance(v, str) and not v.strip()) for v in decoded):
+            report.add("cleaned", key, f"row {rowid}", "blank row (every column empty): dropped")
+            continue
+        rows.append({"_row": rowid, **dict(zip(source.columns, decoded, strict=True))})
+    return rows

@@ -129,6 +129,9 @@ def _source(key: str, base: Source, data: Any) -> Source:
     if wrong:
         raise _bad(f"[sources.{key}.columns] has unknown roles {sorted(wrong)}")
     columns.update(extra)
+    for name in ("path", "layer"):
+        if name in data and not isinstance(data[name], str):
+            raise _bad(f"[sources.{key}] {name} must be text, not {data[name]!r}")
     crs = data.get("crs", base.crs)
     if crs is not None and (isinstance(crs, bool) or not isinstance(crs, int)):
         raise _bad(f"[sources.{key}] crs must be an EPSG number such as 27700")
@@ -158,17 +161,34 @@ def parse_manifest(data: Mapping[str, Any]) -> Manifest:
         raise _bad(f"[options] has unknown keys {sorted(wrong)}")
     if options.get("duplicate_works", "error") not in DUPLICATE_POLICIES:
         raise _bad(f"[options] duplicate_works must be one of {DUPLICATE_POLICIES}")
+    check_option_types(options)
     if "dwelling_categories" in options:
         options["dwelling_categories"] = tuple(options["dwelling_categories"])
     return Manifest(sources=sources, **options)
+
+
+def check_option_types(options: Mapping[str, Any]) -> None:
+    """Each option has its one type: "two" is no occupancy, and "Hotel" no list of names."""
+    for key in ("default_occupancy", "default_water_usage"):
+        value = options.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise _bad(f"[options] {key} must be a number, not {value!r}")
+    for key in ("name", "description"):
+        if key in options and not isinstance(options[key], str):
+            raise _bad(f"[options] {key} must be text, not {options[key]!r}")
+    categories = options.get("dwelling_categories", [])
+    if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
+        raise _bad(f"[options] dwelling_categories must be a list of names, not {categories!r}")
 
 
 def load_manifest(path: Path | None) -> Manifest:
     """The default manifest, or the defaults overridden by the TOML file at ``path``."""
     if path is None:
         return Manifest()
+    if path.exists() and not path.is_file():  # a folder, or a pipe that would never end
+        raise _bad(f"manifest {path} is not a regular file")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise _bad(f"cannot read manifest {path}: {exc}") from None
     return parse_manifest(data)

@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import shapely
 
 from nrf.adapters.boundary_data import geopackage_lookups as lookups
-from nrf.bundles.cleaning import stripped
+from nrf.bundles.cleaning import fits_integer, stripped
 from nrf.bundles.coefficient_source import CoefficientSource
 from nrf.bundles.delivery import VectorLayer
+from nrf.bundles.flatten import flattened
 from nrf.bundles.geopackage_writer import GeoPackageWriter
+from nrf.bundles.numeric_text import parse_number
 from nrf.bundles.qc.geometry import decode
 from nrf.bundles.qc.report import QcReport
 
@@ -38,6 +41,9 @@ def _id(value: object, layer: str, key: str, report: QcReport) -> object:
     number = lookups.whole_number(value)
     if number is None:
         return lookups.text_or_none(value)  # left for the gate to refuse
+    if not fits_integer(number):
+        report.add("key_missing", layer, key, f"id {value!r} is too large to be an id")
+        return None
     if not isinstance(value, int):
         report.add("cleaned", layer, key, f"id {value!r} read as {number}")
     return number
@@ -59,17 +65,49 @@ def stage_small(writer: GeoPackageWriter, key: str, layer: VectorLayer, report: 
             values[name] = [
                 stripped(v, key, w, name, report) for v, w in zip(raw, where, strict=True)
             ]
-    writer.append_features(key, shapely.from_wkb(layer.wkb), values)
+    keys = [f"source fid {f}" for f in fids]
+    writer.append_features(
+        key, flattened(key, keys, _geometries(key, keys, layer, report), report), values
+    )
+
+
+def _geometries(key: str, keys: list[str], layer: VectorLayer, report: QcReport) -> Any:
+    """The layer's shapes; one GEOS cannot read (NaN, an unclosed ring) is reported, then None."""
+    try:
+        return shapely.from_wkb(layer.wkb)
+    except shapely.errors.GEOSException:
+        out = []
+        for where, wkb in zip(keys, layer.wkb, strict=True):
+            try:
+                out.append(shapely.from_wkb(wkb))
+            except shapely.errors.GEOSException as exc:
+                report.add("geometry_invalid", key, where, f"unreadable geometry ({exc})")
+                out.append(None)
+        return np.asarray(out, dtype=object)
 
 
 def _coefficient(value: object, key: object, column: str, report: QcReport) -> float | None:
     if type(value) is float:
         return value if value == value else None
-    try:
-        return lookups.number(value)
-    except ValueError:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, str):  # a BLOB: the file is damaged, not merely untidy
+        report.add("value_invalid", "land_use_coefficients", key, f"{column} {value!r}")
+        return None
+    parsed = parse_number(value)
+    if parsed is None:
         report.add("cleaned", "land_use_coefficients", key, f"{column} {value!r} read as NULL")
         return None
+    if parsed.how:
+        report.add(
+            "cleaned",
+            "land_use_coefficients",
+            key,
+            f"{column} {value!r} read as {parsed.value:g} ({parsed.how})",
+        )
+    return parsed.value  # an infinite one is left for the gate's range rule to refuse
 
 
 def stage_coefficients(
@@ -95,7 +133,8 @@ def stage_coefficients(
                 _coefficient(v, k, name, report)
                 for v, k in zip(chunk.columns[name], keys, strict=True)
             ]
-        writer.append_features(layer, decode(layer, keys, chunk.blobs, report), values)
+        geoms = flattened(layer, keys, decode(layer, keys, chunk.blobs, report), report)
+        writer.append_features(layer, geoms, values)
         done += len(chunk.fids)
         if progress is not None:
             progress(done, source.count)

@@ -13,15 +13,20 @@ from typing import Any
 from nrf.domain.errors import NrfError
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 
-EXIT_OK, EXIT_QC_FAILED, EXIT_UNREADABLE = 0, 5, 6
+EXIT_OK, EXIT_QC_FAILED, EXIT_UNREADABLE, EXIT_NOT_WRITTEN = 0, 5, 6, 7
+EXIT_ERROR = 1
 EXIT_CODES = """exit codes:
   0  the gate passed (warnings allowed); build: the bundle was written
-  1  unexpected error
+  1  unexpected error (build: also a quality-gate worker that died); nothing written
   2  usage error
   4  diff: a bundle the reader refuses
   5  the quality gate failed; build: nothing was written (see BUNDLE.qc.md)
-  6  build: the delivery cannot be read (missing file, layer or column, a layer without a CRS,
-     no default occupancy, a bad manifest); nothing was written"""
+  6  build: the delivery cannot be read (missing, corrupt or non-UTF-8 file, layer or
+     column, a layer without a CRS, no default occupancy, a bad manifest); nothing written
+  7  build: the output cannot be written (no such folder, not writable, disk full);
+     nothing was written
+  130  build: interrupted (Ctrl-C); nothing was written
+  143  build: stopped by SIGTERM; nothing was written"""
 
 
 def _now() -> str:
@@ -36,6 +41,8 @@ def _progress(label: str) -> Callable[[int, int], None]:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from nrf.bundles.build import BuildRequest, build_bundle
+    from nrf.bundles.output_errors import OutputNotWritten
+    from nrf.entrypoints.termination import EXIT_TERMINATED, Terminated, sigterm_raises
 
     request = BuildRequest(
         source_dir=Path(args.source_dir),
@@ -49,10 +56,17 @@ def cmd_build(args: argparse.Namespace) -> int:
         manifest=Path(args.manifest) if args.manifest else None,
     )
     try:
-        outcome = build_bundle(request, progress=_progress)
+        with sigterm_raises():
+            outcome = build_bundle(request, progress=_progress)
+    except OutputNotWritten as exc:
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_NOT_WRITTEN
     except NrfError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        return EXIT_ERROR if exc.code == "gate_worker_died" else EXIT_UNREADABLE
+    except Terminated:  # Ctrl-C goes on to main's handler: exit 130, said the same way
+        print("stopped by SIGTERM; nothing was written", file=sys.stderr)
+        return EXIT_TERMINATED
     report = outcome.report
     _print_errors(report)
     print(report.summary(), file=sys.stderr)

@@ -7,6 +7,15 @@ ERROR, WARNING, CLEANED = "error", "warning", "cleaned"
 # code -> (severity, meaning). Codes are stable: scripts and reviewers key on them.
 RULES: dict[str, tuple[str, str]] = {
     "source_missing": (ERROR, "a source file, layer, table or column is not in the delivery"),
+    "source_corrupt": (
+        ERROR,
+        "a source file is truncated, corrupt or not what its name says (an HTML page as .gpkg)",
+    ),
+    "source_encoding": (ERROR, "a source's text is not UTF-8 (or holds NUL bytes)"),
+    "source_format": (
+        ERROR,
+        "the levy CSV is not one comma-separated header of distinct names with rows to match",
+    ),
     "source_crs": (ERROR, "a layer has no CRS (and the manifest gives none) or is not EPSG:27700"),
     "schema": (ERROR, "a bundle lacks a layer, table or column the reader needs"),
     "empty": (ERROR, "a layer or table has no rows"),
@@ -15,6 +24,10 @@ RULES: dict[str, tuple[str, str]] = {
     "geometry_type": (ERROR, "a feature is not a polygon or multipolygon"),
     "geometry_invalid": (ERROR, "a feature's geometry is invalid (GEOS is_valid)"),
     "outside_gb": (ERROR, "a feature lies outside Great Britain's EPSG:27700 extent"),
+    "lonlat_coordinates": (
+        ERROR,
+        "a feature's coordinates look like longitude/latitude degrees, not EPSG:27700 metres",
+    ),
     "key_missing": (ERROR, "a feature or row has no usable key (name, id, cromeid, code)"),
     "key_duplicate": (ERROR, "a key that must be unique is repeated"),
     "key_conflict": (ERROR, "one NN catchment name has several ids, or one id several names"),
@@ -34,6 +47,10 @@ RULES: dict[str, tuple[str, str]] = {
     "overlap": (ERROR, "two coefficient polygons overlap (uplift would be counted twice)"),
     "coverage_gap": (WARNING, "coefficient polygons cover less than all of an NN catchment"),
     "no_source_key": (WARNING, "the coefficient layer has no cromeid column to trace rows by"),
+    "works_without_permit": (
+        WARNING,
+        "a works polygon's id has no permit row (its sites get no wastewater load)",
+    ),
     "key_repeated": (WARNING, "one NN catchment is made of several polygons"),
     "cleaned": (CLEANED, "a dirty source value was cleaned by a documented rule"),
 }

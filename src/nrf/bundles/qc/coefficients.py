@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.geometry import GB_EXTENT, LONLAT_BOX
 from nrf.bundles.qc.report import QcReport
 
 LAYER = "land_use_coefficients"
@@ -48,6 +49,36 @@ def check_values(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> No
     sql = f"SELECT t.{fid}, {key} FROM {table} t LEFT JOIN {rtree} r ON r.id = t.{fid} "
     for _, name in db.execute(sql + "WHERE r.id IS NULL"):
         report.add("geometry_missing", LAYER, name, "no geometry (NULL or empty)")
+    check_extent(db, t, key, report)
+
+
+def check_extent(db: sqlite3.Connection, t: TableSchema, key: str, report: QcReport) -> None:
+    """Features outside GB, or in degrees, found from the R-tree's boxes in one scan each.
+
+    R-tree boxes are single-precision, rounded outwards, which moves an edge by centimetres
+    at most: nothing on land is near either limit."""
+    table, fid, rtree = q(t.name), q(t.key), q(t.rtree or "")
+    x0, y0, x1, y1 = GB_EXTENT
+    lx0, ly0, lx1, ly1 = LONLAT_BOX
+    rules = {
+        "outside_gb": f"r.minx < {x0} OR r.miny < {y0} OR r.maxx > {x1} OR r.maxy > {y1}",
+        "lonlat_coordinates": (
+            f"r.minx >= {lx0} AND r.miny >= {ly0} AND r.maxx <= {lx1} AND r.maxy <= {ly1}"
+        ),
+    }
+    for code, where in rules.items():
+        sql = (
+            f"SELECT {key}, r.minx, r.miny, r.maxx, r.maxy FROM {rtree} r "
+            f"JOIN {table} t ON t.{fid} = r.id WHERE {where} ORDER BY r.id"
+        )
+        for name, *box in db.execute(sql):
+            shown = tuple(float(f"{b:.6g}") for b in box)
+            report.add(
+                code,
+                LAYER,
+                name,
+                f"bounds {shown}" + ("" if code == "outside_gb" else ": degrees?"),
+            )
 
 
 def key_sql(db: sqlite3.Connection, t: TableSchema) -> str:

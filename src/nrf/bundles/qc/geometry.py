@@ -14,6 +14,10 @@ from nrf.bundles.qc.report import QcReport
 
 # British National Grid's defined extent (EPSG:27700 area of use, rounded out to the grid).
 GB_EXTENT = (0.0, 0.0, 700_000.0, 1_300_000.0)
+# A feature wholly inside this box is in degrees: 27700 puts no land within 180 m x 90 m of
+# the grid's origin, which is in the sea south-west of the Isles of Scilly.
+LONLAT_BOX = (-180.0, -90.0, 180.0, 90.0)
+UNREADABLE = (BlobError, shapely.errors.GEOSException, TypeError, IndexError, ValueError)
 POLYGONAL = (int(shapely.GeometryType.POLYGON), int(shapely.GeometryType.MULTIPOLYGON))
 
 
@@ -23,12 +27,14 @@ def decode(
     """Geometries of the blobs; one that cannot be read is reported and becomes None."""
     try:
         return decode_blobs(blobs)
-    except (BlobError, shapely.errors.GEOSException):
+    except UNREADABLE:
         out = np.empty(len(blobs), dtype=object)
         for i, (key, blob) in enumerate(zip(keys, blobs, strict=True)):
             try:
+                if blob is not None and not isinstance(blob, bytes):
+                    raise BlobError(f"stored as {type(blob).__name__}, not a geometry blob")
                 out[i] = decode_blobs([blob])[0]
-            except (BlobError, shapely.errors.GEOSException) as exc:
+            except UNREADABLE as exc:
                 report.add("geometry_invalid", layer, key, f"unreadable geometry blob ({exc})")
                 out[i] = None
         return out
@@ -60,7 +66,13 @@ def check_geometries(
         x0, y0, x1, y1 = GB_EXTENT
         outside = (bounds[:, 0] < x0) | (bounds[:, 1] < y0) | (bounds[:, 2] > x1)
         outside |= bounds[:, 3] > y1
+        lx0, ly0, lx1, ly1 = LONLAT_BOX
+        degrees = (bounds[:, 0] >= lx0) & (bounds[:, 1] >= ly0) & (bounds[:, 2] <= lx1)
+        degrees &= bounds[:, 3] <= ly1
         for k, i in enumerate(np.flatnonzero(polygonal)):
+            shown = tuple(float(b) for b in bounds[k].round(4))
+            if degrees[k]:
+                report.add("lonlat_coordinates", layer, keys[i], f"bounds {shown}: degrees?")
             if outside[k]:
-                report.add("outside_gb", layer, keys[i], f"bounds {tuple(bounds[k].round(1))}")
+                report.add("outside_gb", layer, keys[i], f"bounds {shown}")
     return polygonal & valid

@@ -7,6 +7,7 @@ from typing import Any
 
 from nrf.adapters.boundary_data import geopackage_lookups as clean
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.plausible import check_plausible
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.qc.small_layers import SmallLayers
 from nrf.domain.model import category_key
@@ -53,6 +54,14 @@ def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -
             report.add("ref_works", layer, code, "no works polygon has this id")
     if FALLBACK_WORKS not in first:
         report.add("fallback_missing", layer, FALLBACK_WORKS, "no row for works 141")
+    for works in sorted(small.works_ids - set(first)):
+        report.add(
+            "works_without_permit",
+            "wwtw_catchments",
+            works,
+            "no WwTw_lookup row: a site draining to it gets no wastewater load "
+            "(as in Defra's tool), or is out of scope outside the NN catchments",
+        )
 
 
 def _rates(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
@@ -87,6 +96,11 @@ def _levy(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> N
 def check_tables(
     db: sqlite3.Connection, schema: dict[str, TableSchema], small: SmallLayers, report: QcReport
 ) -> None:
-    _permits(_rows(db, schema["wwtw_permits"]), small, report)
-    _rates(_rows(db, schema["occupancy_rates"]), small, report)
-    _levy(_rows(db, schema["levy_rates"]), small, report)
+    for table, check in (
+        ("wwtw_permits", _permits),
+        ("occupancy_rates", _rates),
+        ("levy_rates", _levy),
+    ):
+        rows = _rows(db, schema[table])
+        check(rows, small, report)
+        check_plausible(table, rows, report)

@@ -13,6 +13,8 @@ import multiprocessing
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,7 @@ from nrf.bundles.qc.coefficients import LAYER, key_sql
 from nrf.bundles.qc.geometry import POLYGONAL, check_geometries, decode
 from nrf.bundles.qc.overlaps import Tile, overlapping_pairs
 from nrf.bundles.qc.report import QcReport
+from nrf.domain.errors import NrfError
 
 TILE_FEATURES = 100_000
 Progress = Callable[[int, int], None]
@@ -102,6 +105,17 @@ def _cover(polys: np.ndarray, zones: np.ndarray) -> np.ndarray:
     return areas
 
 
+class GateWorkerDied(NrfError):
+    """A process checking tiles died: the gate cannot say the bundle is sound."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "gate_worker_died",
+            "a quality-gate worker process died (killed for memory, or crashed); "
+            "nothing was written",
+        )
+
+
 def check_tiles(
     db: sqlite3.Connection,
     t: TableSchema,
@@ -129,11 +143,18 @@ def check_tiles(
     workers = min(processes or os.cpu_count() or 1, len(plan))
     covered, done = np.zeros(len(names)), 0
     if workers > 1:
+        # An executor, not a Pool: a worker that dies (the OOM killer, a crash in GEOS) breaks
+        # it with an error, where a Pool would wait for the lost tile for ever.
         context = multiprocessing.get_context("fork")
-        with context.Pool(workers, initializer=_start, initargs=(job,)) as pool:
-            results: Iterator[Any] = pool.imap(_check, plan)
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start, initargs=(job,))
+        try:
+            results: Iterator[Any] = pool.map(_check, plan)
             for found, areas, count in results:
                 covered, done = _merge(report, found, covered, areas, done, count, total, progress)
+        except BrokenProcessPool:
+            raise GateWorkerDied() from None
+        finally:  # on Ctrl-C or SIGTERM too: drop the tiles not started, wait only for the rest
+            pool.shutdown(wait=True, cancel_futures=True)
     else:
         _start(job)
         for tile in plan:

@@ -1,0 +1,58 @@
+"""Values that parse as numbers but cannot be true are refused: a typo must not price a quote.
+
+The bounds are generous on purpose: several times anything real, so no real delivery trips
+them, yet a slipped decimal point, a sign or 1e308 does. Concentrations: treated effluent is
+permitted at tens of mg/l and raw sewage carries about 60 mg/l N and 10 mg/l P, so the limits
+are 200 mg/l N and 50 mg/l P. Occupancy: persons per dwelling in (0, 20]. Water: litres per
+person per day in (0, 1,000] (a home uses about 120, a hotel about 240). Levy: pounds per kg
+in [0, 1,000,000] (today's rates are in the tens of thousands).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from nrf.adapters.boundary_data import geopackage_lookups as clean
+from nrf.bundles.qc.report import QcReport
+
+# (table, column) -> (lowest, highest, whether the lowest itself is allowed, unit)
+BOUNDS: dict[tuple[str, str], tuple[float, float, bool, str]] = {
+    ("wwtw_permits", "n_conc_2025_2030"): (0.0, 200.0, True, "mg/l"),
+    ("wwtw_permits", "n_conc_2030_on"): (0.0, 200.0, True, "mg/l"),
+    ("wwtw_permits", "p_conc_2025_2030"): (0.0, 50.0, True, "mg/l"),
+    ("wwtw_permits", "p_conc_2030_on"): (0.0, 50.0, True, "mg/l"),
+    ("occupancy_rates", "occupancy_rate"): (0.0, 20.0, False, "persons per dwelling"),
+    ("occupancy_rates", "water_usage_l_per_person_day"): (0.0, 1000.0, False, "l/person/day"),
+    ("levy_rates", "n_gbp_per_kg"): (0.0, 1_000_000.0, True, "£/kg"),
+    ("levy_rates", "p_gbp_per_kg"): (0.0, 1_000_000.0, True, "£/kg"),
+}
+KEYS = {"wwtw_permits": "wwtw_id", "occupancy_rates": None, "levy_rates": "edp_id"}
+
+
+def _key(table: str, row: Mapping[str, Any]) -> object:
+    column = KEYS[table]
+    if column is None:  # a rates row: its catchment, its category, or the default
+        return row.get("nn_catchment") or row.get("dwelling_category") or f"row {row['_key']}"
+    return row.get(column) if row.get(column) is not None else f"row {row['_key']}"
+
+
+def check_plausible(table: str, rows: Iterable[Mapping[str, Any]], report: QcReport) -> None:
+    """A value_invalid finding for every number outside its table's bounds."""
+    bounds = {column: b for (t, column), b in BOUNDS.items() if t == table}
+    for row in rows:
+        for column, (low, high, low_ok, unit) in bounds.items():
+            try:
+                value = clean.number(row.get(column))
+            except ValueError:
+                continue  # not a number at all: reported by the table's own rule
+            if value is None:
+                continue
+            if value > high or value < low or (value == low and not low_ok):
+                shown = "[" if low_ok else "("
+                report.add(
+                    "value_invalid",
+                    table,
+                    _key(table, row),
+                    f"{column} = {value:g} {unit} is outside {shown}{low:g}, {high:g}]",
+                )
