@@ -9,7 +9,7 @@ import shapely
 from attrs import frozen
 
 from nrf.domain.model import Boundary, CoefficientPolygon, NnCatchment
-from nrf.domain.piece_figures import intersecting, piece_uplifts
+from nrf.domain.prepared_site import intersecting
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RuleSet
 
@@ -105,35 +105,34 @@ def land_use_pieces(
         return []
     # (site ∩ coefficient) ∩ catchment, the order the published tool intersects in.
     site_parts = shapely.intersection(boundary, coef_geoms[coef_hits])
-    areas_m2 = piece_areas(site_parts, nn_geoms[nn_hits])
-    part_index, nn_pos = np.nonzero(areas_m2 > 0.0)
-    if part_index.size == 0:
-        return []
-    used = [coefficients[i] for i in coef_hits[part_index].tolist()]
-    area_ha = areas_m2[part_index, nn_pos] / rules.m2_per_ha
     greenspace = greenspace_applies(dev_area_ha, rules)
-    n_uplift = piece_uplifts(
-        [c.lu_curr_n_coeff for c in used],
-        [c.n_resi_coeff for c in used],
-        rules.greenspace_n_coeff,
-        area_ha,
-        greenspace,
-        rules,
-    )
-    p_uplift = piece_uplifts(
-        [c.lu_curr_p_coeff for c in used],
-        [c.p_resi_coeff for c in used],
-        rules.greenspace_p_coeff,
-        area_ha,
-        greenspace,
-        rules,
-    )
+    areas_m2 = piece_areas(site_parts, nn_geoms[nn_hits])
     pieces: list[Piece] = []
-    for pos, ha, n, p in zip(nn_pos.tolist(), area_ha.tolist(), n_uplift, p_uplift, strict=True):
-        nn = catchments[int(nn_hits[pos])]
+    for part_index, nn_pos in zip(*np.nonzero(areas_m2 > 0.0), strict=True):
+        coef = coefficients[int(coef_hits[part_index])]
+        nn = catchments[int(nn_hits[nn_pos])]
+        area_ha = float(areas_m2[part_index, nn_pos]) / rules.m2_per_ha
         pieces.append(
             Piece(
-                n2k_site_name=nn.n2k_site_name, edp_id=nn.edp_id, area_ha=ha, n_uplift=n, p_uplift=p
+                n2k_site_name=nn.n2k_site_name,
+                edp_id=nn.edp_id,
+                area_ha=area_ha,
+                n_uplift=piece_uplift(
+                    coef.lu_curr_n_coeff,
+                    coef.n_resi_coeff,
+                    rules.greenspace_n_coeff,
+                    area_ha,
+                    greenspace,
+                    rules,
+                ),
+                p_uplift=piece_uplift(
+                    coef.lu_curr_p_coeff,
+                    coef.p_resi_coeff,
+                    rules.greenspace_p_coeff,
+                    area_ha,
+                    greenspace,
+                    rules,
+                ),
             )
         )
     return pieces
