@@ -51,3 +51,12 @@ def test_allocation_always_sums_to_the_total_in_pennies(shares: list[float]) -> 
     assert sum(round(p * 100) for p in parts) == round(total * 100)
     for part, share in zip(parts, shares, strict=True):
         assert abs(part - share) <= 0.01 * len(shares) + 1e-6
+
+
+def test_one_part_gets_the_whole_total_whatever_its_share() -> None:
+    # target = round(2.675 * 100) = round(267.5) = 268 pennies (half to even) -> 2.68,
+    # whatever the unrounded share (its floor 266 plus the 2 pennies owed, or 300 less 32).
+    assert allocate_pennies(2.675, [2.669]) == [2.68]
+    assert allocate_pennies(2.675, [3.0]) == [2.68]
+    # -0.125 * 100 = -12.5 -> -12 (half to even) -> -0.12, from a share of -0.2 (floor -20).
+    assert allocate_pennies(-0.125, [-0.2]) == [-0.12]

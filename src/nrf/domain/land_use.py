@@ -9,6 +9,7 @@ import shapely
 from attrs import frozen
 
 from nrf.domain.model import Boundary, CoefficientPolygon, NnCatchment
+from nrf.domain.prepared_site import intersecting
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RuleSet
 
@@ -99,7 +100,7 @@ def land_use_pieces(
     if nn_hits.size == 0:
         return []
     coef_geoms = np.array([c.geometry for c in coefficients], dtype=object)
-    coef_hits = np.flatnonzero(shapely.intersects(coef_geoms, boundary))
+    coef_hits = np.flatnonzero(intersecting(boundary, coef_geoms))
     if coef_hits.size == 0:
         return []
     # (site ∩ coefficient) ∩ catchment, the order the published tool intersects in.

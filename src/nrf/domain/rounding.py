@@ -30,6 +30,9 @@ def allocate_pennies(total: float, shares: Sequence[float]) -> list[float]:
     if not shares:
         return []
     target = round(total * 100.0)
+    if len(shares) == 1 and math.isfinite(shares[0] * 100.0):
+        # One part gets every penny (its floor plus all that is owed): the total itself.
+        return [target / 100.0]
     scaled = [s * 100.0 for s in shares]
     pennies = [math.floor(s) for s in scaled]
     owed = int(target - sum(pennies))

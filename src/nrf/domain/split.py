@@ -38,18 +38,16 @@ def split_by_catchment(
     ``n_wwtw_perm``/``p_wwtw_perm`` are the unrounded loads; the returned
     wastewater shares add up to their 2-dp rounding.
     """
-    keys = sorted({(p.n2k_site_name, p.edp_id) for p in pieces})
+    # Each catchment's pieces in input order, grouped in one pass (sums keep that order).
+    grouped: dict[tuple[str, str], list[Piece]] = {}
+    for piece in pieces:
+        grouped.setdefault((piece.n2k_site_name, piece.edp_id), []).append(piece)
+    keys = sorted(grouped)
     if not keys:
         return ()
-    area = {
-        k: math.fsum(p.area_ha for p in pieces if (p.n2k_site_name, p.edp_id) == k) for k in keys
-    }
-    n_up = {
-        k: sum(p.n_uplift or 0.0 for p in pieces if (p.n2k_site_name, p.edp_id) == k) for k in keys
-    }
-    p_up = {
-        k: sum(p.p_uplift or 0.0 for p in pieces if (p.n2k_site_name, p.edp_id) == k) for k in keys
-    }
+    area = {k: math.fsum(p.area_ha for p in grouped[k]) for k in keys}
+    n_up = {k: sum(p.n_uplift or 0.0 for p in grouped[k]) for k in keys}
+    p_up = {k: sum(p.p_uplift or 0.0 for p in grouped[k]) for k in keys}
     total_area = math.fsum(area.values())
     share = {k: (area[k] / total_area if total_area > 0 else 1 / len(keys)) for k in keys}
 
