@@ -3,7 +3,8 @@
 A build stages its bundle in ``.NAME.<pid>.tmp`` beside the target and removes it on any
 error or signal it can catch; only a kill it cannot catch leaves one behind. The next build
 to the same target removes every such file whose process is gone, and leaves alone one whose
-process still runs (another build writing the same target).
+process still runs (another build writing the same target). Where that cannot be asked
+safely (Windows), nothing is swept.
 """
 
 from __future__ import annotations
@@ -13,8 +14,14 @@ import os
 import re
 from pathlib import Path
 
+# Only POSIX can ask whether a process runs with os.kill(pid, 0): on Windows that call would
+# end the process (TerminateProcess), so there every staging file is taken to be in use.
+CAN_PROBE = os.name == "posix"
+
 
 def _alive(pid: int) -> bool:
+    if not CAN_PROBE:
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
