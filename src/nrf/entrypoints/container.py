@@ -91,6 +91,17 @@ def _delivery(emails: Any, records: Any, clock: Any, sleeper: Any, base_url: str
     return DeliveryChannels(emails, backend, records, clock)
 
 
+def _by_result_store(config: Any, s3_client: Any, *, local: type, s3: type) -> Any:
+    """The local or the S3 one of a pair, as NRF_RESULT_STORE says, kept where the results are."""
+    return providers.Selector(
+        config.result_store,
+        local=providers.Singleton(local, root=config.results_dir),
+        s3=providers.Singleton(
+            s3, client=s3_client, bucket=config.results_bucket, prefix=config.results_prefix
+        ),
+    )
+
+
 class Container(containers.DeclarativeContainer):
     """Wires adapters to the domain; tests override providers with fakes."""
 
@@ -138,32 +149,13 @@ class Container(containers.DeclarativeContainer):
         _queue, client=sqs_client, url=None, name=config.dlq_name
     )
 
-    result_store = providers.Selector(
-        config.result_store,
-        local=providers.Singleton(LocalResultStore, root=config.results_dir),
-        s3=providers.Singleton(
-            S3ResultStore, client=s3_client, bucket=config.results_bucket,
-            prefix=config.results_prefix,
-        ),
-    )  # fmt: skip
+    result_store = _by_result_store(config, s3_client, local=LocalResultStore, s3=S3ResultStore)
 
     # Beside the results, in the same place: heartbeats, stall state, notices; and listings.
-    ops_records = providers.Selector(
-        config.result_store,
-        local=providers.Singleton(LocalOpsRecords, root=config.results_dir),
-        s3=providers.Singleton(
-            S3OpsRecords, client=s3_client, bucket=config.results_bucket,
-            prefix=config.results_prefix,
-        ),
-    )  # fmt: skip
-    store_inventory = providers.Selector(
-        config.result_store,
-        local=providers.Singleton(LocalStoreInventory, root=config.results_dir),
-        s3=providers.Singleton(
-            S3StoreInventory, client=s3_client, bucket=config.results_bucket,
-            prefix=config.results_prefix,
-        ),
-    )  # fmt: skip
+    ops_records = _by_result_store(config, s3_client, local=LocalOpsRecords, s3=S3OpsRecords)
+    store_inventory = _by_result_store(
+        config, s3_client, local=LocalStoreInventory, s3=S3StoreInventory
+    )
 
     notifier = providers.Selector(
         config.notifier,
