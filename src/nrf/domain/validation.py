@@ -1,15 +1,12 @@
 """Strict validation of red-line boundaries: every problem of every feature, in one error.
 
-Over 200 lines: every boundary check is here, so the list of what is refused is one read.
+The attributes are read by ``feature_properties``; the geometry checks are all here, so the
+list of what is refused is one read.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable, Mapping, Sequence
-from decimal import Decimal, InvalidOperation
-from numbers import Integral, Real
 
 import attrs
 import numpy as np
@@ -18,23 +15,20 @@ from attrs import field, frozen
 from shapely.geometry import MultiPolygon, Polygon
 
 from nrf.domain.errors import InvalidInput, Problem
-from nrf.domain.job_request import MAX_DWELLINGS
+from nrf.domain.feature_properties import (
+    ABSENT,
+    COLUMNS,
+    dwellings_of,
+    lookup,
+    missing_column_hint,
+    required_text,
+)
 from nrf.domain.model import Boundary, Development
 
 BNG = "EPSG:27700"
 MIB = 1024 * 1024
 # The extent of British National Grid; a site outside it is in the wrong CRS or not in GB.
 GB_BOUNDS = (0.0, 0.0, 700_000.0, 1_300_000.0)
-# Snake-case column -> the name planning teams' files use for it (used only if snake is absent).
-COLUMNS: Mapping[str, str] = {
-    "id": "id",
-    "name": "Name",
-    "dwelling_category": "Dwel_Cat",
-    "source": "Source",
-    "dwellings": "Dwellings",
-}
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-_ABSENT = object()
 
 
 @frozen(kw_only=True)
@@ -84,11 +78,11 @@ def validate_features(
     if len(features) > limits.max_features:
         message = f"the file has {len(features):,} features; at most {limits.max_features:,}"
         raise InvalidInput([Problem(code="too_many_features", message=message + " are allowed")])
-    absent = [c for c in COLUMNS if all(_lookup(f.properties, c) is _ABSENT for f in features)]
+    absent = [c for c in COLUMNS if all(lookup(f.properties, c) is ABSENT for f in features)]
     problems = [
         Problem(
             code="missing_column",
-            message=f"the file has no {c} column{_alias(c)}",
+            message=f"the file has no {c} column{missing_column_hint(c)}",
             feature=None,
             field=c,
         )
@@ -98,8 +92,16 @@ def validate_features(
     developments: list[Development] = []
     for position, feature in enumerate(features, start=1):
         found: list[Problem] = []
-        texts = {c: _required_text(feature, c, found) for c in COLUMNS if c not in absent}
-        dwellings = _dwellings(feature, found) if "dwellings" not in absent else 0
+        texts = {
+            c: required_text(feature.properties, feature.index, c, found)
+            for c in COLUMNS
+            if c not in absent
+        }
+        dwellings = (
+            dwellings_of(feature.properties, feature.index, found)
+            if "dwellings" not in absent
+            else 0
+        )
         found += feature.problems
         geometry = feature.geometry
         if not any(p.field == "geometry" for p in feature.problems):
@@ -211,98 +213,3 @@ def _within(bounds: tuple[float, ...], box: tuple[float, ...]) -> bool:
     return (
         box[0] <= bounds[0] and bounds[2] <= box[2] and box[1] <= bounds[1] and bounds[3] <= box[3]
     )
-
-
-def _alias(column: str) -> str:
-    legacy = COLUMNS[column]
-    return f" (or {legacy})" if legacy != column else ""
-
-
-def _lookup(properties: Mapping[str, object], column: str) -> object:
-    """The snake_case column, else the delivered name; exact names first, then any case
-    (files exported from other tools arrive as ``DWELLINGS`` or ``dwel_cat``)."""
-    for name in (column, COLUMNS[column]):
-        if name in properties:
-            return properties[name]
-    folded = {key.casefold(): key for key in properties if isinstance(key, str)}
-    for name in (column, COLUMNS[column]):
-        key = folded.get(name.casefold())
-        if key is not None:
-            return properties[key]
-    return _ABSENT
-
-
-def _required_text(feature: RawFeature, column: str, found: list[Problem]) -> str:
-    """A text column; name and source may be blank, id and dwelling_category may not."""
-    text = _text(_lookup(feature.properties, column))
-    if text is None and column in ("id", "dwelling_category"):
-        n = feature.index
-        found.append(
-            Problem(
-                code="missing_value",
-                message=f"feature {n}: {column} is empty; every site needs one",
-                feature=n,
-                field=column,
-            )
-        )
-    return text or ""
-
-
-def _text(value: object) -> str | None:
-    """A property as text; ids arrive as numbers in one file and text in another."""
-    if value is None or value is _ABSENT:
-        return None
-    if isinstance(value, bool | np.bool_):
-        return str(bool(value)).lower()
-    if isinstance(value, Integral):
-        return str(int(value))
-    if isinstance(value, Decimal):
-        value = float(value)
-    if isinstance(value, Real):
-        number = float(value)
-        if not math.isfinite(number):
-            return None
-        return str(int(number)) if number.is_integer() else repr(number)
-    text = str(value).strip()
-    return text or None
-
-
-def _dwellings(feature: RawFeature, found: list[Problem]) -> int:
-    """The number of dwellings; a problem is recorded (and 0 returned) when it is unusable."""
-    outcome = _count(_lookup(feature.properties, "dwellings"))
-    if isinstance(outcome, int):
-        return outcome
-    code, why = outcome
-    found.append(
-        Problem(
-            code=code,
-            message=f"feature {feature.index}: {why}",
-            feature=feature.index,
-            field="dwellings",
-        )
-    )
-    return 0
-
-
-def _count(value: object) -> int | tuple[str, str]:
-    """A whole number of dwellings, or (code, why)."""
-    if value is None or value is _ABSENT or (isinstance(value, str) and not value.strip()):
-        return "missing_value", "dwellings is empty; give the number of dwellings (0 or more)"
-    number: Decimal | None = None
-    if isinstance(value, bool | np.bool_):
-        number = None  # True is not a count, even though Python calls it 1
-    elif isinstance(value, Integral):
-        number = Decimal(int(value))
-    elif isinstance(value, Real | Decimal) and math.isfinite(float(value)):
-        number = Decimal(float(value))
-    elif isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
-        try:
-            number = Decimal(value.strip())
-        except InvalidOperation:
-            number = None
-    shown = repr(value) if isinstance(value, str) else str(value)
-    if number is not None and number > MAX_DWELLINGS:
-        return "invalid_dwellings", f"dwellings is {shown}; it must be at most {MAX_DWELLINGS:,}"
-    if number is None or number < 0 or number != number.to_integral_value():
-        return "invalid_dwellings", f"dwellings is {shown}; it must be a whole number of 0 or more"
-    return int(number)

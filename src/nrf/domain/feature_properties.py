@@ -1,0 +1,126 @@
+"""A feature's attributes, read one way for every input format: names in any case, ids as text.
+
+Planning teams' files name the columns their own way (``Dwel_Cat``, ``DWELLINGS``) and store
+ids as numbers or text; a site's dwellings must be a whole number of 0 to the limit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
+from numbers import Integral, Real
+
+import numpy as np
+
+from nrf.domain.errors import Problem
+from nrf.domain.job_request import MAX_DWELLINGS
+
+# Snake-case column -> the name planning teams' files use for it (used only if snake is absent).
+COLUMNS: Mapping[str, str] = {
+    "id": "id",
+    "name": "Name",
+    "dwelling_category": "Dwel_Cat",
+    "source": "Source",
+    "dwellings": "Dwellings",
+}
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+ABSENT = object()  # a column the feature does not have
+
+
+def missing_column_hint(column: str) -> str:
+    """What else the column may be called, for a missing-column message."""
+    legacy = COLUMNS[column]
+    return f" (or {legacy})" if legacy != column else ""
+
+
+def lookup(properties: Mapping[str, object], column: str) -> object:
+    """The snake_case column, else the delivered name; exact names first, then any case
+    (files exported from other tools arrive as ``DWELLINGS`` or ``dwel_cat``)."""
+    for name in (column, COLUMNS[column]):
+        if name in properties:
+            return properties[name]
+    folded = {key.casefold(): key for key in properties if isinstance(key, str)}
+    for name in (column, COLUMNS[column]):
+        key = folded.get(name.casefold())
+        if key is not None:
+            return properties[key]
+    return ABSENT
+
+
+def required_text(
+    properties: Mapping[str, object], n: int, column: str, found: list[Problem]
+) -> str:
+    """A text column; name and source may be blank, id and dwelling_category may not."""
+    text = text_of(lookup(properties, column))
+    if text is None and column in ("id", "dwelling_category"):
+        found.append(
+            Problem(
+                code="missing_value",
+                message=f"feature {n}: {column} is empty; every site needs one",
+                feature=n,
+                field=column,
+            )
+        )
+    return text or ""
+
+
+def text_of(value: object) -> str | None:
+    """A property as text; ids arrive as numbers in one file and text in another."""
+    if value is None or value is ABSENT:
+        return None
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value)).lower()
+    if isinstance(value, Integral):
+        return str(int(value))
+    if isinstance(value, Decimal):
+        value = float(value)
+    if isinstance(value, Real):
+        number = float(value)
+        if not math.isfinite(number):
+            return None
+        return str(int(number)) if number.is_integer() else repr(number)
+    text = str(value).strip()
+    return text or None
+
+
+def dwellings_of(properties: Mapping[str, object], n: int, found: list[Problem]) -> int:
+    """The number of dwellings; a problem is recorded (and 0 returned) when it is unusable."""
+    outcome = _count(lookup(properties, "dwellings"))
+    if isinstance(outcome, int):
+        return outcome
+    code, why = outcome
+    found.append(
+        Problem(
+            code=code,
+            message=f"feature {n}: {why}",
+            feature=n,
+            field="dwellings",
+        )
+    )
+    return 0
+
+
+def _count(value: object) -> int | tuple[str, str]:
+    """A whole number of dwellings, or (code, why)."""
+    if value is None or value is ABSENT or (isinstance(value, str) and not value.strip()):
+        return "missing_value", "dwellings is empty; give the number of dwellings (0 or more)"
+    number: Decimal | None = None
+    if isinstance(value, bool | np.bool_):
+        number = None  # True is not a count, even though Python calls it 1
+    elif isinstance(value, Integral):
+        number = Decimal(int(value))
+    elif isinstance(value, Real | Decimal) and math.isfinite(float(value)):
+        number = Decimal(float(value))
+    elif isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+        try:
+            number = Decimal(value.strip())
+        except InvalidOperation:
+            number = None
+    shown = repr(value) if isinstance(value, str) else str(value)
+    if number is not None and number > MAX_DWELLINGS:
+        return "invalid_dwellings", f"dwellings is {shown}; it must be at most {MAX_DWELLINGS:,}"
+    if number is None or number < 0 or number != number.to_integral_value():
+        return "invalid_dwellings", f"dwellings is {shown}; it must be a whole number of 0 or more"
+    return int(number)
