@@ -159,3 +159,32 @@ def two_catchment_strip(info: BundleInfo | None = None) -> InMemoryBoundaryData:
         levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
         info=info,
     )
+
+
+def wensum_square(
+    origin: tuple[float, float],
+    *,
+    n_current: float,
+    p_current: float,
+    info: BundleInfo | None = None,
+) -> InMemoryBoundaryData:
+    """A 1 km square at ``origin``: the Wensum (EDP 1) over works 1065 (Sculthorpe, 27/10 mg/l
+    N and 1 mg/l P), one coefficient polygon (current N/P as given, resi 12 and 0.5 kg/ha), and
+    the Wensum's levy: £3,000.50 per kg N, £40,000 per kg P, shares 5, 10 and 3 %."""
+    x0, y0 = origin
+    return InMemoryBoundaryData(
+        nn=[NnCatchment(box(x0, y0, x0 + 1000, y0 + 1000), "River Wensum SAC", "1")],
+        wwtw=[Zone(box(x0, y0, x0 + 1000, y0 + 1000), 1065)],
+        coefficients=[
+            CoefficientPolygon(
+                geometry=box(x0, y0, x0 + 1000, y0 + 1000),
+                lu_curr_n_coeff=n_current,
+                lu_curr_p_coeff=p_current,
+                n_resi_coeff=12,
+                p_resi_coeff=0.5,
+            )
+        ],
+        permits=[permit(1065, "Sculthorpe")],
+        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+        info=info,
+    )

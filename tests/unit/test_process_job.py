@@ -16,11 +16,10 @@ from nrf.domain.jobs import (
     job_record_from_json,
     job_record_to_json,
 )
-from nrf.domain.model import CoefficientPolygon, NnCatchment, Zone
 from nrf.domain.validation import RawFeature
 from nrf.service_layer.job_outcome import retry_delay
 from support.deliveries import Deliveries
-from support.reference import InMemoryBoundaryData, levy_rate, permit
+from support.reference import InMemoryBoundaryData, wensum_square
 
 X0, Y0 = 600_000.0, 300_000.0
 SITE = box(X0 + 100, Y0 + 100, X0 + 405, Y0 + 200)  # 3.05 ha
@@ -41,21 +40,7 @@ class FakeBoundarySource:
 
 
 def repo() -> InMemoryBoundaryData:
-    return InMemoryBoundaryData(
-        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
-        wwtw=[Zone(box(X0, Y0, X0 + 1000, Y0 + 1000), 1065)],
-        coefficients=[
-            CoefficientPolygon(
-                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
-                lu_curr_n_coeff=5.57,
-                lu_curr_p_coeff=0.24,
-                n_resi_coeff=12,
-                p_resi_coeff=0.5,
-            )
-        ],
-        permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0))],
-        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
-    )
+    return wensum_square((X0, Y0), n_current=5.57, p_current=0.24)
 
 
 def render(run, developments) -> dict[str, bytes]:

@@ -9,31 +9,21 @@ from shapely.geometry import box
 from nrf.adapters.outputs.result_files import job_files
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.job_request import JobRequest
-from nrf.domain.model import BundleInfo, CoefficientPolygon, Development, NnCatchment, Zone
+from nrf.domain.model import BundleInfo, Development
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.service_layer.job_emails import NotifySettings, personalisation
-from support.reference import InMemoryBoundaryData, levy_rate, permit
+from support.reference import wensum_square
 
 X0, Y0 = 600_000, 300_000
 DIGEST = "ab" * 32
 
 
 def run_and_sites() -> tuple[AssessmentRun, list[Development]]:
-    data = InMemoryBoundaryData(
-        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
-        wwtw=[Zone(box(X0, Y0, X0 + 1000, Y0 + 1000), 1065)],
-        coefficients=[
-            CoefficientPolygon(
-                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
-                lu_curr_n_coeff=5.0,
-                lu_curr_p_coeff=0.2,
-                n_resi_coeff=12,
-                p_resi_coeff=0.5,
-            )
-        ],
-        permits=[permit(1065, "Sculthorpe")],
-        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+    data = wensum_square(
+        (X0, Y0),
+        n_current=5.0,
+        p_current=0.2,
         info=BundleInfo(
             name="nrf-defra-iat",
             version="2026.11.1",

@@ -5,31 +5,17 @@ import json
 from shapely.geometry import box
 
 from nrf.domain.assessment import AssessDevelopments
-from nrf.domain.model import CoefficientPolygon, Development, NnCatchment, Zone
+from nrf.domain.model import Development
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.serialization import structure, unstructure
-from support.reference import InMemoryBoundaryData, levy_rate, permit
+from support.reference import wensum_square
 
 X0, Y0 = 600_000.0, 300_000.0
 
 
 def test_assessment_run_round_trips_through_json() -> None:
-    data = InMemoryBoundaryData(
-        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
-        wwtw=[Zone(box(X0, Y0, X0 + 1000, Y0 + 1000), 1065)],
-        coefficients=[
-            CoefficientPolygon(
-                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
-                lu_curr_n_coeff=5.57,
-                lu_curr_p_coeff=0.24,
-                n_resi_coeff=12,
-                p_resi_coeff=0.5,
-            )
-        ],
-        permits=[permit(1065, "Sculthorpe")],
-        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
-    )
+    data = wensum_square((X0, Y0), n_current=5.57, p_current=0.24)
     sites = [
         Development(
             rlb_id=1,
