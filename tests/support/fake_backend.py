@@ -12,10 +12,12 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from attrs import frozen
+
+from support.loopback_server import LoopbackServer
 
 
 @frozen
@@ -27,7 +29,7 @@ class Received:
     body: dict[str, Any]
 
 
-class FakeBackend:
+class FakeBackend(LoopbackServer):
     def __init__(self, api_key: str = "backend-test-key") -> None:
         self.api_key = api_key
         self.patches: list[Received] = []  # every PATCH read whole, answered or not
@@ -40,25 +42,8 @@ class FakeBackend:
         self._holding = False
         self._before_reading = False
         self._drop = False
-        self._released = threading.Event()
         self._changed = threading.Condition()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def start(self) -> FakeBackend:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._released.set()
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(self._handler())
 
     def fail_next(self, status: int, times: int = 1) -> None:
         self._failures += [status] * times

@@ -9,10 +9,12 @@ import urllib.parse
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import jwt
+
+from support.loopback_server import LoopbackServer
 
 TOKEN_LEEWAY = 30  # seconds either side of now, as Notify allows
 
@@ -40,7 +42,7 @@ def notify_error(status: int, error: str, message: str) -> dict[str, Any]:
     return {"status_code": status, "errors": [{"error": error, "message": message}]}
 
 
-class FakeNotifyServer:
+class FakeNotifyServer(LoopbackServer):
     """Checks the client's JWT (iss = service id, HS256 with the secret) and records emails.
 
     ``fail_next(n, status)`` answers the next ``n`` requests with that status;
@@ -61,24 +63,7 @@ class FakeNotifyServer:
         self._hangs = 0
         self._outage: int | None = None
         self._lock = threading.Lock()
-        self._released = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def start(self) -> FakeNotifyServer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._released.set()
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(self._handler_class())
 
     def fail_next(self, count: int, status: int) -> None:
         with self._lock:
