@@ -15,6 +15,7 @@ import shutil
 import signal
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -32,6 +33,7 @@ _job: Job | None = None
 _marks: Path | None = None
 EXIT_ORPHANED = 70
 WARM_UP_ATTEMPTS = 3
+WARM_UP_ROUNDS, WARM_UP_PAUSE = 600, 0.05  # up to ~30 s for every process to answer
 
 
 def _exit_with_parent() -> None:
@@ -85,6 +87,12 @@ def _run(key: str, work: Any) -> Any:
     return _job(work)
 
 
+def _pid_after(seconds: float) -> int:
+    """A warm-up answer; the pause leaves room for the other job processes to answer too."""
+    time.sleep(seconds)
+    return os.getpid()
+
+
 def _run_timed_out(work: Any, seconds: float) -> Any:
     assert _job is not None, "job process not initialised"
     return _job.timed_out(work, seconds)  # type: ignore[attr-defined]
@@ -133,15 +141,27 @@ class JobProcesses:
         """
         for attempt in range(1, WARM_UP_ATTEMPTS + 1):
             try:
-                futures = [self._pool.submit(os.getpid) for _ in range(self._settings.concurrency)]
-                for future in futures:
-                    future.result()
+                self._until_each_answered()
                 return
             except BrokenProcessPool:
                 log.error("job_process_died_warming_up", extra={"attempt": attempt})
                 if attempt == WARM_UP_ATTEMPTS:
                     raise
                 self.recover()
+
+    def _until_each_answered(self) -> None:
+        """Ask for pids until every job process has answered, so each one finished starting.
+
+        One quick process could otherwise answer for all while another is still starting,
+        and a death during that start would break the pool under the first job instead.
+        """
+        want, seen = self._settings.concurrency, set()
+        for _ in range(WARM_UP_ROUNDS):
+            futures = [self._pool.submit(_pid_after, WARM_UP_PAUSE) for _ in range(want)]
+            seen |= {future.result() for future in futures}
+            if len(seen) >= want:
+                return
+        log.warning("job_processes_slow_to_start", extra={"answered": len(seen), "of": want})
 
     def recover(self) -> bool:
         """Replace the pool if a job process died (True); a healthy pool is left alone."""
