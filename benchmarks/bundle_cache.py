@@ -23,8 +23,12 @@ def layer_stats(path: Path) -> dict[str, dict[str, int]]:
     for layer in ("nn_catchments", "wwtw_catchments", "subcatchments", "lpa_boundaries"):
         geoms = decode_blobs([r[0] for r in db.execute(f"SELECT geom FROM {layer}")])
         counts = shapely.get_num_coordinates(geoms)
-        out[layer] = {"features": len(geoms), "min_vertices": int(counts.min()),
-                      "max_vertices": int(counts.max()), "vertices": int(counts.sum())}  # fmt: skip
+        out[layer] = {
+            "features": len(geoms),
+            "min_vertices": int(counts.min()),
+            "max_vertices": int(counts.max()),
+            "vertices": int(counts.sum()),
+        }
     db.close()
     return out
 

@@ -26,13 +26,19 @@ def features(count: int) -> list[dict[str, object]]:
     for n in range(count):
         x, y = minx + dx * (n % columns), miny + dy * (n // columns)
         ring = [[x, y], [x + SIDE, y], [x + SIDE, y + SIDE], [x, y + SIDE], [x, y]]
-        found.append({
-            "type": "Feature",
-            "properties": {"id": f"BENCH-{n + 1:06d}", "Name": f"Grid site {n + 1}",
-                           "Dwel_Cat": "housing", "Source": "benchmark",
-                           "Dwellings": 1 + n % 60},
-            "geometry": {"type": "Polygon", "coordinates": [ring]},
-        })  # fmt: skip
+        found.append(
+            {
+                "type": "Feature",
+                "properties": {
+                    "id": f"BENCH-{n + 1:06d}",
+                    "Name": f"Grid site {n + 1}",
+                    "Dwel_Cat": "housing",
+                    "Source": "benchmark",
+                    "Dwellings": 1 + n % 60,
+                },
+                "geometry": {"type": "Polygon", "coordinates": [ring]},
+            }
+        )
     return found
 
 

@@ -39,10 +39,14 @@ def check_run(
     checks["no_job_lost"] = _check(not lost, {"missing_status": len(lost), "sample": _sample(lost)})
 
     wrong = [
-        j for j, want in expected.items() if j in statuses and (
+        j
+        for j, want in expected.items()
+        if j in statuses
+        and (
             statuses[j]["status"] != want["status"]
-            or (want["code"] and want["code"] not in statuses[j].get("error_codes", [])))
-    ]  # fmt: skip
+            or (want["code"] and want["code"] not in statuses[j].get("error_codes", []))
+        )
+    ]
     checks["every_status_as_expected"] = _check(not wrong, {"wrong": _sample(wrong)})
 
     present = {p.name for p in results.iterdir() if p.is_dir()} if results.exists() else set()
@@ -51,9 +55,10 @@ def check_run(
 
     stored = Counter(e.get("job_id") for e in events if e.get("event") == "job_stored")
     bad_stored = [
-        j for j, want in expected.items()
+        j
+        for j, want in expected.items()
         if stored[j] != (1 if want["status"] == "succeeded" else 0)
-    ]  # fmt: skip
+    ]
     checks["job_stored_once_per_job"] = _check(
         not bad_stored, {"events": sum(stored.values()), "wrong": _sample(bad_stored)}
     )
@@ -89,19 +94,24 @@ def _email_checks(
         started = sent[(job_id, "started")]
         if started > 1 or (want["status"] == "succeeded" and started != 1):
             started_wrong.append(job_id)
-        recorded = [n for n in statuses.get(job_id, {}).get("notifications", [])
-                    if n.get("kind") == final and n.get("sent")]  # fmt: skip
+        recorded = [
+            n
+            for n in statuses.get(job_id, {}).get("notifications", [])
+            if n.get("kind") == final and n.get("sent")
+        ]
         if job_id in statuses and len(recorded) != told:
             unrecorded.append(job_id)
     strangers = {ref for ref, _ in sent} - set(expected)
     return {
         "one_final_email_per_job": _check(
-            not final_wrong, {"emails": len(emails), "wrong": _sample(final_wrong)}),
+            not final_wrong, {"emails": len(emails), "wrong": _sample(final_wrong)}
+        ),
         "at_most_one_started_email": _check(not started_wrong, {"wrong": _sample(started_wrong)}),
         "final_email_recorded_in_status": _check(not unrecorded, {"wrong": _sample(unrecorded)}),
         "no_email_for_unknown_jobs": _check(
-            not strangers, {"unknown": _sample(str(s) for s in strangers)}),
-    }  # fmt: skip
+            not strangers, {"unknown": _sample(str(s) for s in strangers)}
+        ),
+    }
 
 
 def percentile(values: Sequence[float], percent: int) -> float | None:

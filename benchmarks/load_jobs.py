@@ -13,10 +13,20 @@ from nrf.entrypoints.job_submission import job_messages
 
 EMAIL = "load@example.gov.uk"
 BNG = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}
-_BOWTIE = [[582800.0, 328200.0], [582840.0, 328240.0], [582840.0, 328200.0],
-           [582800.0, 328240.0], [582800.0, 328200.0]]  # fmt: skip
-_SQUARE = [[582800.0, 328200.0], [582840.0, 328200.0], [582840.0, 328240.0],
-           [582800.0, 328240.0], [582800.0, 328200.0]]  # fmt: skip
+_BOWTIE = [
+    [582800.0, 328200.0],
+    [582840.0, 328240.0],
+    [582840.0, 328200.0],
+    [582800.0, 328240.0],
+    [582800.0, 328200.0],
+]
+_SQUARE = [
+    [582800.0, 328200.0],
+    [582840.0, 328200.0],
+    [582840.0, 328240.0],
+    [582800.0, 328240.0],
+    [582800.0, 328200.0],
+]
 
 
 @frozen
@@ -49,19 +59,42 @@ def _invalid(prefix: str) -> list[LoadJob]:
     bowtie = {"type": "Polygon", "crs": BNG, "coordinates": [_BOWTIE]}
     bad_dwellings = {"name": "x", "dwellings": -3, "dwelling_category": "housing"}
     return [
-        LoadJob(f"{prefix}-bowtie", canonical(f"{prefix}-bowtie", boundary=bowtie), "invalid",
-                "failed", "self_intersecting_geometry"),
-        LoadJob(f"{prefix}-dwellings", canonical(f"{prefix}-dwellings", development=bad_dwellings),
-                "invalid", "failed", "invalid_dwellings"),
-        LoadJob(f"{prefix}-scheme", canonical(f"{prefix}-scheme", boundary=None,
-                                              boundary_uri="https://evil.example/x.geojson"),
-                "invalid", "failed", "invalid_boundary_uri"),
-        LoadJob(f"{prefix}-outside", canonical(f"{prefix}-outside", boundary=None,
-                                               boundary_uri="s3://other-bucket/x.geojson"),
-                "invalid", "failed", "boundary_uri_not_allowed"),
-        LoadJob(None, '{"job_id": "truncated', "invalid", "failed", "message_not_json",
-                emails=False),
-    ]  # fmt: skip
+        LoadJob(
+            f"{prefix}-bowtie",
+            canonical(f"{prefix}-bowtie", boundary=bowtie),
+            "invalid",
+            "failed",
+            "self_intersecting_geometry",
+        ),
+        LoadJob(
+            f"{prefix}-dwellings",
+            canonical(f"{prefix}-dwellings", development=bad_dwellings),
+            "invalid",
+            "failed",
+            "invalid_dwellings",
+        ),
+        LoadJob(
+            f"{prefix}-scheme",
+            canonical(
+                f"{prefix}-scheme", boundary=None, boundary_uri="https://evil.example/x.geojson"
+            ),
+            "invalid",
+            "failed",
+            "invalid_boundary_uri",
+        ),
+        LoadJob(
+            f"{prefix}-outside",
+            canonical(
+                f"{prefix}-outside", boundary=None, boundary_uri="s3://other-bucket/x.geojson"
+            ),
+            "invalid",
+            "failed",
+            "boundary_uri_not_allowed",
+        ),
+        LoadJob(
+            None, '{"job_id": "truncated', "invalid", "failed", "message_not_json", emails=False
+        ),
+    ]
 
 
 def build_jobs(total: int, seed: int, prefix: str = "load") -> list[LoadJob]:

@@ -15,10 +15,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def machine() -> dict[str, Any]:
-    cpu = next((line.split(":", 1)[1].strip() for line in _lines("/proc/cpuinfo")
-                if line.startswith("model name")), platform.processor())  # fmt: skip
-    memory = next((line.split()[1] for line in _lines("/proc/meminfo")
-                   if line.startswith("MemTotal:")), "0")  # fmt: skip
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in _lines("/proc/cpuinfo")
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    memory = next(
+        (line.split()[1] for line in _lines("/proc/meminfo") if line.startswith("MemTotal:")), "0"
+    )
     try:
         git = ["git", "rev-parse", "--short", "HEAD"]
         done = subprocess.run(git, cwd=ROOT, capture_output=True, text=True, check=False)
@@ -62,8 +69,10 @@ def resident_mb(pid: int) -> dict[str, Any]:
 
 
 def _row(name: str, figures: dict[str, Any]) -> str:
-    return f"| {name} | {figures['n']} | {figures['p50']} | {figures['p95']} | {figures['p99']} | "\
-        f"{figures['max']} |"  # fmt: skip
+    return (
+        f"| {name} | {figures['n']} | {figures['p50']} | {figures['p95']} | {figures['p99']} | "
+        f"{figures['max']} |"
+    )
 
 
 def render(report: dict[str, Any]) -> str:

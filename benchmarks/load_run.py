@@ -120,10 +120,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         workers = []
         for _ in range(args.workers):
             env = worker_env(
-                endpoint, queues.name, results, free_port(), notify,
+                endpoint,
+                queues.name,
+                results,
+                free_port(),
+                notify,
                 WORKER_CONCURRENCY=str(args.concurrency),
                 AWS_SQS_MAX_MESSAGES=str(args.concurrency),
-            )  # fmt: skip
+            )
             worker = WorkerProcess(env).start()
             stack.callback(worker.close)
             workers.append(worker)
@@ -138,8 +142,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         rate = max(1.0, throughput * args.paced_share)
         paced = send_paced(sqs, queues.url, jobs[burst_n:], rate)
         paced_done = finished_at(workers, [j for j, _ in paced], timeout=60 + 2 * len(paced))
-        counts = {name: queue_counts(sqs, url) for name, url in
-                  (("queue", queues.url), ("dlq", queues.dlq_url))}  # fmt: skip
+        counts = {
+            name: queue_counts(sqs, url)
+            for name, url in (("queue", queues.url), ("dlq", queues.dlq_url))
+        }
         memory = {f"worker-{i + 1}": resident_mb(w.process.pid) for i, w in enumerate(workers)}
         codes = [w.stop(timeout=90) for w in workers]
         events = [e for w in workers for e in w.events]
@@ -147,8 +153,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     sent = burst + paced
     expected = {}
     for (job_id, _), job in zip(sent, jobs, strict=True):
-        expected[job_id] = {"status": job.expected_status, "code": job.expected_code,
-                            "emails": job.emails, "kind": job.kind}  # fmt: skip
+        expected[job_id] = {
+            "status": job.expected_status,
+            "code": job.expected_code,
+            "emails": job.emails,
+            "kind": job.kind,
+        }
     stored = {e["job_id"]: float(e["ts"]) for e in events if e.get("event") == "job_stored"}
     service = []
     for job_id, want in expected.items():
@@ -156,30 +166,46 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if want["status"] == "succeeded" and timing.exists():
             service.append(json.loads(timing.read_text())["seconds"] * 1000)
     checks = check_run(expected, results, events, notify.emails, counts, codes)
-    per_worker = {f"worker-{i + 1}": sum(1 for e in w.events if e.get("event") == "job_finished")
-                  for i, w in enumerate(workers)}  # fmt: skip
+    per_worker = {
+        f"worker-{i + 1}": sum(1 for e in w.events if e.get("event") == "job_finished")
+        for i, w in enumerate(workers)
+    }
     return {
         "command": "scripts/load " + " ".join(sys.argv[1:]),
         "machine": machine(),
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(began)),
-        "settings": {"jobs": len(jobs), "workers": args.workers, "concurrency": args.concurrency,
-                     "seed": args.seed, "burst_jobs": len(burst), "paced_jobs": len(paced),
-                     "paced_share": args.paced_share, "notifier": "fake GOV.UK Notify (HTTP)",
-                     "result_store": "local", "queue": "moto SQS server (own process)"},
+        "settings": {
+            "jobs": len(jobs),
+            "workers": args.workers,
+            "concurrency": args.concurrency,
+            "seed": args.seed,
+            "burst_jobs": len(burst),
+            "paced_jobs": len(paced),
+            "paced_share": args.paced_share,
+            "notifier": "fake GOV.UK Notify (HTTP)",
+            "result_store": "local",
+            "queue": "moto SQS server (own process)",
+        },
         "mix": {k: sum(1 for j in jobs if j.kind == k) for k in ("real", "random", "invalid")},
-        "throughput": {"jobs": len(burst), "seconds": round(burst_seconds, 2),
-                       "jobs_per_s": round(throughput, 1)},
+        "throughput": {
+            "jobs": len(burst),
+            "seconds": round(burst_seconds, 2),
+            "jobs_per_s": round(throughput, 1),
+        },
         "latency_burst_ms": latency_summary(_latencies(burst, stored)),
         "latency_paced_ms": latency_summary(_latencies(paced, stored)),
-        "paced": {"jobs": len(paced), "rate_jobs_per_s": round(rate, 1),
-                  "seconds": round(max(paced_done.values()) - paced[0][1], 2) if paced else 0},
+        "paced": {
+            "jobs": len(paced),
+            "rate_jobs_per_s": round(rate, 1),
+            "seconds": round(max(paced_done.values()) - paced[0][1], 2) if paced else 0,
+        },
         "service_ms": latency_summary(service),
         "jobs_per_worker": per_worker,
         "memory_mb": memory,
         "notifications": len(notify.emails),
         "checks": checks,
         "ok": all(c["ok"] for c in checks.values()),
-    }  # fmt: skip
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -189,8 +215,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=1, help="job processes per worker")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--burst-share", type=float, default=0.5, help="share sent at once")
-    parser.add_argument("--paced-share", type=float, default=0.6,
-                        help="paced rate as a share of the burst throughput")  # fmt: skip
+    parser.add_argument(
+        "--paced-share",
+        type=float,
+        default=0.6,
+        help="paced rate as a share of the burst throughput",
+    )
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     parser.add_argument("--work", default=None, help="results folder of the run (kept)")
     args = parser.parse_args(argv)

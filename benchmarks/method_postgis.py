@@ -55,8 +55,10 @@ def load(conn: Any, bundle: Path, polygons: int) -> float:
     started = time.perf_counter()
     conn.execute("CREATE EXTENSION IF NOT EXISTS postgis")
     conn.execute("DROP TABLE IF EXISTS land_use_coefficients, nn_catchments")
-    conn.execute(f"CREATE TABLE land_use_coefficients (fid int, geom geometry, "
-                 f"{', '.join(c + ' float8' for c in COEFFS.split(', '))})")  # fmt: skip
+    conn.execute(
+        f"CREATE TABLE land_use_coefficients (fid int, geom geometry, "
+        f"{', '.join(c + ' float8' for c in COEFFS.split(', '))})"
+    )
     conn.execute("CREATE TABLE nn_catchments (fid int, geom geometry)")
     db = sqlite3.connect(f"{bundle.resolve().as_uri()}?mode=ro", uri=True)
     for table, cols in (("nn_catchments", ""), ("land_use_coefficients", f", {COEFFS}")):
@@ -64,10 +66,14 @@ def load(conn: Any, bundle: Path, polygons: int) -> float:
         done = 0
         with conn.cursor().copy(f"COPY {table} FROM STDIN") as copy:
             while rows := cursor.fetchmany(100_000):
-                copy.write("".join(
-                    f"{r[0]}\t{_ewkb_hex(r[1])}\t" + "\t".join(_text(v) for v in r[2:]) + "\n"
-                    if cols else f"{r[0]}\t{_ewkb_hex(r[1])}\n" for r in rows
-                ))  # fmt: skip
+                copy.write(
+                    "".join(
+                        f"{r[0]}\t{_ewkb_hex(r[1])}\t" + "\t".join(_text(v) for v in r[2:]) + "\n"
+                        if cols
+                        else f"{r[0]}\t{_ewkb_hex(r[1])}\n"
+                        for r in rows
+                    )
+                )
                 done += len(rows)
                 if table != "nn_catchments":
                     took = time.perf_counter() - started

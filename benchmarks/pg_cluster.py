@@ -60,14 +60,33 @@ class Cluster:
             self.data.mkdir(parents=True)
             if self._as:
                 shutil.chown(self.data, "postgres", "postgres")
-            self._run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust",
-                      "-U", "postgres", "--no-sync")  # fmt: skip
-        opts = (f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c fsync=off "
-                "-c shared_buffers=1GB -c work_mem=64MB -c maintenance_work_mem=1GB "
-                "-c max_wal_size=8GB -c synchronous_commit=off "
-                "-c full_page_writes=off")  # fmt: skip
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", opts, "-w",
-                  "-l", str(self.data / "server.log"), "start")  # fmt: skip
+            self._run(
+                str(self.bin / "initdb"),
+                "-D",
+                str(self.data),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "--no-sync",
+            )
+        opts = (
+            f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c shared_buffers=1GB -c work_mem=64MB -c maintenance_work_mem=1GB "
+            "-c max_wal_size=8GB -c synchronous_commit=off "
+            "-c full_page_writes=off"
+        )
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            opts,
+            "-w",
+            "-l",
+            str(self.data / "server.log"),
+            "start",
+        )
         log(f"postgis: cluster up on 127.0.0.1:{self.port}")
         return self
 

@@ -46,23 +46,38 @@ def row_values(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:
     if nrf_rss is not None and by_process:
         nrf_rss = max(nrf_rss, round(sum(by_process.values()), 1))
     return {
-        "small_ms": {"nrf": get(nrf, "small_median_ms"), "postgis": get(pg, "small_median_ms"),
-                     "floor": get(floor, "small_median_ms")},
-        "bnw_ms": {"nrf": get(nrf, "bnw_median_ms"), "postgis": get(pg, "bnw_median_ms"),
-                   "floor": get(floor, "bnw_median_ms")},
-        "bnw_cpu_ms": {"nrf": get(nrf, "bnw_cpu_median_ms"),
-                       "postgis": get(pg, "bnw_cpu_median_ms"),
-                       "floor": get(floor, "bnw_cpu_median_ms")},
-        "random_ms": {"nrf": get(nrf, "random_median_ms"), "postgis": get(pg, "random_median_ms"),
-                      "floor": get(floor, "random_median_ms")},
-        "first_job_ms": {"nrf": cold.get("first_job_median_ms"),
-                         "postgis": get(pg, "small_fresh_connection_median_ms"),
-                         "floor": get(floor, "setup_ms")},
-        "peak_rss_mb": {"nrf": nrf_rss, "postgis": _rss(pg, "server_rss_mb"),
-                        "floor": _rss(floor)},
-        "queue_overhead_ms": {"nrf": worker.get("queue_overhead_ms"), "postgis": None,
-                              "floor": None},
-    }  # fmt: skip
+        "small_ms": {
+            "nrf": get(nrf, "small_median_ms"),
+            "postgis": get(pg, "small_median_ms"),
+            "floor": get(floor, "small_median_ms"),
+        },
+        "bnw_ms": {
+            "nrf": get(nrf, "bnw_median_ms"),
+            "postgis": get(pg, "bnw_median_ms"),
+            "floor": get(floor, "bnw_median_ms"),
+        },
+        "bnw_cpu_ms": {
+            "nrf": get(nrf, "bnw_cpu_median_ms"),
+            "postgis": get(pg, "bnw_cpu_median_ms"),
+            "floor": get(floor, "bnw_cpu_median_ms"),
+        },
+        "random_ms": {
+            "nrf": get(nrf, "random_median_ms"),
+            "postgis": get(pg, "random_median_ms"),
+            "floor": get(floor, "random_median_ms"),
+        },
+        "first_job_ms": {
+            "nrf": cold.get("first_job_median_ms"),
+            "postgis": get(pg, "small_fresh_connection_median_ms"),
+            "floor": get(floor, "setup_ms"),
+        },
+        "peak_rss_mb": {"nrf": nrf_rss, "postgis": _rss(pg, "server_rss_mb"), "floor": _rss(floor)},
+        "queue_overhead_ms": {
+            "nrf": worker.get("queue_overhead_ms"),
+            "postgis": None,
+            "floor": None,
+        },
+    }
 
 
 def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -94,10 +109,21 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
         if checks and times is not None and advantage is None:
             words.append("PostGIS not run")
             met = all(checks) if limit is not None else None
-        out.append({"key": key, "label": label, "limit": limit, "times_postgis": times,
-                    "nrf": nrf, "postgis": pg, "floor": v["floor"], "nrf_vs_postgis": advantage,
-                    "met": met, "by_how_much": "; ".join(words) or "-",
-                    "value": nrf})  # fmt: skip
+        out.append(
+            {
+                "key": key,
+                "label": label,
+                "limit": limit,
+                "times_postgis": times,
+                "nrf": nrf,
+                "postgis": pg,
+                "floor": v["floor"],
+                "nrf_vs_postgis": advantage,
+                "met": met,
+                "by_how_much": "; ".join(words) or "-",
+                "value": nrf,
+            }
+        )
     return out
 
 
@@ -126,8 +152,13 @@ def touched_table(per_site: list[list[float]]) -> list[dict[str, Any]]:
         times = [ms for n, ms in per_site if lo <= n < hi]
         if times:
             label = f"{lo}-{hi - 1}" if hi < 10**9 else f"{lo}+"
-            rows.append({"polygons_touched": label, "jobs": len(times),
-                         "median_ms": round(statistics.median(times), 3)})  # fmt: skip
+            rows.append(
+                {
+                    "polygons_touched": label,
+                    "jobs": len(times),
+                    "median_ms": round(statistics.median(times), 3),
+                }
+            )
     return rows
 
 
@@ -146,10 +177,15 @@ def markdown(report: dict[str, Any]) -> str:
     n = report["bundle"]["polygons"]
     kind = report["bundle"].get("kind", "simple")
     load = report.get("load_average")
-    lines = [f"### {n:,} coefficient polygons, {kind} bundle ({report['machine']['summary']}"
-             + (f"; load average {load}" if load else "") + ")", "",
-             "| method | 1 small site | 245 sites, one batch | random 0.1–100 ha site | "
-             "jobs/s | peak RSS | same figures |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        f"### {n:,} coefficient polygons, {kind} bundle ({report['machine']['summary']}"
+        + (f"; load average {load}" if load else "")
+        + ")",
+        "",
+        "| method | 1 small site | 245 sites, one batch | random 0.1–100 ha site | "
+        "jobs/s | peak RSS | same figures |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, m in report["methods"].items():
         if "skipped" in m:
             lines.append(f"| {name} | not run: {m['skipped']} | | | | | |")
@@ -158,30 +194,42 @@ def markdown(report: dict[str, Any]) -> str:
         if "small_fresh_connection_median_ms" in m:
             small += f" ({_cell(m, 'small_fresh_connection_median_ms')} fresh connection)"
         same = m.get("mismatches")
-        same_text = "reference" if name == "nrf" else (
-            "yes" if same == [] else f"{len(same)} differ")  # fmt: skip
+        same_text = (
+            "reference" if name == "nrf" else ("yes" if same == [] else f"{len(same)} differ")
+        )
         rss = f"{m.get('peak_rss_mb', 0):,.0f} MB"
         if m.get("server_rss_mb"):
             rss += f" + server {m['server_rss_mb']:,.0f} MB"
-        lines.append(f"| {name} | {small} | {_cell(m, 'bnw_median_ms')} | "
-                     f"{_cell(m, 'random_median_ms')} | {m.get('random_jobs_per_s', '-')} | "
-                     f"{rss} | {same_text} |")  # fmt: skip
-    lines += ["", "| scenario | goal | nrf | PostGIS | floor | PostGIS ÷ nrf | met | by how much |",
-              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        lines.append(
+            f"| {name} | {small} | {_cell(m, 'bnw_median_ms')} | "
+            f"{_cell(m, 'random_median_ms')} | {m.get('random_jobs_per_s', '-')} | "
+            f"{rss} | {same_text} |"
+        )
+    lines += [
+        "",
+        "| scenario | goal | nrf | PostGIS | floor | PostGIS ÷ nrf | met | by how much |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for t in report["targets"]:
         cells = ["-" if t[k] is None else f"{t[k]:,.2f}" for k in ("nrf", "postgis", "floor")]
         ratio = "-" if t["nrf_vs_postgis"] is None else f"{t['nrf_vs_postgis']:g}×"
         met = {True: "yes", False: "**no**", None: "-"}[t["met"]]
-        lines.append(f"| {t['label']} | {_goal(t)} | " + " | ".join(cells)
-                     + f" | {ratio} | {met} | {t['by_how_much']} |")  # fmt: skip
+        lines.append(
+            f"| {t['label']} | {_goal(t)} | "
+            + " | ".join(cells)
+            + f" | {ratio} | {met} | {t['by_how_much']} |"
+        )
     b = report["bundle"]
     if b.get("generate_seconds") is not None:
         hashed, vouched = b.get("hash_seconds") or 0, b.get("vouch_seconds") or 0
         size = (b.get("size") or 0) / (1 << 20)
-        lines += ["", f"Building the bundle ({b.get('kind', 'simple')}): "
-                  f"{b['generate_seconds']:,.1f} s to generate, {hashed:,.1f} s to hash, "
-                  f"{vouched:,.1f} s to check every geometry and vouch for the digest; "
-                  f"{size:,.0f} MiB."]  # fmt: skip
+        lines += [
+            "",
+            f"Building the bundle ({b.get('kind', 'simple')}): "
+            f"{b['generate_seconds']:,.1f} s to generate, {hashed:,.1f} s to hash, "
+            f"{vouched:,.1f} s to check every geometry and vouch for the digest; "
+            f"{size:,.0f} MiB.",
+        ]
         if b.get("layers"):
             stats = [
                 f"{name} {v['features']:,} features, "
@@ -189,31 +237,44 @@ def markdown(report: dict[str, Any]) -> str:
                 for name, v in b["layers"].items()
             ]
             lines.append("Small layers: " + "; ".join(stats) + ".")
-    lines += ["", "First job: nrf opens the bundle and assesses the small site in a fresh "
-              "process; PostGIS is a new connection and the small site's query; the floor "
-              "is its setup (decoding the whole layer)."]  # fmt: skip
+    lines += [
+        "",
+        "First job: nrf opens the bundle and assesses the small site in a fresh "
+        "process; PostGIS is a new connection and the small site's query; the floor "
+        "is its setup (decoding the whole layer).",
+    ]
     deep = report.get("worker_all_queued", {}).get("queue_overhead_ms")
     shallow = report.get("worker", {}).get("queue_overhead_ms")
     if deep is not None and shallow is not None:
-        lines += ["", f"Queue overhead is measured with at most {report['worker']['max_queued']} "
-                  f"jobs queued; with all {report['worker']['jobs']} queued at once it is "
-                  f"{deep:,.1f} ms, because moto's ReceiveMessage scans the whole queue "
-                  f"(see docs/benchmark.md)."]  # fmt: skip
+        lines += [
+            "",
+            f"Queue overhead is measured with at most {report['worker']['max_queued']} "
+            f"jobs queued; with all {report['worker']['jobs']} queued at once it is "
+            f"{deep:,.1f} ms, because moto's ReceiveMessage scans the whole queue "
+            f"(see docs/benchmark.md).",
+        ]
     why = why_not_met(report)
     if why:
         lines += ["", "Why the missed targets are missed:", "", *why]
     ratios = report.get("ratios_vs_nrf", {})
     if ratios:
-        lines += ["", "| method time ÷ nrf time | 1 small site | 245 sites | random site |",
-                  "|---|---|---|---|"]  # fmt: skip
+        lines += [
+            "",
+            "| method time ÷ nrf time | 1 small site | 245 sites | random site |",
+            "|---|---|---|---|",
+        ]
         for name, r in ratios.items():
-            cells = [f"{r[k]:g}×" if k in r else "-"
-                     for k in ("small_median_ms", "bnw_median_ms", "random_median_ms")]  # fmt: skip
+            cells = [
+                f"{r[k]:g}×" if k in r else "-"
+                for k in ("small_median_ms", "bnw_median_ms", "random_median_ms")
+            ]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
     if report.get("touched"):
         lines += ["", "| polygons touched by a random job | jobs | median ms |", "|---|---|---|"]
-        lines += [f"| {r['polygons_touched']} | {r['jobs']} | {r['median_ms']} |"
-                  for r in report["touched"]]  # fmt: skip
+        lines += [
+            f"| {r['polygons_touched']} | {r['jobs']} | {r['median_ms']} |"
+            for r in report["touched"]
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -231,6 +292,7 @@ def write(report: dict[str, Any], out: Path) -> list[Path]:
     for p in sorted(out.glob("report-*.json"), key=lambda p: ("realistic" not in p.name, p.name)):
         old = json.loads(p.read_text())
         parts.append(markdown({**old, "targets": targets(old)}))
-    summary.write_text("## Benchmark (synthetic national layer; `scripts/bench`)\n\n"
-                       + "\n".join(parts))  # fmt: skip
+    summary.write_text(
+        "## Benchmark (synthetic national layer; `scripts/bench`)\n\n" + "\n".join(parts)
+    )
     return [json_path, md_path, summary]

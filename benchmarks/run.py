@@ -30,23 +30,46 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def machine() -> dict[str, Any]:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text()
-                .splitlines() if line.startswith("model name")), platform.processor())  # fmt: skip
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / (1 << 30)
     cores = len(os.sched_getaffinity(0))
     return {
-        "cpu": cpu, "cores": cores, "ram_gb": round(ram, 1),
-        "python": platform.python_version(), "shapely": shapely.__version__,
-        "geos": shapely.geos_version_string, "sqlite": sqlite3.sqlite_version,
+        "cpu": cpu,
+        "cores": cores,
+        "ram_gb": round(ram, 1),
+        "python": platform.python_version(),
+        "shapely": shapely.__version__,
+        "geos": shapely.geos_version_string,
+        "sqlite": sqlite3.sqlite_version,
         "os": platform.platform(),
         "summary": f"{cpu}, {cores} cores, {ram:.0f} GB RAM, Python {platform.python_version()}",
-    }  # fmt: skip
+    }
 
 
 def child(method: str, args: argparse.Namespace, bundle: Path, work: Path) -> dict[str, Any]:
-    command = [sys.executable, "-m", "benchmarks.child", method, "--bundle", str(bundle),
-               "--workload", str(work), "--repeats", str(args.repeats),
-               "--polygons", str(args.polygons), "--cache", str(args.cache)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.child",
+        method,
+        "--bundle",
+        str(bundle),
+        "--workload",
+        str(work),
+        "--repeats",
+        str(args.repeats),
+        "--polygons",
+        str(args.polygons),
+        "--cache",
+        str(args.cache),
+    ]
     log(f"running {method} ...")
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, check=False)
@@ -94,9 +117,12 @@ def main(argv: list[str] | None = None) -> int:
     work_path = args.cache / f"workload-{bundle.stem}-{args.random}.pkl"
     work = wl.build(args.random, 20261125, meta["extent"])
     wl.save(work, work_path)
-    rep: dict[str, Any] = {"machine": machine(), "bundle": {**meta, "path": bundle.name},
-                           "args": {k: str(v) for k, v in vars(args).items()},
-                           "load_average": load_average()}  # fmt: skip
+    rep: dict[str, Any] = {
+        "machine": machine(),
+        "bundle": {**meta, "path": bundle.name},
+        "args": {k: str(v) for k, v in vars(args).items()},
+        "load_average": load_average(),
+    }
 
     cold = [child("cold", args, bundle, work_path) for _ in range(max(3, args.repeats))]
     firsts = [c["first_job_ms"] for c in cold if "first_job_ms" in c]
@@ -119,9 +145,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, m in methods.items():
         if name == "nrf" or "skipped" in m:
             continue
-        ratios[name] = {k: round(m[k] / methods["nrf"][k], 1)
-                        for k in ("small_median_ms", "bnw_median_ms", "random_median_ms")
-                        if m.get(k) and methods["nrf"].get(k)}  # fmt: skip
+        ratios[name] = {
+            k: round(m[k] / methods["nrf"][k], 1)
+            for k in ("small_median_ms", "bnw_median_ms", "random_median_ms")
+            if m.get(k) and methods["nrf"].get(k)
+        }
     rep["ratios_vs_nrf"] = ratios
     if not args.no_worker:
         sites = work.random[: args.worker_jobs]

@@ -94,24 +94,41 @@ def run(
     host, port = moto.get_host_and_port()
     endpoint = f"http://{host}:{port}"
     work = Path(tempfile.mkdtemp(prefix="nrf-bench-worker-"))
-    sqs = boto3.client("sqs", endpoint_url=endpoint, region_name=REGION,
-                       aws_access_key_id="testing", aws_secret_access_key="testing")  # fmt: skip
+    sqs = boto3.client(
+        "sqs",
+        endpoint_url=endpoint,
+        region_name=REGION,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
     queue = f"nrf-bench-{concurrency}"
     url = sqs.create_queue(QueueName=queue)["QueueUrl"]
     sqs.create_queue(QueueName=f"{queue}_dlq")
-    env = {**os.environ, **CREDENTIALS, "AWS_ENDPOINT_URL": endpoint, "AWS_REGION": REGION,
-           "AWS_SQS_QUEUE_NAME": queue, "AWS_SQS_WAIT_TIME_SECONDS": "2",
-           "AWS_SQS_MAX_MESSAGES": str(concurrency), "WORKER_CONCURRENCY": str(concurrency),
-           "AWS_HEALTH_PORT": str(_free_port()), "NRF_HEALTH_HOST": "127.0.0.1",
-           "NRF_REFERENCE_DATA": str(bundle), "NRF_ALLOW_SYNTHETIC_DATA": "true",
-           "NRF_NOTIFIER": "log",
-           "NRF_RESULT_STORE": "local", "NRF_RESULTS_DIR": str(work / "results")}  # fmt: skip
+    env = {
+        **os.environ,
+        **CREDENTIALS,
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_REGION": REGION,
+        "AWS_SQS_QUEUE_NAME": queue,
+        "AWS_SQS_WAIT_TIME_SECONDS": "2",
+        "AWS_SQS_MAX_MESSAGES": str(concurrency),
+        "WORKER_CONCURRENCY": str(concurrency),
+        "AWS_HEALTH_PORT": str(_free_port()),
+        "NRF_HEALTH_HOST": "127.0.0.1",
+        "NRF_REFERENCE_DATA": str(bundle),
+        "NRF_ALLOW_SYNTHETIC_DATA": "true",
+        "NRF_NOTIFIER": "log",
+        "NRF_RESULT_STORE": "local",
+        "NRF_RESULTS_DIR": str(work / "results"),
+    }
     results = work / "results"
     with open(work / "worker.log", "wb") as worker_log:
         worker = subprocess.Popen(
             [sys.executable, "-m", "nrf.entrypoints.cli", "worker"],
-            env=env, stdout=worker_log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            env=env,
+            stdout=worker_log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         started = time.perf_counter()
         ((wid, body),) = job_messages([warmup], "warmup", "bench@example.gov.uk")
@@ -119,9 +136,13 @@ def run(
         _wait_for(results, [wid], 120)
         ready_s = time.perf_counter() - started
         messages = list(job_messages(sites, f"c{concurrency}", "bench@example.gov.uk"))
-        seconds = _feed(results, messages,
-                        lambda entries: sqs.send_message_batch(QueueUrl=url, Entries=entries),
-                        600, max_queued)  # fmt: skip
+        seconds = _feed(
+            results,
+            messages,
+            lambda entries: sqs.send_message_batch(QueueUrl=url, Entries=entries),
+            600,
+            max_queued,
+        )
         outcomes = Counter(
             json.loads((results / j / "status.json").read_text())["status"] for j, _ in messages
         )

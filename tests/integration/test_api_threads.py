@@ -23,8 +23,11 @@ def test_concurrent_quotes_in_one_process_all_answer() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SUPPORT.parent), str(SUPPORT)])}
     done = subprocess.run(
         [sys.executable, str(SUPPORT / "api_threads_run.py"), str(SITES)],
-        capture_output=True, text=True, timeout=600, env=env,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     posts = BNW_SITES * 3  # every sample site, ROUNDS = 3 times (api_threads_run.py): 735
     assert done.stdout.strip() == f"{posts} of {posts} answered 200"

@@ -18,8 +18,13 @@ from support.worker_jobs import SITE_RING, job_body, make_queues, queue_counts, 
 from support.worker_process import WorkerProcess
 from support.worker_sample_site import BUNDLE_NAME
 
-AWAY_RING = [[400000.0, 200000.0], [400100.0, 200000.0], [400100.0, 200100.0],
-             [400000.0, 200100.0], [400000.0, 200000.0]]  # fmt: skip
+AWAY_RING = [
+    [400000.0, 200000.0],
+    [400100.0, 200000.0],
+    [400100.0, 200100.0],
+    [400000.0, 200100.0],
+    [400000.0, 200000.0],
+]
 
 
 @pytest.fixture
@@ -29,12 +34,17 @@ def backend() -> Iterator[FakeBackend]:
 
 
 def quote_message(reference: str, ring: list[list[float]] = SITE_RING) -> str:
-    return json.dumps({
-        "reference": reference,
-        "boundaryGeojson": {"boundaryGeometryOriginal": {"type": "Polygon",
-                                                          "coordinates": [ring]}},
-        "developmentTypes": ["housing"], "housingUnits": 25, "traceId": f"trace-{reference}",
-    })  # fmt: skip
+    return json.dumps(
+        {
+            "reference": reference,
+            "boundaryGeojson": {
+                "boundaryGeometryOriginal": {"type": "Polygon", "coordinates": [ring]}
+            },
+            "developmentTypes": ["housing"],
+            "housingUnits": 25,
+            "traceId": f"trace-{reference}",
+        }
+    )
 
 
 def backend_entry(results: Path, reference: str) -> dict[str, Any] | None:
@@ -66,11 +76,17 @@ class Setup:
 
     def start(self) -> WorkerProcess:
         env = worker_env(
-            self.aws.endpoint_url, self.queues.name, self.results, free_port(),
-            BACKEND_BASE_URL=self.backend.base_url, BACKEND_API_KEY=self.backend.api_key,
-            BACKEND_CALLBACK_TIMEOUT="30", SQS_VISIBILITY_TIMEOUT="3",
-            VISIBILITY_HEARTBEAT_SECONDS="1", VISIBILITY_EXTENSION_SECONDS="3",
-        )  # fmt: skip
+            self.aws.endpoint_url,
+            self.queues.name,
+            self.results,
+            free_port(),
+            BACKEND_BASE_URL=self.backend.base_url,
+            BACKEND_API_KEY=self.backend.api_key,
+            BACKEND_CALLBACK_TIMEOUT="30",
+            SQS_VISIBILITY_TIMEOUT="3",
+            VISIBILITY_HEARTBEAT_SECONDS="1",
+            VISIBILITY_EXTENSION_SECONDS="3",
+        )
         worker = WorkerProcess(env).start()
         self.workers.append(worker)
         return worker
@@ -109,13 +125,25 @@ def test_a_quote_is_reported_once_with_its_edps(setup: Setup, backend: FakeBacke
     # = 756 663.651 -> 756 663.65; monitoring 5 % 37 833.1825 -> 37 833.18, maintenance 10 %
     # 75 666.365 -> 75 666.37 (half up), admin 3 % 22 699.9095 -> 22 699.91; mitigation the
     # rest: 756 663.65 - 37 833.18 - 75 666.37 - 22 699.91 = 620 464.19.
-    assert received.body["edps"] == [{
-        "edpId": "1", "edpName": "River Wensum SAC", "edpType": "NUTRIENT",
-        "impact": {"nitrogenTotal": {"amount": 71.06, "unit": "kg/year"},
-                   "phosphorusTotal": {"amount": 12.77, "unit": "kg/year"}},
-        "levyGbp": {"min": 756663.65, "max": 756663.65, "monitoring": 37833.18,
-                    "maintenance": 75666.37, "admin": 22699.91, "mitigation": 620464.19},
-    }]  # fmt: skip
+    assert received.body["edps"] == [
+        {
+            "edpId": "1",
+            "edpName": "River Wensum SAC",
+            "edpType": "NUTRIENT",
+            "impact": {
+                "nitrogenTotal": {"amount": 71.06, "unit": "kg/year"},
+                "phosphorusTotal": {"amount": 12.77, "unit": "kg/year"},
+            },
+            "levyGbp": {
+                "min": 756663.65,
+                "max": 756663.65,
+                "monitoring": 37833.18,
+                "maintenance": 75666.37,
+                "admin": 22699.91,
+                "mitigation": 620464.19,
+            },
+        }
+    ]
     # The bundle's own name, as its bundle_info table records it.
     assert received.body["provenance"]["bundleName"] == BUNDLE_NAME
     wait_for(lambda: queue_counts(setup.sqs, setup.queues.url) == (0, 0))
@@ -132,7 +160,8 @@ def test_an_out_of_scope_quote_is_reported_too(setup: Setup, backend: FakeBacken
     # (400 000, 200 000) lies outside every layer of the Norfolk bundle (their extents start
     # at x 578 000, y 276 600): no NN catchment, and the fallback package treatment plant.
     assert received.body["outOfScope"]["reasonCode"] == (
-        "outside_catchments_package_treatment_plant")  # fmt: skip
+        "outside_catchments_package_treatment_plant"
+    )
 
 
 @pytest.mark.parametrize("window", ["before", "during", "after"])

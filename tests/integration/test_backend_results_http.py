@@ -14,10 +14,20 @@ from nrf.domain.result_port import BACKEND_RECIPIENT, BODY_FIELD, TRACE_FIELD
 from support.fake_backend import FakeBackend, running_fake_backend
 from support.moto_server import free_port
 
-BODY = {"edps": [{"edpId": "32", "edpName": "The Broads SAC", "edpType": "NUTRIENT",
-                  "impact": {"nitrogenTotal": {"amount": 1.5, "unit": "kg/year"},
-                             "phosphorusTotal": {"amount": 0.25, "unit": "kg/year"}},
-                  "levyGbp": {"min": 120.5, "max": 120.5}}]}  # fmt: skip
+BODY = {
+    "edps": [
+        {
+            "edpId": "32",
+            "edpName": "The Broads SAC",
+            "edpType": "NUTRIENT",
+            "impact": {
+                "nitrogenTotal": {"amount": 1.5, "unit": "kg/year"},
+                "phosphorusTotal": {"amount": 0.25, "unit": "kg/year"},
+            },
+            "levyGbp": {"min": 120.5, "max": 120.5},
+        }
+    ]
+}
 
 
 @pytest.fixture
@@ -28,14 +38,26 @@ def backend() -> Iterator[FakeBackend]:
 
 def report(body: dict = BODY, reference: str = "NRF-000123") -> Notification:
     details = {BODY_FIELD: json.dumps(body), TRACE_FIELD: "trace-42"}
-    return Notification(kind=NotificationKind.BACKEND_RESULT, recipient=BACKEND_RECIPIENT,
-                        job_id=reference, personalisation=details, reference=reference)  # fmt: skip
+    return Notification(
+        kind=NotificationKind.BACKEND_RESULT,
+        recipient=BACKEND_RECIPIENT,
+        job_id=reference,
+        personalisation=details,
+        reference=reference,
+    )
 
 
-def client(base_url: str, sleeper: FakeSleeper, *, timeout: float = 5.0, retries: int = 3,
-           key: str = "backend-test-key") -> HttpBackendResults:  # fmt: skip
-    return HttpBackendResults(base_url, key, timeout=timeout, max_retries=retries,
-                              sleeper=sleeper, clock=FakeClock())  # fmt: skip
+def client(
+    base_url: str,
+    sleeper: FakeSleeper,
+    *,
+    timeout: float = 5.0,
+    retries: int = 3,
+    key: str = "backend-test-key",
+) -> HttpBackendResults:
+    return HttpBackendResults(
+        base_url, key, timeout=timeout, max_retries=retries, sleeper=sleeper, clock=FakeClock()
+    )
 
 
 def test_the_patch_carries_the_key_the_trace_and_the_body(backend: FakeBackend) -> None:

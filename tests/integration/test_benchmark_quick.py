@@ -13,10 +13,22 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_quick_benchmark_writes_a_report_and_every_method_agrees(tmp_path: Path) -> None:
     out = tmp_path / "results"
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.run", "--quick",
-         "--cache", str(tmp_path / "cache"), "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.run",
+            "--quick",
+            "--cache",
+            str(tmp_path / "cache"),
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads((out / "report-3000.json").read_text())
     # --quick sets 3,000 polygons, 30 random sites and 8 worker jobs (benchmarks/run.py).
@@ -30,9 +42,14 @@ def test_quick_benchmark_writes_a_report_and_every_method_agrees(tmp_path: Path)
     assert methods["nrf"]["random_n"] == 30 and len(methods["nrf"]["random_per_site"]) == 30
     assert report["worker"]["jobs"] == 8 and "queue_overhead_ms" in report["worker"]
     assert [t["key"] for t in report["targets"]] == [
-        "small_ms", "bnw_ms", "bnw_cpu_ms", "random_ms", "first_job_ms", "peak_rss_mb",
+        "small_ms",
+        "bnw_ms",
+        "bnw_cpu_ms",
+        "random_ms",
+        "first_job_ms",
+        "peak_rss_mb",
         "queue_overhead_ms",
-    ]  # fmt: skip
+    ]
     # Every row has nrf's own figure; the CPU per batch was read for nrf and the floor.
     assert all(t["nrf"] is not None for t in report["targets"])
     assert methods["nrf"]["bnw_cpu_median_ms"] > 0 and methods["floor"]["bnw_cpu_median_ms"] > 0

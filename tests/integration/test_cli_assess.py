@@ -109,8 +109,12 @@ def test_shapefile_and_geojson_of_one_site_agree(tmp_path: Path) -> None:
 
 def test_rule_sets_change_the_figures(tmp_path: Path, scope: Scope) -> None:
     for rules in ("iat-2025-09", "iat-2026-04"):
-        assert main(["assess", str(BNW), "--rules", rules,
-                     "--output", str(tmp_path / f"{rules}.json")]) == 0  # fmt: skip
+        assert (
+            main(
+                ["assess", str(BNW), "--rules", rules, "--output", str(tmp_path / f"{rules}.json")]
+            )
+            == 0
+        )
     sept = json.loads((tmp_path / "iat-2025-09.json").read_text())
     april = json.loads((tmp_path / "iat-2026-04.json").read_text())
     # September keeps package-treatment-plant sites outside catchments in scope: exactly those
@@ -152,24 +156,56 @@ def test_processes_must_be_a_positive_whole_number(capsys: pytest.CaptureFixture
 
 def test_bad_input_lists_every_problem_and_writes_nothing(tmp_path: Path) -> None:
     bad = tmp_path / "bad.geojson"
-    bad.write_text(json.dumps({
-        "type": "FeatureCollection",
-        "crs": {"type": "name", "properties": {"name": "EPSG:27700"}},
-        "features": [
-            {"type": "Feature", "properties": {"id": "a", "Name": "x", "Dwel_Cat": "housing",
-                                               "Source": "t", "Dwellings": -2},
-             "geometry": {"type": "Polygon", "coordinates": [[[600000, 300000], [600100, 300100],
-                          [600100, 300000], [600000, 300100], [600000, 300000]]]}},
-            {"type": "Feature", "properties": {"id": "b", "Name": "y", "Dwel_Cat": "housing",
-                                               "Source": "t", "Dwellings": 1.5},
-             "geometry": {"type": "Point", "coordinates": [600000, 300000]}},
-        ],
-    }))  # fmt: skip
+    bad.write_text(
+        json.dumps(
+            {
+                "type": "FeatureCollection",
+                "crs": {"type": "name", "properties": {"name": "EPSG:27700"}},
+                "features": [
+                    {
+                        "type": "Feature",
+                        "properties": {
+                            "id": "a",
+                            "Name": "x",
+                            "Dwel_Cat": "housing",
+                            "Source": "t",
+                            "Dwellings": -2,
+                        },
+                        "geometry": {
+                            "type": "Polygon",
+                            "coordinates": [
+                                [
+                                    [600000, 300000],
+                                    [600100, 300100],
+                                    [600100, 300000],
+                                    [600000, 300100],
+                                    [600000, 300000],
+                                ]
+                            ],
+                        },
+                    },
+                    {
+                        "type": "Feature",
+                        "properties": {
+                            "id": "b",
+                            "Name": "y",
+                            "Dwel_Cat": "housing",
+                            "Source": "t",
+                            "Dwellings": 1.5,
+                        },
+                        "geometry": {"type": "Point", "coordinates": [600000, 300000]},
+                    },
+                ],
+            }
+        )
+    )
     out = tmp_path / "result.csv"
     proc = subprocess.run(
         [sys.executable, "-m", "nrf.entrypoints.cli", "assess", str(bad), "--output", str(out)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == EXIT_INVALID_INPUT
     for code in ("invalid_dwellings", "self_intersecting_geometry", "unsupported_geometry_type"):
         assert code in proc.stderr

@@ -44,9 +44,11 @@ def test_every_stage_shows_percent_rate_and_eta_on_stderr_only(tmp_path: Path) -
     code, out, err = run([str(BNW), "--output", str(tmp_path / "r.geojson")], TickingClock())
     assert code == 0 and out == ""
     for stage, unit in (
-        ("reading", "features"), ("validating", "sites"), ("assessing", "sites"),
+        ("reading", "features"),
+        ("validating", "sites"),
+        ("assessing", "sites"),
         ("writing", "records"),
-    ):  # fmt: skip
+    ):
         lines = [line for line in err.splitlines() if line.startswith(f"{stage} ")]
         assert any(f"/{BNW_SITES} {unit}" in line and "ETA" in line for line in lines), stage
         done = f"{stage} {BNW_SITES}/{BNW_SITES} {unit}  100.0 %"
@@ -57,8 +59,9 @@ def test_the_closing_time_is_the_whole_run_stage_by_stage(tmp_path: Path) -> Non
     _, _, err = run([str(SMALL_SHP), "--output", str(tmp_path / "r.csv")], TickingClock())
     closing = err.strip().splitlines()[-1]
     # The small file's one site lies inside the Wensum catchment (test_cli_sample_facts.py).
-    found = re.fullmatch(r"assessed 1 sites in ([\d.]+) s \(1 in scope, 0 out of scope; (.*)\)",
-                         closing)  # fmt: skip
+    found = re.fullmatch(
+        r"assessed 1 sites in ([\d.]+) s \(1 in scope, 0 out of scope; (.*)\)", closing
+    )
     assert found, closing
     stages = dict(re.findall(r"(\w+) ([\d.]+) s", found.group(2)))
     assert list(stages) == ["starting", "reading", "validating", "assessing", "writing"]

@@ -33,25 +33,36 @@ def write_layer(
 ) -> Path:
     squares = [box(X + 200 * i, Y, X + 200 * i + 100, Y + 100).wkb for i in range(len(ids))]
     fields: Mapping[str, Sequence[object]] = {
-        "id": list(ids), "Name": ["n"] * len(ids), "Dwel_Cat": ["housing"] * len(ids),
-        "Source": ["t"] * len(ids), "Dwellings": [10] * len(ids),
-    }  # fmt: skip
+        "id": list(ids),
+        "Name": ["n"] * len(ids),
+        "Dwel_Cat": ["housing"] * len(ids),
+        "Source": ["t"] * len(ids),
+        "Dwellings": [10] * len(ids),
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # a file without a CRS is the point
         pyogrio.raw.write(
-            path, np.array(squares, dtype=object), [np.array(v) for v in fields.values()],
-            fields=list(fields), geometry_type="Polygon", crs=crs, layer=layer,
+            path,
+            np.array(squares, dtype=object),
+            [np.array(v) for v in fields.values()],
+            fields=list(fields),
+            geometry_type="Polygon",
+            crs=crs,
+            layer=layer,
             driver="GPKG" if path.suffix == ".gpkg" else "ESRI Shapefile",
-        )  # fmt: skip
+        )
     return path
 
 
 def nrf(*args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "nrf.entrypoints.cli", *args],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
         env=None if env is None else {**os.environ, **env},
-    )  # fmt: skip
+    )
 
 
 def ids_assessed(path: Path) -> list[str]:
@@ -114,16 +125,26 @@ def test_problems_name_the_sites_own_id(tmp_path: Path) -> None:
     sites = tmp_path / "sites.geojson"
     good = {"Name": "x", "Dwel_Cat": "housing", "Source": "t", "Dwellings": 3}
     square = box(X, Y, X + 100, Y + 100)
-    sites.write_text(json.dumps({
-        "type": "FeatureCollection",
-        "crs": {"type": "name", "properties": {"name": "EPSG:27700"}},
-        "features": [
-            {"type": "Feature", "properties": {**good, "id": "PL/24/0001"},
-             "geometry": square.__geo_interface__},
-            {"type": "Feature", "properties": {**good, "id": "PL/24/0002", "Dwellings": -1},
-             "geometry": square.__geo_interface__},
-        ],
-    }))  # fmt: skip
+    sites.write_text(
+        json.dumps(
+            {
+                "type": "FeatureCollection",
+                "crs": {"type": "name", "properties": {"name": "EPSG:27700"}},
+                "features": [
+                    {
+                        "type": "Feature",
+                        "properties": {**good, "id": "PL/24/0001"},
+                        "geometry": square.__geo_interface__,
+                    },
+                    {
+                        "type": "Feature",
+                        "properties": {**good, "id": "PL/24/0002", "Dwellings": -1},
+                        "geometry": square.__geo_interface__,
+                    },
+                ],
+            }
+        )
+    )
     done = nrf("assess", str(sites))
     assert done.returncode == EXIT_INVALID_INPUT
     assert "invalid_dwellings: feature 2 (id 'PL/24/0002'): dwellings is -1" in done.stderr

@@ -27,8 +27,11 @@ SMALL_JSON = SAMPLES / "BnW_small_under_1_hectare_geojson" / "BnW_small_under_1_
 def nrf(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "nrf.entrypoints.cli", *args],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_a_folder_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
@@ -68,8 +71,10 @@ def test_a_missing_folder_is_created(tmp_path: Path) -> None:
     done = nrf("assess", str(SMALL_SHP), "--output", str(tmp_path / "new" / "deeper" / "r.csv"))
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (tmp_path / "new" / "deeper").iterdir()) == [
-        "r.csv", "r.levy.csv", "r.provenance.json",
-    ]  # fmt: skip
+        "r.csv",
+        "r.levy.csv",
+        "r.provenance.json",
+    ]
 
 
 def test_the_output_may_not_be_the_input(tmp_path: Path) -> None:

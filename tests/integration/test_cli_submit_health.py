@@ -19,18 +19,37 @@ SMALL = bundled_samples() / "BnW_small_under_1_hectare" / "BnW_small_under_1_hec
 
 
 def nrf(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "nrf.entrypoints.cli", *args], env=env,
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "nrf.entrypoints.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_submit_sends_one_canonical_job_per_site(aws: MotoServer) -> None:
     sqs = aws.client("sqs")
     url = sqs.create_queue(QueueName="submit_q")["QueueUrl"]
-    env = {**os.environ, "AWS_ENDPOINT_URL": aws.endpoint_url, "AWS_SQS_QUEUE_NAME": "submit_q",
-           "AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"],
-           "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIALS["aws_secret_access_key"]}  # fmt: skip
-    done = nrf("submit", str(SMALL), "--email", "planner@example.gov.uk",
-               "--rules", "iat-2025-10", "--job-prefix", "t", env=env)  # fmt: skip
+    env = {
+        **os.environ,
+        "AWS_ENDPOINT_URL": aws.endpoint_url,
+        "AWS_SQS_QUEUE_NAME": "submit_q",
+        "AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"],
+        "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIALS["aws_secret_access_key"],
+    }
+    done = nrf(
+        "submit",
+        str(SMALL),
+        "--email",
+        "planner@example.gov.uk",
+        "--rules",
+        "iat-2025-10",
+        "--job-prefix",
+        "t",
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     # PREFIX-position-id, the id 24/00119/F made safe as a folder name ("/" -> "_").
     assert done.stdout.split() == ["t-0001-24_00119_F"]

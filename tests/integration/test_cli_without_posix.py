@@ -27,9 +27,14 @@ SMALL_JSON = SAMPLES / "BnW_small_under_1_hectare_geojson" / "BnW_small_under_1_
 def without_posix(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(BLOCKER)}
     return subprocess.run(
-        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
-        timeout=300, check=False,
-    )  # fmt: skip
+        [sys.executable, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_the_blocker_really_blocks_posix_modules() -> None:
@@ -87,7 +92,10 @@ def test_the_table_survives_a_windows_code_page_on_stdout(tmp_path: Path) -> Non
     env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
     done = subprocess.run(
         [sys.executable, "-m", "nrf.entrypoints.cli", "assess", str(shp)],
-        env=env, capture_output=True, timeout=300, check=False,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr.decode("cp1252", "replace")[-2000:]
     assert b"\xe9?24/00119/F" in done.stdout

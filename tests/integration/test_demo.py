@@ -30,10 +30,21 @@ def test_nrf_demo_runs_five_sample_sites_and_stops_everything(tmp_path: Path) ->
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "NRF_", "GOVUK_"))}
 
     done = subprocess.run(
-        [sys.executable, "-m", "nrf.entrypoints.cli", "demo", "--limit", "5",
-         "--results", str(results)],
-        env=env, capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "nrf.entrypoints.cli",
+            "demo",
+            "--limit",
+            "5",
+            "--results",
+            str(results),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
     assert done.returncode == 0, done.stderr[-3000:]
     assert "jobs done 5/5" in done.stderr

@@ -62,8 +62,7 @@ def test_cfn_lint_does_fail_a_broken_template(tmp_path: Path) -> None:
     # A stopTimeout that is not a number must be caught, or the test above proves nothing.
     broken = tmp_path / "broken.yaml"
     broken.write_text(TEMPLATE.read_text().replace("StopTimeout: 120", 'StopTimeout: "soon"'))
-    answer = subprocess.run([_cfn_lint(), str(broken)], capture_output=True, text=True,
-                            timeout=300)  # fmt: skip
+    answer = subprocess.run([_cfn_lint(), str(broken)], capture_output=True, text=True, timeout=300)
     assert answer.returncode != 0
 
 

@@ -30,8 +30,9 @@ def test_duplicated_messages_across_two_workers_do_no_duplicate_work(
     sqs = aws.client("sqs")
     queues = make_queues(sqs, "fault_dups", max_receive_count=30)
     job_ids = [f"dup-{i}" for i in range(10)]
-    env = worker_env(aws.endpoint_url, queues.name, tmp_path, free_port(), fake_notify,
-                     **FAST_RETRIES)  # fmt: skip
+    env = worker_env(
+        aws.endpoint_url, queues.name, tmp_path, free_port(), fake_notify, **FAST_RETRIES
+    )
     with (
         running_worker(env) as first,
         running_worker({**env, "AWS_HEALTH_PORT": str(free_port())}) as second,

@@ -72,8 +72,15 @@ def test_a_notify_outage_of_5xx_429_and_refusals_sends_each_email_once(
     queues = make_queues(sqs, "fault_notify", max_receive_count=30)
     job_ids = [f"fault-n-{i}" for i in range(4)]
     with fault_proxy(fake_notify.base_url) as proxy:
-        env = worker_env(aws.endpoint_url, queues.name, tmp_path, free_port(), fake_notify,
-                         GOVUK_NOTIFY_BASE_URL=proxy.url, **FAST_RETRIES)  # fmt: skip
+        env = worker_env(
+            aws.endpoint_url,
+            queues.name,
+            tmp_path,
+            free_port(),
+            fake_notify,
+            GOVUK_NOTIFY_BASE_URL=proxy.url,
+            **FAST_RETRIES,
+        )
         with running_worker(env) as worker:
             worker.wait_for("worker_started", timeout=90)
             fake_notify.fail_all(503)
@@ -106,9 +113,16 @@ def test_a_result_store_that_fails_for_a_while_loses_nothing(
     sqs, s3 = aws.client("sqs"), aws.client("s3")
     queues = make_queues(sqs, "fault_store", max_receive_count=30)
     job_ids = [f"fault-s-{i}" for i in range(3)]
-    env = worker_env(aws.endpoint_url, queues.name, tmp_path, free_port(), fake_notify,
-                     NRF_RESULT_STORE="s3", NRF_RESULTS_BUCKET="late-bucket",
-                     **FAST_RETRIES)  # fmt: skip
+    env = worker_env(
+        aws.endpoint_url,
+        queues.name,
+        tmp_path,
+        free_port(),
+        fake_notify,
+        NRF_RESULT_STORE="s3",
+        NRF_RESULTS_BUCKET="late-bucket",
+        **FAST_RETRIES,
+    )
     with running_worker(env) as worker:
         worker.wait_for("worker_started", timeout=90)
         for job_id in job_ids:

@@ -16,9 +16,14 @@ def test_random_kills_lose_nothing_and_repeat_nothing(
     # take a dozen jobs there (24 were all settled after three kills on CI). The jobs
     # left after the last kill only cost the final worker a few seconds.
     report = run_kill_scenario(
-        aws, fake_notify, tmp_path / "results", jobs=96, kills=4, seed=20260425,
+        aws,
+        fake_notify,
+        tmp_path / "results",
+        jobs=96,
+        kills=4,
+        seed=20260425,
         deadline_seconds=120,
-    )  # fmt: skip
+    )
 
     assert report.kills == 4
     assert report.redeliveries > 0, "the kills must have caught jobs in flight to prove anything"

@@ -56,8 +56,14 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="ne
 def env(aws: MotoServer, tmp_path: Path) -> Iterator[dict[str, str]]:
     sqs = aws.client("sqs")
     queues = make_queues(sqs, "deaths")
-    yield worker_env(aws.endpoint_url, queues.name, tmp_path / "results", free_port(),
-                     SHUTDOWN_GRACE_SECONDS="2", QUEUE_URL_FOR_TEST=queues.url)  # fmt: skip
+    yield worker_env(
+        aws.endpoint_url,
+        queues.name,
+        tmp_path / "results",
+        free_port(),
+        SHUTDOWN_GRACE_SECONDS="2",
+        QUEUE_URL_FOR_TEST=queues.url,
+    )
 
 
 def test_a_killed_idle_job_process_is_replaced_without_losing_the_worker_process(
@@ -81,8 +87,9 @@ def test_a_killed_idle_job_process_is_replaced_without_losing_the_worker_process
         os.kill(job_process, signal.SIGKILL)
         assert wait_gone([job_process], 10) == []
         time.sleep(0.5)  # the pool usually notices the death and marks itself broken by then
-        aws.client("sqs").send_message(QueueUrl=env["QUEUE_URL_FOR_TEST"],
-                                       MessageBody=job_body("after-kill", email=None))  # fmt: skip
+        aws.client("sqs").send_message(
+            QueueUrl=env["QUEUE_URL_FOR_TEST"], MessageBody=job_body("after-kill", email=None)
+        )
 
         worker.wait_for("job_finished", timeout=90, job_id="after-kill", status="succeeded")
         assert worker.count("worker_process_started") == 1, "no restart was used"

@@ -32,19 +32,25 @@ def fleet(aws: MotoServer, tmp_path: Path) -> Iterator[dict[str, Any]]:
     s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": "eu-west-2"})
     s3.create_bucket(Bucket=INPUT, CreateBucketConfiguration={"LocationConstraint": "eu-west-2"})
     workers: list[WorkerProcess] = []
-    yield {"sqs": sqs, "s3": s3, "queues": queues, "workers": workers, "aws": aws,
-           "tmp": tmp_path}  # fmt: skip
+    yield {"sqs": sqs, "s3": s3, "queues": queues, "workers": workers, "aws": aws, "tmp": tmp_path}
     for worker in workers:
         worker.close()
 
 
 def env_for(fleet: dict[str, Any], **overrides: str) -> dict[str, str]:
     return worker_env(
-        fleet["aws"].endpoint_url, fleet["queues"].name, fleet["tmp"] / "unused", free_port(), None,
-        NRF_RESULT_STORE="s3", NRF_RESULTS_BUCKET=BUCKET, NRF_RESULTS_PREFIX="results",
-        NRF_FLEET_HEARTBEAT_SECONDS=str(INTERVAL), NRF_INPUT_BUCKET=INPUT,
+        fleet["aws"].endpoint_url,
+        fleet["queues"].name,
+        fleet["tmp"] / "unused",
+        free_port(),
+        None,
+        NRF_RESULT_STORE="s3",
+        NRF_RESULTS_BUCKET=BUCKET,
+        NRF_RESULTS_PREFIX="results",
+        NRF_FLEET_HEARTBEAT_SECONDS=str(INTERVAL),
+        NRF_INPUT_BUCKET=INPUT,
         **overrides,
-    )  # fmt: skip
+    )
 
 
 def start_worker(fleet: dict[str, Any], worker_id: str, **overrides: str) -> WorkerProcess:
@@ -57,8 +63,11 @@ def start_worker(fleet: dict[str, Any], worker_id: str, **overrides: str) -> Wor
 def nrf_status(fleet: dict[str, Any], **overrides: str) -> tuple[int, dict[str, Any]]:
     answer = subprocess.run(
         [sys.executable, "-m", "nrf.entrypoints.cli", "status", "--json"],
-        env=env_for(fleet, **overrides), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=env_for(fleet, **overrides),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert answer.returncode in (0, 1), answer.stderr
     return answer.returncode, json.loads(answer.stdout)
 
@@ -67,10 +76,13 @@ def housekeep(fleet: dict[str, Any]) -> list[dict[str, Any]]:
     """Run `nrf housekeep` with the log notifier; its log events."""
     answer = subprocess.run(
         [sys.executable, "-m", "nrf.entrypoints.cli", "housekeep"],
-        env=env_for(fleet, NRF_STALL_ALERT_SECONDS="1",
-                    GOVUK_NOTIFY_SUPPORT_EMAIL="support@example.gov.uk"),
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=env_for(
+            fleet, NRF_STALL_ALERT_SECONDS="1", GOVUK_NOTIFY_SUPPORT_EMAIL="support@example.gov.uk"
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert answer.returncode == 0, answer.stderr
     events = [json.loads(line) for line in answer.stderr.splitlines() if line.startswith("{")]
     assert [e["event"] for e in events].count("housekeeping_done") == 1
@@ -116,8 +128,11 @@ def test_two_workers_are_live_then_stale_when_killed_and_stopped_when_stopped(
     assert code == 0, status["concerns"]
     assert ids(status, "live") == ["worker-a", "worker-b"]
     for worker in status["workers"]["live"]:
-        assert worker["bundle"] == {"name": bundle.name, "version": bundle.version,
-                                    "sha256": bundle.sha256}  # fmt: skip
+        assert worker["bundle"] == {
+            "name": bundle.name,
+            "version": bundle.version,
+            "sha256": bundle.sha256,
+        }
     assert len(status["workers"]["bundles"]) == 1
     # Each beat is also an EMF record, which the no-live-worker alarm counts.
     emf = [json.loads(line) for line in first.stdout_lines if "WorkerHeartbeats" in line]
@@ -146,16 +161,20 @@ def test_two_workers_are_live_then_stale_when_killed_and_stopped_when_stopped(
     assert code == 1
     assert [c["code"] for c in status["concerns"]] == ["no_live_worker"]
     text = subprocess.run(
-        [sys.executable, "-m", "nrf.entrypoints.cli", "status"], env=env_for(fleet),
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [sys.executable, "-m", "nrf.entrypoints.cli", "status"],
+        env=env_for(fleet),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert text.returncode == 1
     assert [line for line in text.stdout.splitlines() if line.startswith("no_live_worker: ")]
 
     # Every worker stopped and a message waiting: the stall alert goes once, however many runs.
     told = [housekeep(fleet)]  # the first run sees the stall begin
-    stall = json.loads(fleet["s3"].get_object(Bucket=BUCKET, Key="results/.ops/stall.json")[
-        "Body"].read())  # fmt: skip
+    stall = json.loads(
+        fleet["s3"].get_object(Bucket=BUCKET, Key="results/.ops/stall.json")["Body"].read()
+    )
     wait_for(lambda: time.time() > stall["since"] + 1.0, timeout=30)  # NRF_STALL_ALERT_SECONDS
     told += [housekeep(fleet), housekeep(fleet)]
     assert [notices(run, "queue_stalled") for run in told] == [[], ["queue_stalled"], []]
@@ -163,8 +182,13 @@ def test_two_workers_are_live_then_stale_when_killed_and_stopped_when_stopped(
 
     # A worker comes back and takes the job: support hears that the stall is over, once.
     start_worker(fleet, "worker-c")
-    wait_for(lambda: fleet["s3"].list_objects_v2(
-        Bucket=BUCKET, Prefix="results/waits-1/status.json").get("KeyCount"))  # fmt: skip
+    wait_for(
+        lambda: (
+            fleet["s3"]
+            .list_objects_v2(Bucket=BUCKET, Prefix="results/waits-1/status.json")
+            .get("KeyCount")
+        )
+    )
     after = [housekeep(fleet), housekeep(fleet)]
     assert [notices(run, "queue_stalled") for run in after] == [["queue_stall_cleared"], []]
     code, status = nrf_status(fleet)
@@ -177,9 +201,12 @@ def test_a_claim_left_by_a_killed_worker_whose_message_is_gone_is_stuck(
 ) -> None:
     fleet["s3"].put_object(Bucket=INPUT, Key="slow.geojson", Body=slow_boundary_geojson())
     worker = start_worker(
-        fleet, "worker-s", SQS_VISIBILITY_TIMEOUT="3", VISIBILITY_HEARTBEAT_SECONDS="1",
+        fleet,
+        "worker-s",
+        SQS_VISIBILITY_TIMEOUT="3",
+        VISIBILITY_HEARTBEAT_SECONDS="1",
         VISIBILITY_EXTENSION_SECONDS="3",
-    )  # fmt: skip
+    )
     body = job_body("slow-1", boundary_uri=f"s3://{INPUT}/slow.geojson")
     fleet["sqs"].send_message(QueueUrl=fleet["queues"].url, MessageBody=body)
     claim_key = "results/.claims/slow-1.json"
@@ -197,8 +224,11 @@ def test_a_claim_left_by_a_killed_worker_whose_message_is_gone_is_stuck(
     # A dry run touches nothing: the stuck claim is days short of any deletion anyway.
     dry = subprocess.run(
         [sys.executable, "-m", "nrf.entrypoints.cli", "housekeep", "--dry-run"],
-        env=env_for(fleet), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=env_for(fleet),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert dry.returncode == 0, dry.stderr
     assert "would delete" not in dry.stdout and "stall: none, 0 waiting" in dry.stdout
     assert fleet["s3"].list_objects_v2(Bucket=BUCKET, Prefix=claim_key)["KeyCount"] == 1
@@ -207,8 +237,10 @@ def test_a_claim_left_by_a_killed_worker_whose_message_is_gone_is_stuck(
 def test_bad_configuration_exits_2(fleet: dict[str, Any]) -> None:
     answer = subprocess.run(
         [sys.executable, "-m", "nrf.entrypoints.cli", "status"],
-        env=env_for(fleet, NRF_RESULT_RETENTION_DAYS="soon"), capture_output=True, text=True,
+        env=env_for(fleet, NRF_RESULT_RETENTION_DAYS="soon"),
+        capture_output=True,
+        text=True,
         timeout=120,
-    )  # fmt: skip
+    )
     assert answer.returncode == 2
     assert "NRF_RESULT_RETENTION_DAYS" in answer.stderr

@@ -95,8 +95,13 @@ def test_a_file_just_under_50_mib_of_positions_costs_little_memory(tmp_path: Pat
     path = tmp_path / "big.geojson"
     path.write_bytes(data)
     del data
-    done = subprocess.run([sys.executable, "-c", MEASURE, str(path)], capture_output=True,
-                          text=True, timeout=120, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     measured = json.loads(done.stdout)
     assert measured["codes"] == ["geojson_too_complex"]
     assert measured["grew_mb"] < 50

@@ -60,40 +60,103 @@ def _cases() -> list[Case]:
     dwellings = {"name": "x", "dwellings": 123454321, "dwelling_category": "housing"}
     return [
         Case("random-bytes", "\x7f}{\u00e9 not json ]]", "message_not_json", emailed=False),
-        Case("truncated", json.dumps(job("hostile-truncated"))[:60], "message_not_json",
-             emailed=False),
+        Case(
+            "truncated",
+            json.dumps(job("hostile-truncated"))[:60],
+            "message_not_json",
+            emailed=False,
+        ),
         Case("deep", deep_message("hostile-deep", 100), "message_too_deep", emailed=False),
-        Case("nan-inline", json.dumps(job("hostile-nan-inline")).replace("582800.0", "NaN", 1),
-             "message_not_json", emailed=False),
-        Case("hostile-huge-number", json.dumps(job("hostile-huge-number", development=dwellings))
-             .replace("123454321", "1e400"), "invalid_dwellings"),
-        Case("hostile-bowtie", json.dumps(job("hostile-bowtie", boundary=polygon(BOWTIE))),
-             "self_intersecting_geometry"),
-        Case("hostile-unclosed", json.dumps(job("hostile-unclosed", boundary=polygon(unclosed))),
-             "invalid_geometry"),
-        Case("hostile-nan-file", _uri_job("hostile-nan-file"), "non_finite_coordinates",
-             upload=nan_file),
-        Case("hostile-150k-vertices", _uri_job("hostile-150k-vertices"), "too_many_vertices",
-             upload=many_vertices_geojson(150_000)),
-        Case("hostile-2m-vertices", _uri_job("hostile-2m-vertices"), "geojson_too_complex",
-             upload=many_vertices_geojson(2_000_000)),
-        Case("hostile-zip-bomb", _uri_job("hostile-zip-bomb", ".zip"), "zip_too_large",
-             upload=zip_bomb(256 * 1024 * 1024), suffix=".zip"),
-        Case("hostile-zip-slip", _uri_job("hostile-zip-slip", ".zip"), "zip_unsafe_path",
-             upload=zip_of({"../../escape.geojson": json.dumps(polygon(SQUARE)).encode()}),
-             suffix=".zip"),
-        Case("hostile-random-gpkg", _uri_job("hostile-random-gpkg", ".gpkg"), "unreadable_file",
-             upload=os.urandom(4096), suffix=".gpkg"),
-        Case("hostile-other-bucket", json.dumps(job("hostile-other-bucket",
-             boundary_uri="s3://someone-else/boundaries/x.geojson")), "boundary_uri_not_allowed"),
-        Case("hostile-escape-prefix", json.dumps(job("hostile-escape-prefix",
-             boundary_uri=f"s3://{BUCKET}/{PREFIX}/../secrets/x.geojson")),
-             "boundary_uri_not_allowed"),
-        Case("hostile-unknown-rules", json.dumps(job("hostile-unknown-rules", rules="x-2099")),
-             "unknown_rule_set"),
-        Case("hostile-file-scheme", json.dumps(job("hostile-file-scheme",
-             boundary_uri="file:///etc/passwd")), "invalid_boundary_uri"),
-    ]  # fmt: skip
+        Case(
+            "nan-inline",
+            json.dumps(job("hostile-nan-inline")).replace("582800.0", "NaN", 1),
+            "message_not_json",
+            emailed=False,
+        ),
+        Case(
+            "hostile-huge-number",
+            json.dumps(job("hostile-huge-number", development=dwellings)).replace(
+                "123454321", "1e400"
+            ),
+            "invalid_dwellings",
+        ),
+        Case(
+            "hostile-bowtie",
+            json.dumps(job("hostile-bowtie", boundary=polygon(BOWTIE))),
+            "self_intersecting_geometry",
+        ),
+        Case(
+            "hostile-unclosed",
+            json.dumps(job("hostile-unclosed", boundary=polygon(unclosed))),
+            "invalid_geometry",
+        ),
+        Case(
+            "hostile-nan-file",
+            _uri_job("hostile-nan-file"),
+            "non_finite_coordinates",
+            upload=nan_file,
+        ),
+        Case(
+            "hostile-150k-vertices",
+            _uri_job("hostile-150k-vertices"),
+            "too_many_vertices",
+            upload=many_vertices_geojson(150_000),
+        ),
+        Case(
+            "hostile-2m-vertices",
+            _uri_job("hostile-2m-vertices"),
+            "geojson_too_complex",
+            upload=many_vertices_geojson(2_000_000),
+        ),
+        Case(
+            "hostile-zip-bomb",
+            _uri_job("hostile-zip-bomb", ".zip"),
+            "zip_too_large",
+            upload=zip_bomb(256 * 1024 * 1024),
+            suffix=".zip",
+        ),
+        Case(
+            "hostile-zip-slip",
+            _uri_job("hostile-zip-slip", ".zip"),
+            "zip_unsafe_path",
+            upload=zip_of({"../../escape.geojson": json.dumps(polygon(SQUARE)).encode()}),
+            suffix=".zip",
+        ),
+        Case(
+            "hostile-random-gpkg",
+            _uri_job("hostile-random-gpkg", ".gpkg"),
+            "unreadable_file",
+            upload=os.urandom(4096),
+            suffix=".gpkg",
+        ),
+        Case(
+            "hostile-other-bucket",
+            json.dumps(
+                job("hostile-other-bucket", boundary_uri="s3://someone-else/boundaries/x.geojson")
+            ),
+            "boundary_uri_not_allowed",
+        ),
+        Case(
+            "hostile-escape-prefix",
+            json.dumps(
+                job(
+                    "hostile-escape-prefix",
+                    boundary_uri=f"s3://{BUCKET}/{PREFIX}/../secrets/x.geojson",
+                )
+            ),
+            "boundary_uri_not_allowed",
+        ),
+        Case(
+            "hostile-unknown-rules",
+            json.dumps(job("hostile-unknown-rules", rules="x-2099")),
+            "unknown_rule_set",
+        ),
+        Case(
+            "hostile-file-scheme",
+            json.dumps(job("hostile-file-scheme", boundary_uri="file:///etc/passwd")),
+            "invalid_boundary_uri",
+        ),
+    ]
 
 
 CASES = _cases()
@@ -134,8 +197,15 @@ def burst(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> 
             s3.put_object(Bucket=BUCKET, Key=f"{PREFIX}/{case.name}{case.suffix}", Body=case.upload)
     results = tmp_path_factory.mktemp("hostile-results")
     with running_fake_notify() as notify:
-        env = worker_env(moto_server.endpoint_url, queues.name, results, free_port(), notify,
-                         NRF_INPUT_BUCKET=BUCKET, NRF_INPUT_PREFIX=PREFIX)  # fmt: skip
+        env = worker_env(
+            moto_server.endpoint_url,
+            queues.name,
+            results,
+            free_port(),
+            notify,
+            NRF_INPUT_BUCKET=BUCKET,
+            NRF_INPUT_PREFIX=PREFIX,
+        )
         worker = WorkerProcess(env).start()
         try:
             worker.wait_for("worker_started", timeout=90)
@@ -146,13 +216,13 @@ def burst(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> 
             for case in CASES:
                 sent = sqs.send_message(QueueUrl=queues.url, MessageBody=case.body)
                 message_ids[case.name] = sent["MessageId"]
-                job_ids[case.name] = (case.name if case.emailed
-                                      else f"message-{sent['MessageId']}")  # fmt: skip
+                job_ids[case.name] = case.name if case.emailed else f"message-{sent['MessageId']}"
             for job_id in job_ids.values():
                 worker.wait_for("job_finished", timeout=120, job_id=job_id)
             after = {name: memory_mb(pid) for name, pid in pids.items()}
-            yield Burst(worker, sqs, queues, notify, results, job_ids, message_ids, pids,
-                        before, after)  # fmt: skip
+            yield Burst(
+                worker, sqs, queues, notify, results, job_ids, message_ids, pids, before, after
+            )
         finally:
             worker.close()
 

@@ -33,10 +33,14 @@ def stores(kind: str, aws: MotoServer | None, root: Path) -> tuple[Any, Any, Any
     if kind == "s3":
         assert aws is not None
         s3 = aws.client("s3")
-        s3.create_bucket(Bucket=BUCKET,
-                         CreateBucketConfiguration={"LocationConstraint": "eu-west-2"})  # fmt: skip
-        return (S3ResultStore(s3, BUCKET, "results"), S3StoreInventory(s3, BUCKET, "results"),
-                S3OpsRecords(s3, BUCKET, "results"))  # fmt: skip
+        s3.create_bucket(
+            Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": "eu-west-2"}
+        )
+        return (
+            S3ResultStore(s3, BUCKET, "results"),
+            S3StoreInventory(s3, BUCKET, "results"),
+            S3OpsRecords(s3, BUCKET, "results"),
+        )
     return LocalResultStore(root), LocalStoreInventory(root), LocalOpsRecords(root)
 
 

@@ -17,8 +17,9 @@ from support.job_process_stubs import init_stub
 
 
 def processes(tmp_path: Path, die_while_starting: bool = False) -> JobProcesses:
-    return JobProcesses(WorkerSettings(concurrency=2), init=init_stub,
-                        init_args=(str(tmp_path), die_while_starting))  # fmt: skip
+    return JobProcesses(
+        WorkerSettings(concurrency=2), init=init_stub, init_args=(str(tmp_path), die_while_starting)
+    )
 
 
 @pytest.fixture

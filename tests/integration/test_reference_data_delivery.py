@@ -51,10 +51,12 @@ def _sha256(path: Path) -> str:
 def _aws_env(aws: MotoServer) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     return {
-        **keep, "AWS_ENDPOINT_URL": aws.endpoint_url, "AWS_REGION": REGION,
+        **keep,
+        "AWS_ENDPOINT_URL": aws.endpoint_url,
+        "AWS_REGION": REGION,
         "AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"],
         "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIALS["aws_secret_access_key"],
-    }  # fmt: skip
+    }
 
 
 def publish(aws: MotoServer, bundle: Path, destination: str) -> subprocess.CompletedProcess[str]:
@@ -69,8 +71,11 @@ def publish(aws: MotoServer, bundle: Path, destination: str) -> subprocess.Compl
     ]
     return subprocess.run(
         [*command, str(bundle), destination],
-        env=_aws_env(aws), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=_aws_env(aws),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def pin_of(done: subprocess.CompletedProcess[str]) -> dict[str, str]:
@@ -101,9 +106,15 @@ def test_a_worker_pinned_to_a_published_bundle_quotes_with_its_version(
     queues = make_queues(sqs, "delivery_jobs")
     results, cache, port = tmp_path / "results", tmp_path / "cache", free_port()
     env = worker_env(
-        aws.endpoint_url, queues.name, results, port, fake_notify, **pin,
-        NRF_REFERENCE_DATA_CACHE=str(cache), NRF_ALLOW_SYNTHETIC_DATA="false",
-    )  # fmt: skip
+        aws.endpoint_url,
+        queues.name,
+        results,
+        port,
+        fake_notify,
+        **pin,
+        NRF_REFERENCE_DATA_CACHE=str(cache),
+        NRF_ALLOW_SYNTHETIC_DATA="false",
+    )
     with running_worker(env) as worker:
         ready = worker.wait_for("reference_data_ready", timeout=90)
         assert (ready["bundle_name"], ready["bundle_version"]) == (NAME, VERSION)
@@ -152,10 +163,14 @@ def test_a_wrong_digest_stops_the_worker_with_exit_3_and_it_is_never_ready(
     wrong = hashlib.sha256(b"some other bundle").hexdigest()
     cache, port = tmp_path / "cache", free_port()
     env = worker_env(
-        aws.endpoint_url, "unused_queue", tmp_path / "results", port,
-        NRF_REFERENCE_DATA=pin["NRF_REFERENCE_DATA"], NRF_REFERENCE_DATA_SHA256=wrong,
+        aws.endpoint_url,
+        "unused_queue",
+        tmp_path / "results",
+        port,
+        NRF_REFERENCE_DATA=pin["NRF_REFERENCE_DATA"],
+        NRF_REFERENCE_DATA_SHA256=wrong,
         NRF_REFERENCE_DATA_CACHE=str(cache),
-    )  # fmt: skip
+    )
     with running_worker(env) as worker:
         seen = _ready_answers_until_exit(worker, port)
         assert worker.wait(30) == 3
@@ -171,9 +186,14 @@ def test_a_local_bundle_that_is_not_the_pinned_one_stops_the_worker_too(
     real_bundle: Path, tmp_path: Path
 ) -> None:
     port = free_port()
-    env = worker_env("http://127.0.0.1:9", "unused_queue", tmp_path / "results", port,
-                     NRF_REFERENCE_DATA=str(real_bundle),
-                     NRF_REFERENCE_DATA_SHA256=hashlib.sha256(b"another").hexdigest())  # fmt: skip
+    env = worker_env(
+        "http://127.0.0.1:9",
+        "unused_queue",
+        tmp_path / "results",
+        port,
+        NRF_REFERENCE_DATA=str(real_bundle),
+        NRF_REFERENCE_DATA_SHA256=hashlib.sha256(b"another").hexdigest(),
+    )
     with running_worker(env) as worker:
         seen = _ready_answers_until_exit(worker, port)
         assert worker.wait(30) == 3
@@ -206,8 +226,9 @@ def test_synthetic_data_without_the_opt_in_stops_the_worker_with_a_clear_code(
 
 
 def test_an_s3_bundle_without_a_digest_is_bad_configuration(tmp_path: Path) -> None:
-    env = worker_env("http://127.0.0.1:9", "q", tmp_path, free_port(),
-                     NRF_REFERENCE_DATA=PINNED_URI)  # fmt: skip
+    env = worker_env(
+        "http://127.0.0.1:9", "q", tmp_path, free_port(), NRF_REFERENCE_DATA=PINNED_URI
+    )
     with running_worker(env) as worker:
         assert worker.wait(30) == 2
     [bad] = worker.matching("bad_configuration")
@@ -223,8 +244,9 @@ def test_a_published_version_is_never_replaced(
     assert "bundle_already_published" in again.stderr
     assert again.stdout == ""  # no pin printed for a refused publish
     # Different bytes under the same name and version: refused as well.
-    changed = relabelled_bundle(tmp_path / "changed.gpkg", name=NAME, version=VERSION,
-                                description="rebuilt")  # fmt: skip
+    changed = relabelled_bundle(
+        tmp_path / "changed.gpkg", name=NAME, version=VERSION, description="rebuilt"
+    )
     assert _sha256(changed) != first["NRF_REFERENCE_DATA_SHA256"]
     refused = publish(aws, changed, f"s3://{BUCKET}/reference/")
     assert refused.returncode == 1
@@ -279,9 +301,15 @@ def test_health_answers_while_the_bundle_downloads_and_ready_waits_for_it(
     with throttled_proxy(aws.endpoint_url, rate=1_000_000) as proxy:
         port = free_port()
         env = worker_env(
-            proxy.url, queues.name, tmp_path / "results", port, None, **pin,
-            NRF_REFERENCE_DATA_CACHE=str(tmp_path / "cache"), NRF_ALLOW_SYNTHETIC_DATA="false",
-        )  # fmt: skip
+            proxy.url,
+            queues.name,
+            tmp_path / "results",
+            port,
+            None,
+            **pin,
+            NRF_REFERENCE_DATA_CACHE=str(tmp_path / "cache"),
+            NRF_ALLOW_SYNTHETIC_DATA="false",
+        )
         with running_worker(env) as worker:
             health: list[tuple[int, str]] = []
             ready: list[tuple[int, str]] = []
@@ -320,13 +348,16 @@ def test_with_the_opt_in_every_email_and_result_says_the_data_is_synthetic(
             worker.wait_for("job_finished", timeout=60, job_id=job_id)
         assert worker.stop() == 0
     kinds = {v: k for k, v in TEMPLATES.items()}
-    sent = sorted((e["reference"], kinds[e["template_id"]], e["personalisation"])
-                  for e in fake_notify.emails)  # fmt: skip
+    sent = sorted(
+        (e["reference"], kinds[e["template_id"]], e["personalisation"]) for e in fake_notify.emails
+    )
     # The bad boundary is found after the "started" email (docs/worker.md, steps 3 and 4).
     assert [(job, kind) for job, kind, _ in sent] == [
-        ("synthetic-bad", "FAILED"), ("synthetic-bad", "STARTED"),
-        ("synthetic-ok", "COMPLETED"), ("synthetic-ok", "STARTED"),
-    ]  # fmt: skip
+        ("synthetic-bad", "FAILED"),
+        ("synthetic-bad", "STARTED"),
+        ("synthetic-ok", "COMPLETED"),
+        ("synthetic-ok", "STARTED"),
+    ]
     for _, _, personal in sent:
         assert personal["synthetic_data"] == "yes"
         assert personal["data_notice"].startswith("SYNTHETIC DEMONSTRATION DATA")

@@ -49,9 +49,16 @@ def run(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> It
     queues = make_queues(sqs, "secret_jobs")
     results = tmp_path_factory.mktemp("secret-results")
     with running_fake_notify() as notify:
-        env = worker_env(moto_server.endpoint_url, queues.name, results, free_port(), notify,
-                         AWS_SECRET_ACCESS_KEY=AWS_SECRET, AWS_SESSION_TOKEN=AWS_TOKEN,
-                         GOVUK_NOTIFY_ALLOWED_DOMAINS="example.gov.uk")  # fmt: skip
+        env = worker_env(
+            moto_server.endpoint_url,
+            queues.name,
+            results,
+            free_port(),
+            notify,
+            AWS_SECRET_ACCESS_KEY=AWS_SECRET,
+            AWS_SESSION_TOKEN=AWS_TOKEN,
+            GOVUK_NOTIFY_ALLOWED_DOMAINS="example.gov.uk",
+        )
         worker = WorkerProcess(env).start()
         try:
             worker.wait_for("worker_started", timeout=90)
@@ -68,16 +75,24 @@ def run(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> It
                 _, body, _ = http_get(f"http://127.0.0.1:{port}/{path}")
                 health.append(json.dumps(body))
             assert worker.stop() == 0
-            yield Run(worker, notify, results, health,
-                      (notify.api_key, notify.secret, AWS_SECRET, AWS_TOKEN))  # fmt: skip
+            yield Run(
+                worker,
+                notify,
+                results,
+                health,
+                (notify.api_key, notify.secret, AWS_SECRET, AWS_TOKEN),
+            )
         finally:
             worker.close()
 
 
 def test_no_secret_appears_in_any_log_line_result_file_or_health_body(run: Run) -> None:
     stderr = [json.dumps(e) for e in run.worker.events] + run.worker.other_lines
-    texts = {"stderr": "\n".join(stderr), "stdout": "\n".join(run.worker.stdout_lines),
-             "health": "\n".join(run.health)}  # fmt: skip
+    texts = {
+        "stderr": "\n".join(stderr),
+        "stdout": "\n".join(run.worker.stdout_lines),
+        "health": "\n".join(run.health),
+    }
     for path in run.results.rglob("*"):
         if path.is_file():
             texts[str(path.relative_to(run.results))] = path.read_text(errors="replace")
@@ -95,13 +110,18 @@ def test_health_output_holds_only_the_documented_fields(run: Run) -> None:
 
 def sent_to(notify: FakeNotifyServer, job_id: str) -> list[tuple[str, str]]:
     kinds = {v: k for k, v in TEMPLATES.items()}
-    return [(e["email_address"], kinds[e["template_id"]]) for e in notify.emails
-            if e["reference"] == job_id]  # fmt: skip
+    return [
+        (e["email_address"], kinds[e["template_id"]])
+        for e in notify.emails
+        if e["reference"] == job_id
+    ]
 
 
 def test_allowed_recipients_get_their_emails(run: Run) -> None:
-    assert sent_to(run.notify, "sec-ok") == [("planner@example.gov.uk", "STARTED"),
-                                             ("planner@example.gov.uk", "COMPLETED")]  # fmt: skip
+    assert sent_to(run.notify, "sec-ok") == [
+        ("planner@example.gov.uk", "STARTED"),
+        ("planner@example.gov.uk", "COMPLETED"),
+    ]
     # Domains are compared without regard to case.
     assert [k for _, k in sent_to(run.notify, "sec-upper")] == ["STARTED", "COMPLETED"]
     assert [k for _, k in sent_to(run.notify, "sec-bowtie")] == ["STARTED", "FAILED"]
@@ -114,7 +134,10 @@ def test_other_domains_are_computed_but_never_emailed(run: Run, job_id: str) -> 
     assert status["status"] == "succeeded"
     [record] = status["notifications"]
     assert (record["kind"], record["sent"], record["error"]) == (
-        "completed", False, "recipient_domain_not_allowed")  # fmt: skip
+        "completed",
+        False,
+        "recipient_domain_not_allowed",
+    )
 
 
 def test_an_invalid_address_fails_the_job_and_nobody_is_emailed(run: Run) -> None:
@@ -132,11 +155,23 @@ def test_a_notify_error_is_recorded_without_the_key(run: Run) -> None:
 
 def test_bad_configuration_never_prints_the_key(tmp_path: Path) -> None:
     key = f"nrf_test-{uuid.uuid4()}-{uuid.uuid4()}"
-    env = worker_env("http://127.0.0.1:9", "q", tmp_path, free_port(),
-                     NRF_NOTIFIER="govuk_notify", GOVUK_NOTIFY_API_KEY=key,
-                     WORKER_CONCURRENCY="many")  # fmt: skip
-    done = subprocess.run([sys.executable, "-m", "nrf.entrypoints.cli", "worker"], env=env,
-                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    env = worker_env(
+        "http://127.0.0.1:9",
+        "q",
+        tmp_path,
+        free_port(),
+        NRF_NOTIFIER="govuk_notify",
+        GOVUK_NOTIFY_API_KEY=key,
+        WORKER_CONCURRENCY="many",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "nrf.entrypoints.cli", "worker"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 2
     assert "WORKER_CONCURRENCY" in done.stderr
     assert key not in done.stderr + done.stdout

@@ -140,11 +140,13 @@ def test_lazy_and_eager_reading_give_the_same_reference_data(tmp_path: Path) -> 
             w = [f for f in getattr(want, layer) if f.geometry.intersects(dev.boundary)]
             g = [f for f in getattr(got, layer) if f.geometry.intersects(dev.boundary)]
             # Same features in the same order: values and geometries exactly equal.
-            assert [(type(f), getattr(f, "value", None), getattr(f, "edp_id", None),
-                     f.geometry.wkb) for f in g] == [
+            assert [
+                (type(f), getattr(f, "value", None), getattr(f, "edp_id", None), f.geometry.wkb)
+                for f in g
+            ] == [
                 (type(f), getattr(f, "value", None), getattr(f, "edp_id", None), f.geometry.wkb)
                 for f in w
-            ]  # fmt: skip
+            ]
             compared += len(w)
         assert got.coefficients == want.coefficients
     assert compared > 245
@@ -162,8 +164,13 @@ def test_vouching_checks_every_layer_then_records_the_digest(tmp_path: Path) -> 
     digest = vouch_for_bundle(path, progress=lambda name, n: seen.append((name, n)))
     assert digest == hashlib.sha256(path.read_bytes()).hexdigest()
     # tiny_layers(): 2 catchments, 3 works polygons, 1 LPA, 1 subcatchment, 20 x 10 squares.
-    assert seen == [("nn_catchments", 2), ("wwtw_catchments", 3), ("lpa_boundaries", 1),
-                    ("subcatchments", 1), ("land_use_coefficients", 200)]  # fmt: skip
+    assert seen == [
+        ("nn_catchments", 2),
+        ("wwtw_catchments", 3),
+        ("lpa_boundaries", 1),
+        ("subcatchments", 1),
+        ("land_use_coefficients", 200),
+    ]
     record = json.loads(validation_record.record_path(path).read_text())
     assert record["sha256"] == digest and "land_use_coefficients" in record["layers"]
 
@@ -195,9 +202,15 @@ def test_rtree_lookups_by_sql_and_by_boxes_in_memory_agree(tmp_path: Path) -> No
     path = Path(shutil.copy(bundled_reference_data(), tmp_path / "norfolk.gpkg"))
     repo = GeoPackageBoundaryData(path)
     rng = np.random.default_rng(4)
-    envelopes = [box(x, y, x + w, y + w) for x, y, w in zip(
-        rng.uniform(575_000, 645_000, 300), rng.uniform(272_000, 346_000, 300),
-        rng.uniform(1, 8_000, 300), strict=True)]  # fmt: skip
+    envelopes = [
+        box(x, y, x + w, y + w)
+        for x, y, w in zip(
+            rng.uniform(575_000, 645_000, 300),
+            rng.uniform(272_000, 346_000, 300),
+            rng.uniform(1, 8_000, 300),
+            strict=True,
+        )
+    ]
     for name in validation_record_layers():
         by_sql = LazyLayer(name, repo._schema[name], repo._connection)
         by_sql.SQL_LOOKUPS = 10**9

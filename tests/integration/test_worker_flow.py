@@ -60,12 +60,19 @@ def flow(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> I
     results = tmp_path_factory.mktemp("flow-results")
     with running_fake_notify() as notify:
         env = worker_env(
-            moto_server.endpoint_url, queues.name, results, free_port(), notify,
-            WORKER_CONCURRENCY="2", AWS_SQS_MAX_MESSAGES="2",
-            SQS_VISIBILITY_TIMEOUT="3", VISIBILITY_HEARTBEAT_SECONDS="1",
+            moto_server.endpoint_url,
+            queues.name,
+            results,
+            free_port(),
+            notify,
+            WORKER_CONCURRENCY="2",
+            AWS_SQS_MAX_MESSAGES="2",
+            SQS_VISIBILITY_TIMEOUT="3",
+            VISIBILITY_HEARTBEAT_SECONDS="1",
             VISIBILITY_EXTENSION_SECONDS="3",
-            NRF_INPUT_BUCKET=INPUT_BUCKET, NRF_INPUT_PREFIX=INPUT_PREFIX,
-        )  # fmt: skip
+            NRF_INPUT_BUCKET=INPUT_BUCKET,
+            NRF_INPUT_PREFIX=INPUT_PREFIX,
+        )
         worker = WorkerProcess(env).start()
         try:
             worker.wait_for("worker_started", timeout=90)
@@ -76,9 +83,10 @@ def flow(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> I
 
 def emails_for(notify: FakeNotifyServer, job_id: str, template: str) -> list[dict[str, Any]]:
     return [
-        e for e in notify.emails
+        e
+        for e in notify.emails
         if e.get("reference") == job_id and e["template_id"] == TEMPLATES[template]
-    ]  # fmt: skip
+    ]
 
 
 def assert_queues_empty(flow: Flow) -> None:
@@ -132,8 +140,13 @@ def test_a_job_flows_from_the_queue_to_a_stored_result_and_a_completed_email(flo
     assert_queues_empty(flow)
 
 
-BOWTIE = [[582800.0, 328200.0], [582840.0, 328240.0], [582840.0, 328200.0],
-          [582800.0, 328240.0], [582800.0, 328200.0]]  # fmt: skip
+BOWTIE = [
+    [582800.0, 328200.0],
+    [582840.0, 328240.0],
+    [582840.0, 328200.0],
+    [582800.0, 328240.0],
+    [582800.0, 328200.0],
+]
 
 
 def test_invalid_input_is_failed_once_with_its_codes_and_deleted_at_once(flow: Flow) -> None:
@@ -252,13 +265,19 @@ def test_two_job_processes_complete_several_jobs_each_once(flow: Flow) -> None:
 def test_nrf_dlq_fails_and_reports_a_dead_lettered_job(flow: Flow) -> None:
     queues = make_queues(flow.sqs, "flow_dlq_case")
     flow.sqs.send_message(QueueUrl=queues.dlq_url, MessageBody=job_body("flow-dead"))
-    env = {**flow.worker.env, "AWS_SQS_QUEUE_NAME": queues.name,
-           "GOVUK_NOTIFY_SUPPORT_EMAIL": "support@example.gov.uk"}  # fmt: skip
+    env = {
+        **flow.worker.env,
+        "AWS_SQS_QUEUE_NAME": queues.name,
+        "GOVUK_NOTIFY_SUPPORT_EMAIL": "support@example.gov.uk",
+    }
 
     done = subprocess.run(
         [sys.executable, "-m", "nrf.entrypoints.cli", "dlq"],
-        env=env, capture_output=True, text=True, timeout=90,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
 
     assert done.returncode == 0, done.stderr
     assert "1 dead-lettered jobs marked failed: flow-dead" in done.stdout
@@ -269,5 +288,7 @@ def test_nrf_dlq_fails_and_reports_a_dead_lettered_job(flow: Flow) -> None:
     assert support["personalisation"]["error_codes"] == "dead_lettered"
     assert len(emails_for(flow.notify, "flow-dead", "FAILED")) == 2  # support and the requester
     assert {n["recipient"] for n in status["notifications"]} == {
-        "support@example.gov.uk", "planner@example.gov.uk"}  # fmt: skip
+        "support@example.gov.uk",
+        "planner@example.gov.uk",
+    }
     assert queue_counts(flow.sqs, queues.dlq_url) == (0, 0)

@@ -34,9 +34,11 @@ SITE = Polygon(SITE_RING)
 def rows(layer: str, spatial: bool = False) -> list[tuple[dict[str, Any], Any]]:
     """(fields, geometry) of every row; for a spatial layer only those touching the site."""
     meta, _, geometry, columns = read(
-        str(bundled_reference_data()), layer=layer, read_geometry=spatial,
+        str(bundled_reference_data()),
+        layer=layer,
+        read_geometry=spatial,
         bbox=SITE.bounds if spatial else None,
-    )  # fmt: skip
+    )
     names = list(meta["fields"])
     found = []
     for i in range(len(columns[0]) if columns else 0):

@@ -103,9 +103,15 @@ def setup(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> 
     port = free_port()
     with running_fake_notify() as notify:
         env = worker_env(
-            moto_server.endpoint_url, queues.name, results, port, notify,
-            HEARTBEAT_TIMEOUT="3", SHUTDOWN_GRACE_SECONDS="30", **SHORT_VISIBILITY,
-        )  # fmt: skip
+            moto_server.endpoint_url,
+            queues.name,
+            results,
+            port,
+            notify,
+            HEARTBEAT_TIMEOUT="3",
+            SHUTDOWN_GRACE_SECONDS="30",
+            **SHORT_VISIBILITY,
+        )
         yield Setup(moto_server, sqs, queues, notify, results, port, env)
 
 

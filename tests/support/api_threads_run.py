@@ -27,10 +27,13 @@ PROPERTIES = {"dwelling_category": "housing", "source": "", "dwellings": 40}
 def main(sites_path: str) -> int:
     container = build_container()
     services = ApiServices(
-        quote=container.get_quote(), check=container.check_boundary(),
-        reference_for=container.boundary_data().reference_for, store=None, files=None,
+        quote=container.get_quote(),
+        check=container.check_boundary(),
+        reference_for=container.boundary_data().reference_for,
+        store=None,
+        files=None,
         limits=DEFAULT_LIMITS,
-    )  # fmt: skip
+    )
     client = falcon.testing.TestClient(create_app(services, ApiKeys([KEY])))
     frame = gpd.read_file(sites_path).to_crs(27700)
     crs = {"type": "name", "properties": {"name": "EPSG:27700"}}

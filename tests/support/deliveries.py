@@ -45,13 +45,19 @@ class Deliveries:
         settler = JobSettler(NotificationLedger(store, notifier), retry)
         self.fail = FailJob(store, settler, clock)
         self.process = ProcessJob(
-            assess=AssessDevelopments(repository), boundaries=source, store=store,
-            settler=settler, fail=self.fail, clock=clock, render=render,
+            assess=AssessDevelopments(repository),
+            boundaries=source,
+            store=store,
+            settler=settler,
+            fail=self.fail,
+            clock=clock,
+            render=render,
             settings=NotifySettings(results_base_url="https://results.example/jobs/"),
-        )  # fmt: skip
+        )
         settings = WorkerSettings(visibility_timeout=LEASE)
-        self.in_flight = InFlight(ReadingJobInbox(FakeJobQueue(clock)), store, settings, clock,
-                                  retry)  # fmt: skip
+        self.in_flight = InFlight(
+            ReadingJobInbox(FakeJobQueue(clock)), store, settings, clock, retry
+        )
 
     def __call__(self, message: QueueMessage) -> JobOutcome:
         return self._claimed(message, self.process)

@@ -163,12 +163,17 @@ class FakeNotifyServer(LoopbackServer):
         query = urllib.parse.parse_qs(url.query)
         self.lookups.append(query.get("reference", [""])[0])
         found = [
-            {"id": e["id"], "reference": e.get("reference"), "email_address": e["email_address"],
-             "type": "email", "status": "delivered",
-             "template": {"id": e["template_id"], "version": 1, "uri": ""}}
+            {
+                "id": e["id"],
+                "reference": e.get("reference"),
+                "email_address": e["email_address"],
+                "type": "email",
+                "status": "delivered",
+                "template": {"id": e["template_id"], "version": 1, "uri": ""},
+            }
             for e in self.emails
             if "reference" not in query or e.get("reference") == query["reference"][0]
-        ]  # fmt: skip
+        ]
         return 200, {"notifications": found, "links": {"current": path}}
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:

@@ -36,9 +36,14 @@ def _child(target: str, seconds: int, corpus: Path, findings: Path, max_len: int
 
     for i, seed in enumerate(fuzz_targets.seeds(target)):
         (corpus / f"seed-{i}").write_bytes(seed)
-    flags = [f"-max_total_time={seconds}", "-rss_limit_mb=2048", "-timeout=60",
-             f"-max_len={max_len}", f"-artifact_prefix={findings.parent}/{target}-",
-             "-print_final_stats=1"]  # fmt: skip
+    flags = [
+        f"-max_total_time={seconds}",
+        "-rss_limit_mb=2048",
+        "-timeout=60",
+        f"-max_len={max_len}",
+        f"-artifact_prefix={findings.parent}/{target}-",
+        "-print_final_stats=1",
+    ]
     atheris.Setup([sys.argv[0], *flags, str(corpus)], test_one)
     atheris.Fuzz()
 
@@ -46,11 +51,23 @@ def _child(target: str, seconds: int, corpus: Path, findings: Path, max_len: int
 def _atheris(target: str, seconds: int, work: Path, max_len: int) -> dict[str, Any]:
     corpus, findings = work / f"corpus-{target}", work / f"findings-{target}.jsonl"
     corpus.mkdir()
-    argv = [sys.executable, "-m", "support.fuzz_run", "--child", target, "--seconds",
-            str(seconds), "--work", str(work), "--max-len", str(max_len)]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "support.fuzz_run",
+        "--child",
+        target,
+        "--seconds",
+        str(seconds),
+        "--work",
+        str(work),
+        "--max-len",
+        str(max_len),
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False,
-                          timeout=seconds + 300)  # fmt: skip
+    done = subprocess.run(
+        argv, env=env, capture_output=True, text=True, check=False, timeout=seconds + 300
+    )
     runs = _DONE.findall(done.stderr)
     coverage = _COV.findall(done.stderr)
     crashes = sorted(p.name for p in work.glob(f"{target}-*"))
@@ -94,31 +111,49 @@ def _random(target: str, seconds: int, seed: int) -> dict[str, Any]:
     rng, pool = random.Random(seed), fuzz_targets.seeds(target)
     found, inputs, deadline = [], 0, time.monotonic() + seconds
     while time.monotonic() < deadline:
-        data = rng.randbytes(rng.randint(0, 512)) if rng.random() < 0.1 else _mutate(
-            rng, rng.choice(pool))  # fmt: skip
+        data = (
+            rng.randbytes(rng.randint(0, 512))
+            if rng.random() < 0.1
+            else _mutate(rng, rng.choice(pool))
+        )
         inputs += 1
         problem = fuzz_targets.run_one(target, data)
         if problem is not None:
             found.append(problem)
-    return {"engine": f"seeded random mutation (seed {seed})", "inputs": inputs,
-            "seconds": seconds, "findings": found}  # fmt: skip
+    return {
+        "engine": f"seeded random mutation (seed {seed})",
+        "inputs": inputs,
+        "seconds": seconds,
+        "findings": found,
+    }
 
 
 def render(report: dict[str, Any]) -> str:
-    lines = ["## Fuzz run (`scripts/fuzz`)", "",
-             f"`{report['command']}` on {report['machine']}, {report['started_at']}.", "",
-             "| target | engine | inputs | seconds | coverage edges | findings |",
-             "|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "## Fuzz run (`scripts/fuzz`)",
+        "",
+        f"`{report['command']}` on {report['machine']}, {report['started_at']}.",
+        "",
+        "| target | engine | inputs | seconds | coverage edges | findings |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, result in report["targets"].items():
         count = len(result["findings"]) + len(result.get("process_crashes", []))
-        lines.append(f"| {name} | {result['engine']} | {result['inputs']} | {result['seconds']} | "
-                     f"{result.get('coverage_edges', '')} | {count} |")  # fmt: skip
+        lines.append(
+            f"| {name} | {result['engine']} | {result['inputs']} | {result['seconds']} | "
+            f"{result.get('coverage_edges', '')} | {count} |"
+        )
     lines.append("")
     for name, result in report["targets"].items():
         for finding in result["findings"][:5]:
             lines.append(f"- {name}: {finding['kind']}: `{finding['detail'][:200]}`")
-    lines += ["", "Every input ended in a valid result or an error with a known code."
-              if report["ok"] else "**Findings above: see fuzz.json.**", ""]  # fmt: skip
+    lines += [
+        "",
+        "Every input ended in a valid result or an error with a known code."
+        if report["ok"]
+        else "**Findings above: see fuzz.json.**",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -135,8 +170,13 @@ def main() -> int:
     args = parser.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="nrf-fuzz-"))
     if args.child:
-        _child(args.child, args.seconds, work / f"corpus-{args.child}",
-               work / f"findings-{args.child}.jsonl", args.max_len)  # fmt: skip
+        _child(
+            args.child,
+            args.seconds,
+            work / f"corpus-{args.child}",
+            work / f"findings-{args.child}.jsonl",
+            args.max_len,
+        )
         return 0
     engine = args.engine
     if engine == "auto":
@@ -153,16 +193,18 @@ def main() -> int:
             targets[target] = _atheris(target, args.seconds, work, args.max_len)
         else:
             targets[target] = _random(target, args.seconds, args.seed)
-    ok = all(not r["findings"] and not r.get("process_crashes") and r.get("exit_code", 0) == 0
-             for r in targets.values())  # fmt: skip
+    ok = all(
+        not r["findings"] and not r.get("process_crashes") and r.get("exit_code", 0) == 0
+        for r in targets.values()
+    )
     report = {
         "command": "scripts/fuzz " + " ".join(sys.argv[1:]),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-                   f"Python {platform.python_version()}",
+        f"Python {platform.python_version()}",
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "targets": targets,
         "ok": ok,
-    }  # fmt: skip
+    }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "fuzz.json").write_text(json.dumps(report, indent=2) + "\n")

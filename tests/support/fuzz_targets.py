@@ -19,22 +19,54 @@ from nrf.domain.job_request import JobRequest, allowed_uri
 from nrf.domain.validation import InputLimits, RawFeature, validate_features
 from support.hostile import BOWTIE, SQUARE, job, polygon, zip_bomb, zip_of
 
-KNOWN_CODES = frozenset({
-    # message
-    "message_too_large", "message_not_json", "message_too_deep", "unknown_message_schema",
-    "missing_field", "invalid_field", "invalid_job_id", "unsupported_assessment_type",
-    "invalid_dwellings", "invalid_boundary_uri", "invalid_email",
-    # files
-    "unsupported_file_type", "file_too_large", "missing_shapefile_parts", "unreadable_file",
-    "empty_file", "too_many_features", "ambiguous_layer", "missing_crs", "unsupported_crs",
-    "geojson_too_complex", "zip_unsafe_path", "zip_too_large", "zip_no_boundary_file",
-    "zip_ambiguous", "zip_missing_shapefile_parts",
-    # features and geometry
-    "missing_column", "missing_value", "null_geometry", "unsupported_geometry_type",
-    "empty_geometry", "non_finite_coordinates", "too_many_vertices", "invalid_geometry",
-    "coordinates_look_like_degrees", "coordinates_look_like_metres", "outside_great_britain",
-    "self_intersecting_geometry", "zero_area", "site_too_large", "unknown_rule_set",
-})  # fmt: skip
+KNOWN_CODES = frozenset(
+    {
+        # message
+        "message_too_large",
+        "message_not_json",
+        "message_too_deep",
+        "unknown_message_schema",
+        "missing_field",
+        "invalid_field",
+        "invalid_job_id",
+        "unsupported_assessment_type",
+        "invalid_dwellings",
+        "invalid_boundary_uri",
+        "invalid_email",
+        # files
+        "unsupported_file_type",
+        "file_too_large",
+        "missing_shapefile_parts",
+        "unreadable_file",
+        "empty_file",
+        "too_many_features",
+        "ambiguous_layer",
+        "missing_crs",
+        "unsupported_crs",
+        "geojson_too_complex",
+        "zip_unsafe_path",
+        "zip_too_large",
+        "zip_no_boundary_file",
+        "zip_ambiguous",
+        "zip_missing_shapefile_parts",
+        # features and geometry
+        "missing_column",
+        "missing_value",
+        "null_geometry",
+        "unsupported_geometry_type",
+        "empty_geometry",
+        "non_finite_coordinates",
+        "too_many_vertices",
+        "invalid_geometry",
+        "coordinates_look_like_degrees",
+        "coordinates_look_like_metres",
+        "outside_great_britain",
+        "self_intersecting_geometry",
+        "zero_area",
+        "site_too_large",
+        "unknown_rule_set",
+    }
+)
 BUCKET, PREFIX = "nrf-input", "boundaries"
 SLOW_SECONDS = 10.0
 # Smaller than the defaults so a fuzzer's inputs reach every limit; the checks are the same.
@@ -135,8 +167,11 @@ def run_one(target: str, data: bytes) -> dict[str, Any] | None:
     except Finding as finding:
         problem = {"kind": "broken_promise", "detail": str(finding)}
     except Exception as error:  # anything else is a crash of the reader or validator
-        problem = {"kind": "exception", "detail": f"{type(error).__name__}: {error}"[:500],
-                   "traceback": traceback.format_exc()[-2000:]}  # fmt: skip
+        problem = {
+            "kind": "exception",
+            "detail": f"{type(error).__name__}: {error}"[:500],
+            "traceback": traceback.format_exc()[-2000:],
+        }
     took = time.monotonic() - started
     if problem is None and took > SLOW_SECONDS:
         problem = {"kind": "slow", "detail": f"{took:.1f} s"}
@@ -149,9 +184,16 @@ def run_one(target: str, data: bytes) -> dict[str, Any] | None:
 def seeds(target: str) -> list[bytes]:
     """Valid and hostile starting points for mutation."""
     message = json.dumps(job("seed-1")).encode()
-    defra = json.dumps({"reference": "NRF-000123", "housingUnits": 3, "email": "a@b.gov.uk",
-                        "boundaryGeojson": {"boundaryGeometryOriginal": {
-                            "type": "Polygon", "coordinates": [SQUARE]}}}).encode()  # fmt: skip
+    defra = json.dumps(
+        {
+            "reference": "NRF-000123",
+            "housingUnits": 3,
+            "email": "a@b.gov.uk",
+            "boundaryGeojson": {
+                "boundaryGeometryOriginal": {"type": "Polygon", "coordinates": [SQUARE]}
+            },
+        }
+    ).encode()
     geojson = json.dumps(polygon(SQUARE)).encode()
     bowtie = json.dumps(polygon(BOWTIE)).encode()
     if target == "message":
@@ -196,6 +238,13 @@ def _geopackage() -> bytes:
     with tempfile.TemporaryDirectory() as temp:
         path = Path(temp) / "site.gpkg"
         wkb = np.array([shapely.Polygon(SQUARE).wkb], dtype=object)
-        pyogrio.raw.write(path, wkb, [np.array(["A1"], dtype=object)], ["id"],
-                          geometry_type="Polygon", crs="EPSG:27700", driver="GPKG")  # fmt: skip
+        pyogrio.raw.write(
+            path,
+            wkb,
+            [np.array(["A1"], dtype=object)],
+            ["id"],
+            geometry_type="Polygon",
+            crs="EPSG:27700",
+            driver="GPKG",
+        )
         return path.read_bytes()

@@ -18,11 +18,14 @@ from support.worker_jobs import TEMPLATES, job_body, make_queues, queue_counts, 
 from support.worker_process import WorkerProcess
 
 FAST_RETRIES = {
-    "WORKER_CONCURRENCY": "2", "AWS_SQS_MAX_MESSAGES": "2",
-    "SQS_VISIBILITY_TIMEOUT": "3", "VISIBILITY_HEARTBEAT_SECONDS": "1",
-    "VISIBILITY_EXTENSION_SECONDS": "3", "NRF_RETRY_BASE_SECONDS": "1",
+    "WORKER_CONCURRENCY": "2",
+    "AWS_SQS_MAX_MESSAGES": "2",
+    "SQS_VISIBILITY_TIMEOUT": "3",
+    "VISIBILITY_HEARTBEAT_SECONDS": "1",
+    "VISIBILITY_EXTENSION_SECONDS": "3",
+    "NRF_RETRY_BASE_SECONDS": "1",
     "SHUTDOWN_GRACE_SECONDS": "10",
-}  # fmt: skip
+}
 
 
 @define
@@ -43,8 +46,14 @@ class KillReport:
 
     @property
     def ok(self) -> bool:
-        bad = (self.stored_twice, self.missing, self.not_told, self.told_twice,
-               self.started_twice, self.pending)  # fmt: skip
+        bad = (
+            self.stored_twice,
+            self.missing,
+            self.not_told,
+            self.told_twice,
+            self.started_twice,
+            self.pending,
+        )
         return not any(bad) and self.left_on_queues == (0, 0, 0, 0)
 
 
@@ -83,8 +92,9 @@ def run_kill_scenario(
     workers: list[WorkerProcess] = []
     try:
         while True:
-            env = worker_env(aws.endpoint_url, queues.name, results, free_port(), notify,
-                             **FAST_RETRIES)  # fmt: skip
+            env = worker_env(
+                aws.endpoint_url, queues.name, results, free_port(), notify, **FAST_RETRIES
+            )
             worker = WorkerProcess(env).start()
             workers.append(worker)
             worker.wait_for("worker_started", timeout=90)

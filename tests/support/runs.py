@@ -30,9 +30,12 @@ PROVENANCE = Provenance(
 def quote(levy: str, monitoring: str, maintenance: str, admin: str) -> LevyQuote:
     total, shares = Decimal(levy), (Decimal(monitoring), Decimal(maintenance), Decimal(admin))
     return LevyQuote(
-        levy_gbp=total, monitoring_gbp=shares[0], maintenance_gbp=shares[1],
-        admin_gbp=shares[2], mitigation_gbp=total - sum(shares),
-    )  # fmt: skip
+        levy_gbp=total,
+        monitoring_gbp=shares[0],
+        maintenance_gbp=shares[1],
+        admin_gbp=shares[2],
+        mitigation_gbp=total - sum(shares),
+    )
 
 
 def site(
@@ -47,15 +50,37 @@ def site(
         dwellings=10,
     )
     return SiteAssessment(
-        site=identity, dev_area_ha=1.0, area_in_nn_catchment_ha=1.0, nn_catchments=(),
-        dev_subcatchment=None, majority_lpa="X", majority_wwtw_id=1, wwtw_name=None,
-        wwtw_subcatchment=None, n_lu_uplift=None, p_lu_uplift=None, n_lu_post_suds=None,
-        p_lu_post_suds=None, occupancy_rate=2.4, water_usage_l_per_person_day=110.0,
-        rates_source="default", litres_used=0.0, n_conc_2025_2030=None, n_conc_2030_on=None,
-        p_conc_2025_2030=None, p_conc_2030_on=None, n_wwtw_temp=0.0, p_wwtw_temp=0.0,
-        n_wwtw_perm=0.0, p_wwtw_perm=0.0, n_total=n, p_total=p, catchments=(),
-        levy_by_edp=edps, levy=levy,
-    )  # fmt: skip
+        site=identity,
+        dev_area_ha=1.0,
+        area_in_nn_catchment_ha=1.0,
+        nn_catchments=(),
+        dev_subcatchment=None,
+        majority_lpa="X",
+        majority_wwtw_id=1,
+        wwtw_name=None,
+        wwtw_subcatchment=None,
+        n_lu_uplift=None,
+        p_lu_uplift=None,
+        n_lu_post_suds=None,
+        p_lu_post_suds=None,
+        occupancy_rate=2.4,
+        water_usage_l_per_person_day=110.0,
+        rates_source="default",
+        litres_used=0.0,
+        n_conc_2025_2030=None,
+        n_conc_2030_on=None,
+        p_conc_2025_2030=None,
+        p_conc_2030_on=None,
+        n_wwtw_temp=0.0,
+        p_wwtw_temp=0.0,
+        n_wwtw_perm=0.0,
+        p_wwtw_perm=0.0,
+        n_total=n,
+        p_total=p,
+        catchments=(),
+        levy_by_edp=edps,
+        levy=levy,
+    )
 
 
 # Site 2 straddles two EDPs: 0.1 + 0.72 kg N (a float sum: 0.8200000000000001 in Python).

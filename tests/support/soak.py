@@ -17,16 +17,18 @@ from support.moto_server import MotoServer
 def markdown(report: KillReport, args: argparse.Namespace, started: str) -> str:
     verdict = "PASS" if report.ok else "FAIL"
     rows = [
-        ("jobs", report.jobs), ("worker kills (SIGKILL of the whole task)", report.kills),
+        ("jobs", report.jobs),
+        ("worker kills (SIGKILL of the whole task)", report.kills),
         ("redeliveries (receives beyond one per job)", report.redeliveries),
         ("wall time, s", report.seconds),
-        ("jobs stored twice", len(report.stored_twice)), ("jobs lost", len(report.missing)),
+        ("jobs stored twice", len(report.stored_twice)),
+        ("jobs lost", len(report.missing)),
         ("completed emails missing", len(report.not_told)),
         ("completed emails sent twice", len(report.told_twice)),
         ("started emails sent twice", len(report.started_twice)),
         ("emails still pending", len(report.pending)),
         ("left on queue / DLQ (visible, in flight)", report.left_on_queues),
-    ]  # fmt: skip
+    ]
     lines = [
         "# Soak: random SIGKILLs of the worker",
         "",
@@ -64,10 +66,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with running_fake_notify() as notify, tempfile.TemporaryDirectory() as work:
             report = run_kill_scenario(
-                aws, notify, Path(work) / "results", jobs=args.jobs, kills=10_000,
-                seed=args.seed, deadline_seconds=args.minutes * 60 + 300, name="soak_jobs",
+                aws,
+                notify,
+                Path(work) / "results",
+                jobs=args.jobs,
+                kills=10_000,
+                seed=args.seed,
+                deadline_seconds=args.minutes * 60 + 300,
+                name="soak_jobs",
                 kill_window=args.minutes * 60,
-            )  # fmt: skip
+            )
     finally:
         aws.stop()
     text = markdown(report, args, started)

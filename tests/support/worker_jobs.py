@@ -19,8 +19,13 @@ from support.moto_server import FAKE_CREDENTIALS, REGION
 TEMPLATES = {"STARTED": "tpl-started", "COMPLETED": "tpl-completed", "FAILED": "tpl-failed"}
 BNG = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}
 # A small Broads & Wensum sample site (RLB 1), well inside the synthetic Norfolk bundle.
-SITE_RING = [[582814.93, 328188.89], [582808.89, 328203.73], [582824.96, 328210.17],
-             [582830.09, 328197.0], [582814.93, 328188.89]]  # fmt: skip
+SITE_RING = [
+    [582814.93, 328188.89],
+    [582808.89, 328203.73],
+    [582824.96, 328210.17],
+    [582830.09, 328197.0],
+    [582814.93, 328188.89],
+]
 CENTRE = (582814.93, 328188.89)
 
 
@@ -56,29 +61,33 @@ def worker_env(
 ) -> dict[str, str]:
     """Environment for `nrf worker` against a local AWS endpoint and, when given, fake Notify."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "NRF_", "GOVUK_"))}
-    env.update({
-        "AWS_ENDPOINT_URL": endpoint_url,
-        "AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"],
-        "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIALS["aws_secret_access_key"],
-        "AWS_REGION": REGION,
-        "AWS_DEFAULT_REGION": REGION,
-        "AWS_SQS_QUEUE_NAME": queue_name,
-        "AWS_SQS_WAIT_TIME_SECONDS": "1",
-        "NRF_RESULTS_DIR": str(results_dir),
-        "AWS_HEALTH_PORT": str(health_port),
-        "NRF_HEALTH_HOST": "127.0.0.1",
-        "PYTHONUNBUFFERED": "1",
-        # These workers quote from the bundled synthetic data, refused without the opt-in.
-        "NRF_ALLOW_SYNTHETIC_DATA": "true",
-    })  # fmt: skip
+    env.update(
+        {
+            "AWS_ENDPOINT_URL": endpoint_url,
+            "AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"],
+            "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIALS["aws_secret_access_key"],
+            "AWS_REGION": REGION,
+            "AWS_DEFAULT_REGION": REGION,
+            "AWS_SQS_QUEUE_NAME": queue_name,
+            "AWS_SQS_WAIT_TIME_SECONDS": "1",
+            "NRF_RESULTS_DIR": str(results_dir),
+            "AWS_HEALTH_PORT": str(health_port),
+            "NRF_HEALTH_HOST": "127.0.0.1",
+            "PYTHONUNBUFFERED": "1",
+            # These workers quote from the bundled synthetic data, refused without the opt-in.
+            "NRF_ALLOW_SYNTHETIC_DATA": "true",
+        }
+    )
     if notify is not None:
-        env.update({
-            "NRF_NOTIFIER": "govuk_notify",
-            "GOVUK_NOTIFY_API_KEY": notify.api_key,
-            "GOVUK_NOTIFY_BASE_URL": notify.base_url,
-            "GOVUK_NOTIFY_RESULTS_BASE_URL": "https://nrf.example/results",
-            **{f"GOVUK_NOTIFY_TEMPLATE_JOB_{k}": v for k, v in TEMPLATES.items()},
-        })  # fmt: skip
+        env.update(
+            {
+                "NRF_NOTIFIER": "govuk_notify",
+                "GOVUK_NOTIFY_API_KEY": notify.api_key,
+                "GOVUK_NOTIFY_BASE_URL": notify.base_url,
+                "GOVUK_NOTIFY_RESULTS_BASE_URL": "https://nrf.example/results",
+                **{f"GOVUK_NOTIFY_TEMPLATE_JOB_{k}": v for k, v in TEMPLATES.items()},
+            }
+        )
     env.update(overrides)
     return env
 
@@ -120,9 +129,12 @@ def slow_boundary_geojson(vertices: int = 70_000, radius: float = 300.0) -> byte
 def receive_all(sqs: Any, url: str, wait: int = 0, visibility: int = 30) -> list[dict[str, Any]]:
     """Whatever a second consumer gets right now (with receive counts)."""
     response = sqs.receive_message(
-        QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=wait,
-        VisibilityTimeout=visibility, AttributeNames=["ApproximateReceiveCount"],
-    )  # fmt: skip
+        QueueUrl=url,
+        MaxNumberOfMessages=10,
+        WaitTimeSeconds=wait,
+        VisibilityTimeout=visibility,
+        AttributeNames=["ApproximateReceiveCount"],
+    )
     return list(response.get("Messages", []))
 
 

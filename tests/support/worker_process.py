@@ -44,8 +44,10 @@ class WorkerProcess:
             start_new_session=True,  # its own group, so teardown can kill every descendant
         )
         assert self._process.stderr is not None and self._process.stdout is not None
-        for stream, sink in ((self._process.stderr, self._on_stderr),
-                             (self._process.stdout, self.stdout_lines.append)):  # fmt: skip
+        for stream, sink in (
+            (self._process.stderr, self._on_stderr),
+            (self._process.stdout, self.stdout_lines.append),
+        ):
             reader = threading.Thread(target=self._pump, args=(stream, sink), daemon=True)
             reader.start()
             self._readers.append(reader)

@@ -29,13 +29,26 @@ from __future__ import annotations
 
 BUNDLE_NAME = "nrf-synthetic-norfolk"  # bundle_info.name
 SITE_AREA_M2 = 259.31895  # shoelace on SITE_RING, to 5 dp
-COEFFICIENTS = {"lu_curr_n_coeff": 15.151, "lu_curr_p_coeff": 1.481,
-                "n_resi_coeff": 17.024, "p_resi_coeff": 0.993}  # fmt: skip
+COEFFICIENTS = {
+    "lu_curr_n_coeff": 15.151,
+    "lu_curr_p_coeff": 1.481,
+    "n_resi_coeff": 17.024,
+    "p_resi_coeff": 0.993,
+}
 NN_CATCHMENT = {"n2k_site_name": "River Wensum SAC", "edp_id": 1}
 FALLBACK_WWTW_ID = 141
-FALLBACK_PERMIT = {"wwtw_name": "Package Treatment Plant default",
-                   "n_conc_2030_on": 25.0, "p_conc_2030_on": 4.5}  # fmt: skip
+FALLBACK_PERMIT = {
+    "wwtw_name": "Package Treatment Plant default",
+    "n_conc_2030_on": 25.0,
+    "p_conc_2030_on": 4.5,
+}
 OCCUPANCY = {"occupancy_rate": 2.4, "water_usage_l_per_person_day": 120.0}
-LEVY_RATE = {"edp_id": 1, "edp_name": "River Wensum SAC", "n_gbp_per_kg": 3127.45,
-             "p_gbp_per_kg": 41850.2, "monitoring_share": 0.05, "maintenance_share": 0.1,
-             "admin_share": 0.03}  # fmt: skip
+LEVY_RATE = {
+    "edp_id": 1,
+    "edp_name": "River Wensum SAC",
+    "n_gbp_per_kg": 3127.45,
+    "p_gbp_per_kg": 41850.2,
+    "monitoring_share": 0.05,
+    "maintenance_share": 0.1,
+    "admin_share": 0.03,
+}

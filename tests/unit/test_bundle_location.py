@@ -27,9 +27,14 @@ def test_a_path_or_an_s3_object() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["s3://nrf-bundles", "s3://nrf-bundles/", "s3://nrf-bundles/folder/", "s3://Bad_Bucket/k",
-     "https://example.com/national.gpkg"],
-)  # fmt: skip
+    [
+        "s3://nrf-bundles",
+        "s3://nrf-bundles/",
+        "s3://nrf-bundles/folder/",
+        "s3://Bad_Bucket/k",
+        "https://example.com/national.gpkg",
+    ],
+)
 def test_anything_else_is_refused(text: str) -> None:
     with pytest.raises(ValueError):
         parse_location(text)
@@ -48,10 +53,14 @@ def test_a_digest_is_64_hex_digits() -> None:
 
 
 def test_settings_take_the_pin_and_the_opt_in() -> None:
-    settings = load_settings({
-        "NRF_REFERENCE_DATA": "s3://nrf-bundles/ref/n.gpkg", "NRF_REFERENCE_DATA_SHA256": DIGEST,
-        "NRF_ALLOW_SYNTHETIC_DATA": "TRUE", "NRF_REFERENCE_DATA_CACHE": "/var/cache/nrf",
-    })  # fmt: skip
+    settings = load_settings(
+        {
+            "NRF_REFERENCE_DATA": "s3://nrf-bundles/ref/n.gpkg",
+            "NRF_REFERENCE_DATA_SHA256": DIGEST,
+            "NRF_ALLOW_SYNTHETIC_DATA": "TRUE",
+            "NRF_REFERENCE_DATA_CACHE": "/var/cache/nrf",
+        }
+    )
     assert settings.reference_data_sha256 == DIGEST
     assert settings.allow_synthetic_data is True
     assert settings.reference_data_cache == "/var/cache/nrf"
@@ -60,8 +69,12 @@ def test_settings_take_the_pin_and_the_opt_in() -> None:
 
 def test_every_bad_pin_is_reported_at_once() -> None:
     with pytest.raises(ConfigError) as caught:
-        load_settings({"NRF_REFERENCE_DATA": "s3://nrf-bundles/ref/n.gpkg",
-                       "NRF_ALLOW_SYNTHETIC_DATA": "yes please"})  # fmt: skip
+        load_settings(
+            {
+                "NRF_REFERENCE_DATA": "s3://nrf-bundles/ref/n.gpkg",
+                "NRF_ALLOW_SYNTHETIC_DATA": "yes please",
+            }
+        )
     problems = caught.value.problems
     assert len(problems) == 2
     assert any(p.startswith("NRF_ALLOW_SYNTHETIC_DATA=") for p in problems)
@@ -71,7 +84,8 @@ def test_every_bad_pin_is_reported_at_once() -> None:
     [problem] = bad_digest.value.problems
     assert problem.startswith("NRF_REFERENCE_DATA_SHA256=")
     with pytest.raises(ConfigError) as bad_uri:
-        load_settings({"NRF_REFERENCE_DATA": "s3://nrf-bundles/", "NRF_REFERENCE_DATA_SHA256":
-                       DIGEST})  # fmt: skip
+        load_settings(
+            {"NRF_REFERENCE_DATA": "s3://nrf-bundles/", "NRF_REFERENCE_DATA_SHA256": DIGEST}
+        )
     [problem] = bad_uri.value.problems
     assert problem.startswith("NRF_REFERENCE_DATA=")

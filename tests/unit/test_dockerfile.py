@@ -151,16 +151,19 @@ def test_the_healthcheck_command_follows_health(
     _Health.status = status
     port = str(health_server.server_address[1])
     done = subprocess.run(
-        [sys.executable, *command[1:]], env={"AWS_HEALTH_PORT": port},
-        capture_output=True, timeout=30,
-    )  # fmt: skip
+        [sys.executable, *command[1:]],
+        env={"AWS_HEALTH_PORT": port},
+        capture_output=True,
+        timeout=30,
+    )
     assert done.returncode == exit_code
 
 
 def test_nothing_from_the_working_tree_but_the_package_is_sent_to_the_build() -> None:
     ignored = {
-        line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
         if line.strip() and not line.startswith("#")
-    }  # fmt: skip
+    }
     assert {".git", ".venv", "tests", "out"} <= ignored
     assert not {"src", "pyproject.toml", "README.md", "uv.lock"} & ignored

@@ -20,12 +20,14 @@ SUPPORT = "support@example.gov.uk"
 
 
 def body(job_id: str) -> str:
-    return json.dumps({
-        "job_id": job_id,
-        "development": {"name": "S", "dwellings": 3, "dwelling_category": "housing"},
-        "boundary": {"type": "Polygon", "coordinates": []},
-        "email": "planner@example.gov.uk",
-    })  # fmt: skip
+    return json.dumps(
+        {
+            "job_id": job_id,
+            "development": {"name": "S", "dwellings": 3, "dwelling_category": "housing"},
+            "boundary": {"type": "Polygon", "coordinates": []},
+            "email": "planner@example.gov.uk",
+        }
+    )
 
 
 def make(support: str | None = SUPPORT):
@@ -43,8 +45,10 @@ def test_an_unfinished_job_is_failed_and_support_and_requester_are_told() -> Non
     record = store.records["dead-1"]
     assert (record.status, record.error_codes) == (JobStatus.FAILED, ("dead_lettered",))
     kinds = {(n.kind, n.recipient) for n in notifier.sent}
-    assert kinds == {(NotificationKind.DEAD_LETTERED, SUPPORT),
-                     (NotificationKind.FAILED, "planner@example.gov.uk")}  # fmt: skip
+    assert kinds == {
+        (NotificationKind.DEAD_LETTERED, SUPPORT),
+        (NotificationKind.FAILED, "planner@example.gov.uk"),
+    }
     assert dlq.messages == {}
 
 
@@ -62,7 +66,8 @@ def test_a_stored_job_whose_email_never_went_gets_it_now_and_support_hears() -> 
     assert set(entries) == {NotificationKind.COMPLETED, NotificationKind.DEAD_LETTERED}
     assert all((n.sent, n.pending) == (True, False) for n in entries.values())
     assert [n.recipient for n in notifier.sent if n.kind is NotificationKind.DEAD_LETTERED] == [
-        SUPPORT]  # fmt: skip
+        SUPPORT
+    ]
     assert dlq.messages == {}
 
 
@@ -98,10 +103,14 @@ def test_a_drain_killed_between_its_sends_and_its_save_sends_nothing_twice(
     dies_after: NotificationKind,
 ) -> None:
     clock = FakeClock()
-    dlq, store, notifier = FakeJobQueue(clock, visibility_timeout=60), FakeResultStore(), (
-        DiesAfterSending(dies_after))  # fmt: skip
-    drain = DrainDeadLetters(ReadingJobInbox(dlq), store, NotificationLedger(store, notifier),
-                             clock, SUPPORT)  # fmt: skip
+    dlq, store, notifier = (
+        FakeJobQueue(clock, visibility_timeout=60),
+        FakeResultStore(),
+        (DiesAfterSending(dies_after)),
+    )
+    drain = DrainDeadLetters(
+        ReadingJobInbox(dlq), store, NotificationLedger(store, notifier), clock, SUPPORT
+    )
     dlq.send(body("dead-2"))
     with pytest.raises(Died):
         drain()

@@ -58,8 +58,14 @@ class CrashingNotifier(FakeNotifier):
 
 
 def make(store: FakeResultStore, notifier: FakeNotifier, clock: FakeClock) -> Deliveries:
-    return Deliveries(repository=repo(), source=FakeBoundarySource(), render=render,
-                      store=store, notifier=notifier, clock=clock)  # fmt: skip
+    return Deliveries(
+        repository=repo(),
+        source=FakeBoundarySource(),
+        render=render,
+        store=store,
+        notifier=notifier,
+        clock=clock,
+    )
 
 
 def delivered(notifier: FakeNotifier, kind: NotificationKind) -> int:
@@ -124,8 +130,9 @@ def test_without_a_provider_lookup_an_email_that_may_have_gone_is_not_sent_again
 
 def test_without_a_lookup_a_recorded_provider_failure_is_retried() -> None:
     clock, store = FakeClock(), FakeResultStore()
-    notifier = FakeNotifier(frozenset({"planner@example.gov.uk"}), retryable=True,
-                            can_look_up=False)  # fmt: skip
+    notifier = FakeNotifier(
+        frozenset({"planner@example.gov.uk"}), retryable=True, can_look_up=False
+    )
     process = make(store, notifier, clock)
 
     first = process(msg(body(), count=1))
@@ -211,8 +218,11 @@ def test_a_timed_out_job_is_failed_for_good_and_the_requester_told_once() -> Non
     outcome = process.timed_out(msg(body(), count=1), 901.5)
     again = process.timed_out(msg(body(), count=2), 901.5)
 
-    assert (outcome.status, outcome.delete, outcome.error_codes) == ("failed", True,
-                                                                      ("job_timeout",))  # fmt: skip
+    assert (outcome.status, outcome.delete, outcome.error_codes) == (
+        "failed",
+        True,
+        ("job_timeout",),
+    )
     assert (again.status, again.delete) == ("already_finished", True)
     record = store.records["job-1"]
     assert record.error_codes == ("job_timeout",)

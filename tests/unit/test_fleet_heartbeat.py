@@ -21,10 +21,16 @@ BUNDLE = BundleStamp("synthetic-norfolk", "2026.1", "ab" * 32)
 
 def beat(worker_id: str = "w1", written_at: float = 1000.0, **changes: object) -> WorkerBeat:
     fields: dict[str, object] = {
-        "worker_id": worker_id, "state": WorkerState.RUNNING, "jobs_in_flight": 0,
-        "started_at": 900.0, "written_at": written_at, "nrf_version": "0.1.0",
-        "bundle": BUNDLE, "last_queue_contact": None, "interval_seconds": 30.0,
-    }  # fmt: skip
+        "worker_id": worker_id,
+        "state": WorkerState.RUNNING,
+        "jobs_in_flight": 0,
+        "started_at": 900.0,
+        "written_at": written_at,
+        "nrf_version": "0.1.0",
+        "bundle": BUNDLE,
+        "last_queue_contact": None,
+        "interval_seconds": 30.0,
+    }
     fields.update(changes)
     return WorkerBeat(**fields)  # type: ignore[arg-type]
 
@@ -74,13 +80,15 @@ def test_the_writer_records_activity_and_marks_a_clean_stop() -> None:
     heartbeat.beat()
     written = beat_from_json(records.data[".workers/host-7.json"])
     assert (written.state, written.jobs_in_flight, written.written_at) == (
-        WorkerState.RUNNING, 1, 5000.0)  # fmt: skip
+        WorkerState.RUNNING,
+        1,
+        5000.0,
+    )
     assert written.bundle == BUNDLE and written.last_queue_contact == 4990.0
     clock.advance(12.0)
     heartbeat.stopped()
     final = beat_from_json(records.data[".workers/host-7.json"])
-    assert (final.state, final.jobs_in_flight, final.written_at) == (
-        WorkerState.STOPPED, 0, 5012.0)  # fmt: skip
+    assert (final.state, final.jobs_in_flight, final.written_at) == (WorkerState.STOPPED, 0, 5012.0)
     assert not final.is_live(5012.0)
 
 

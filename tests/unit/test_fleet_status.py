@@ -17,17 +17,28 @@ BUNDLE = BundleStamp("synthetic-norfolk", "2026.1", "ab" * 32)
 
 def beat(worker_id: str, written_at: float, bundle: BundleStamp = BUNDLE) -> WorkerBeat:
     return WorkerBeat(
-        worker_id=worker_id, state=WorkerState.RUNNING, jobs_in_flight=0, started_at=NOW - 500,
-        written_at=written_at, nrf_version="0.1.0", bundle=bundle, last_queue_contact=None,
-    )  # fmt: skip
+        worker_id=worker_id,
+        state=WorkerState.RUNNING,
+        jobs_in_flight=0,
+        started_at=NOW - 500,
+        written_at=written_at,
+        nrf_version="0.1.0",
+        bundle=bundle,
+        last_queue_contact=None,
+    )
 
 
 def status(queue: QueueFigures, beats: list[WorkerBeat], **rest: object) -> FleetStatus:
     fields: dict[str, object] = {
-        "checked_at": NOW, "queue": queue, "oldest_age_seconds": None,
-        "oldest_age_source": None, "fleet": fleet_view(beats, NOW), "finished_last_hour": 0,
-        "failed_last_hour": 0, "stuck": (),
-    }  # fmt: skip
+        "checked_at": NOW,
+        "queue": queue,
+        "oldest_age_seconds": None,
+        "oldest_age_source": None,
+        "fleet": fleet_view(beats, NOW),
+        "finished_last_hour": 0,
+        "failed_last_hour": 0,
+        "stuck": (),
+    }
     fields.update(rest)
     return FleetStatus(**fields)  # type: ignore[arg-type]
 
@@ -74,16 +85,28 @@ def test_each_finding_that_needs_a_person_is_its_own_concern() -> None:
         stuck=stuck,
         undelivered=("job-2",),
     )
-    assert codes(every) == ["dlq_not_empty", "no_live_worker", "stuck_jobs",
-                            "undelivered_callbacks"]  # fmt: skip
+    assert codes(every) == [
+        "dlq_not_empty",
+        "no_live_worker",
+        "stuck_jobs",
+        "undelivered_callbacks",
+    ]
 
 
 def make_reader(
-    inventory: InMemoryStoreInventory, store: FakeResultStore, records: InMemoryOpsRecords,
+    inventory: InMemoryStoreInventory,
+    store: FakeResultStore,
+    records: InMemoryOpsRecords,
     queue: FakeQueueInspector | None = None,
-) -> ReadFleetStatus:  # fmt: skip
-    return ReadFleetStatus(queue or FakeQueueInspector(), records, inventory, store,
-                           FakeClock(NOW), stuck_after_seconds=3600)  # fmt: skip
+) -> ReadFleetStatus:
+    return ReadFleetStatus(
+        queue or FakeQueueInspector(),
+        records,
+        inventory,
+        store,
+        FakeClock(NOW),
+        stuck_after_seconds=3600,
+    )
 
 
 def test_recent_outcomes_and_stuck_claims_are_counted() -> None:

@@ -31,9 +31,11 @@ def test_a_download_that_stalls_goes_unhealthy() -> None:
 
 def test_readiness_carries_the_bundle_version() -> None:
     snapshot = HeartbeatSnapshot(
-        status=WorkerStatus.RUNNING, bundle_loaded=True, queue_reachable=True,
+        status=WorkerStatus.RUNNING,
+        bundle_loaded=True,
+        queue_reachable=True,
         bundle_version="2026.07",
-    )  # fmt: skip
+    )
     assert evaluate_readiness(snapshot).bundle_version == "2026.07"
 
 

@@ -14,11 +14,18 @@ DAY = 86_400.0
 
 
 def beat(worker_id: str, written_at: float, state: WorkerState) -> bytes:
-    return beat_to_json(WorkerBeat(
-        worker_id=worker_id, state=state, jobs_in_flight=0, started_at=written_at - 60,
-        written_at=written_at, nrf_version="0.1.0", bundle=BundleStamp("b", "1", "00" * 32),
-        last_queue_contact=None,
-    ))  # fmt: skip
+    return beat_to_json(
+        WorkerBeat(
+            worker_id=worker_id,
+            state=state,
+            jobs_in_flight=0,
+            started_at=written_at - 60,
+            written_at=written_at,
+            nrf_version="0.1.0",
+            bundle=BundleStamp("b", "1", "00" * 32),
+            last_queue_contact=None,
+        )
+    )
 
 
 def populated() -> tuple[InMemoryStoreInventory, InMemoryOpsRecords]:
@@ -54,8 +61,13 @@ def test_exactly_what_is_past_keeping_is_deleted() -> None:
     assert records.keys(".notices") == [".notices/y.delayed.json"]
     # Jobs old + half-old; claims gone-long-ago + old; workers dead + stopped (silent over a
     # day); temps the one 3,601 s old (over 3,600); notices x (past the 90 days).
-    assert report.counts == {"JobsDeleted": 2, "ClaimsDeleted": 2, "WorkerRecordsDeleted": 2,
-                             "TempFilesDeleted": 1, "NoticesDeleted": 1}  # fmt: skip
+    assert report.counts == {
+        "JobsDeleted": 2,
+        "ClaimsDeleted": 2,
+        "WorkerRecordsDeleted": 2,
+        "TempFilesDeleted": 1,
+        "NoticesDeleted": 1,
+    }
 
 
 def test_a_dry_run_deletes_nothing_and_reports_the_same_plan() -> None:

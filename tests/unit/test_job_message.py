@@ -13,9 +13,16 @@ from nrf.domain.job_request import allowed_uri
 
 SQUARE = {
     "type": "Polygon",
-    "coordinates": [[[582814.93, 328188.89], [582808.89, 328203.73], [582824.96, 328210.17],
-                     [582830.09, 328197.0], [582814.93, 328188.89]]],
-}  # fmt: skip
+    "coordinates": [
+        [
+            [582814.93, 328188.89],
+            [582808.89, 328203.73],
+            [582824.96, 328210.17],
+            [582830.09, 328197.0],
+            [582814.93, 328188.89],
+        ]
+    ],
+}
 CANONICAL = {
     "job_id": "job-0001",
     "assessment_type": "nutrient",
@@ -102,10 +109,12 @@ def test_defra_message_without_housing_units_is_refused() -> None:
         (json.dumps({**CANONICAL, "email": "not-an-email"}), ["invalid_email"]),
         (json.dumps({**CANONICAL, "boundary_uri": "s3://bucket/key"}), ["missing_field"]),
         (json.dumps({k: v for k, v in CANONICAL.items() if k != "boundary"}), ["missing_field"]),
-        (json.dumps({**CANONICAL, "boundary": None, "boundary_uri": "http://x/y"}),
-         ["invalid_boundary_uri"]),
+        (
+            json.dumps({**CANONICAL, "boundary": None, "boundary_uri": "http://x/y"}),
+            ["invalid_boundary_uri"],
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_bodies_get_stable_codes(body: str, expected: list[str]) -> None:
     assert codes(body) == expected
 
@@ -116,15 +125,22 @@ def test_bodies_over_256_kib_are_refused_before_parsing() -> None:
 
 def test_every_problem_is_reported_at_once() -> None:
     body = {"job_id": "x", "development": {"dwellings": -3}, "email": "nope"}
-    assert codes(json.dumps(body)) == [
-        "invalid_dwellings", "invalid_email", "missing_field"]  # fmt: skip
+    assert codes(json.dumps(body)) == ["invalid_dwellings", "invalid_email", "missing_field"]
 
 
 KNOWN_CODES = {
-    "message_too_large", "message_not_json", "message_too_deep", "unknown_message_schema",
-    "missing_field", "invalid_field", "invalid_dwellings", "invalid_email", "invalid_job_id",
-    "unsupported_assessment_type", "invalid_boundary_uri",
-}  # fmt: skip
+    "message_too_large",
+    "message_not_json",
+    "message_too_deep",
+    "unknown_message_schema",
+    "missing_field",
+    "invalid_field",
+    "invalid_dwellings",
+    "invalid_email",
+    "invalid_job_id",
+    "unsupported_assessment_type",
+    "invalid_boundary_uri",
+}
 
 
 def assert_parsed_or_refused(body: str | bytes) -> None:

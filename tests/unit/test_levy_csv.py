@@ -26,12 +26,18 @@ def test_one_row_per_site_and_edp_in_input_order() -> None:
     assert tuple(table[0]) == levy_csv.COLUMNS
     body = [dict(zip(table[0], r, strict=True)) for r in table[1:-1]]
     assert [(r["RLB_ID"], r["EDP_ID"]) for r in body] == [
-        ("1", "EDP-W"), ("2", "EDP-W"), ("2", "EDP-B"), ("3", ""), ("4", ""),
-    ]  # fmt: skip
+        ("1", "EDP-W"),
+        ("2", "EDP-W"),
+        ("2", "EDP-B"),
+        ("3", ""),
+        ("4", ""),
+    ]
     mill, wensum, broads, barn, outside = body
     assert (wensum["N_kg_per_year"], wensum["Levy_GBP"], wensum["Mitigation_GBP"]) == (
-        "0.82", "100.00", "82.50",  # 100.00 - 10.00 - 5.00 - 2.50
-    )  # fmt: skip
+        "0.82",
+        "100.00",
+        "82.50",  # 100.00 - 10.00 - 5.00 - 2.50
+    )
     assert broads["Levy_GBP"] == "" and "no levy rate" in broads["Note"]
     assert barn["Status"] == "out_of_scope" and barn["Note"] == "why" and barn["Levy_GBP"] == ""
     assert outside["N_kg_per_year"] == "-0.25" and "outside every" in outside["Note"]

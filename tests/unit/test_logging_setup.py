@@ -13,12 +13,23 @@ def _format(record: logging.LogRecord) -> dict:
 
 
 def test_one_json_object_with_the_event_and_its_fields() -> None:
-    record = logging.makeLogRecord({"name": "nrf.job", "levelno": logging.INFO,
-                                    "levelname": "INFO", "msg": "job_stored",
-                                    "job_id": "j-1", "trace_id": "t-1"})  # fmt: skip
+    record = logging.makeLogRecord(
+        {
+            "name": "nrf.job",
+            "levelno": logging.INFO,
+            "levelname": "INFO",
+            "msg": "job_stored",
+            "job_id": "j-1",
+            "trace_id": "t-1",
+        }
+    )
     entry = _format(record)
     assert (entry["event"], entry["job_id"], entry["trace_id"], entry["level"]) == (
-        "job_stored", "j-1", "t-1", "info")  # fmt: skip
+        "job_stored",
+        "j-1",
+        "t-1",
+        "info",
+    )
 
 
 def test_secrets_are_scrubbed_wherever_they_appear() -> None:
@@ -27,8 +38,9 @@ def test_secrets_are_scrubbed_wherever_they_appear() -> None:
     except RuntimeError:
         import sys
 
-        record = logging.makeLogRecord({"msg": "boom", "levelname": "ERROR",
-                                        "exc_info": sys.exc_info(), "detail": SECRET})  # fmt: skip
+        record = logging.makeLogRecord(
+            {"msg": "boom", "levelname": "ERROR", "exc_info": sys.exc_info(), "detail": SECRET}
+        )
     line = JsonFormatter(secrets=[SECRET]).format(record)
     assert SECRET not in line
     assert "[secret]" in line and "RuntimeError" in json.loads(line)["traceback"]

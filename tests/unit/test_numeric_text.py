@@ -17,11 +17,15 @@ from nrf.bundles.numeric_text import parse_number
         ("1,234.5", False, 1234.5, "thousands separators dropped"),
         ("12,345,678", False, 12345678.0, "thousands separators dropped"),
         ("£2,700", True, 2700.0, "pound sign dropped, thousands separators dropped"),
-        (" £ 3,127.45 ", True, 3127.45, "spaces stripped, pound sign dropped, "
-         "thousands separators dropped"),
+        (
+            " £ 3,127.45 ",
+            True,
+            3127.45,
+            "spaces stripped, pound sign dropped, thousands separators dropped",
+        ),
         ("-3", False, -3.0, ""),
     ],
-)  # fmt: skip
+)
 def test_a_number_with_one_reading_is_read_and_the_reading_named(
     text: str, money: bool, value: float, how: str
 ) -> None:

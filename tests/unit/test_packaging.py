@@ -58,10 +58,14 @@ def _locked() -> set[tuple[str, str, tuple[str, ...], str]]:
     for r in nrf["metadata"]["requires-dist"]:
         marker = re.fullmatch(r"extra == '([\w-]*)'", r.get("marker", "extra == ''"))
         assert marker, r
-        found.add((
-            canonicalize_name(r["name"]), r.get("specifier", ""),
-            tuple(sorted(r.get("extras", []))), marker.group(1),
-        ))  # fmt: skip
+        found.add(
+            (
+                canonicalize_name(r["name"]),
+                r.get("specifier", ""),
+                tuple(sorted(r.get("extras", []))),
+                marker.group(1),
+            )
+        )
     return found
 
 

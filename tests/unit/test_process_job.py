@@ -63,8 +63,14 @@ def make(source=None, store=None, notifier=None):
     store = store or FakeResultStore()
     notifier = notifier or FakeNotifier()
     source = source or FakeBoundarySource()
-    process = Deliveries(repository=repo(), source=source, render=render, store=store,
-                         notifier=notifier, clock=FakeClock())  # fmt: skip
+    process = Deliveries(
+        repository=repo(),
+        source=source,
+        render=render,
+        store=store,
+        notifier=notifier,
+        clock=FakeClock(),
+    )
     return process, store, notifier
 
 
@@ -100,16 +106,20 @@ def test_a_job_is_stored_then_the_requester_is_told_with_totals_and_levy() -> No
     assert done["results_link"] == "https://results.example/jobs/job-1"
     assert [n.kind for n in store.records["job-1"].notifications] == [NotificationKind.COMPLETED]
     # The record names the bundle the fake repository declares (tests/support/reference.py).
-    assert store.records["job-1"].bundle == BundleStamp(name="test-bundle", version="1",
-                                                        sha256="0" * 64)  # fmt: skip
+    assert store.records["job-1"].bundle == BundleStamp(
+        name="test-bundle", version="1", sha256="0" * 64
+    )
 
 
 def test_a_record_stored_before_it_named_its_bundle_still_reads() -> None:
     old = b'{"job_id": "job-0", "status": "succeeded", "finished_at": 5.0}'
     record = job_record_from_json(old)
     assert (record.job_id, record.bundle) == ("job-0", None)
-    stamped = JobRecord(job_id="job-0", status=JobStatus.SUCCEEDED,
-                        bundle=BundleStamp(name="n", version="v", sha256="a" * 64))  # fmt: skip
+    stamped = JobRecord(
+        job_id="job-0",
+        status=JobStatus.SUCCEEDED,
+        bundle=BundleStamp(name="n", version="v", sha256="a" * 64),
+    )
     assert job_record_from_json(job_record_to_json(stamped)) == stamped
 
 
@@ -145,7 +155,10 @@ def test_a_message_that_is_not_json_is_failed_under_its_message_id() -> None:
     process, store, notifier = make()
     outcome = process(msg("{not json"))
     assert (outcome.status, outcome.delete, outcome.error_codes) == (
-        "failed", True, ("message_not_json",))  # fmt: skip
+        "failed",
+        True,
+        ("message_not_json",),
+    )
     assert store.records["message-m-1"].status is JobStatus.FAILED
     assert notifier.sent == []  # nobody to tell: the address is unknown
 

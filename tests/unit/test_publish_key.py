@@ -15,7 +15,8 @@ def _info(name: str, version: str) -> BundleInfo:
 
 def test_the_key_is_prefix_name_version() -> None:
     assert bundle_key("ref/", _info("national", "2026.07")) == (
-        "ref/national/2026.07/national-2026.07.gpkg")  # fmt: skip
+        "ref/national/2026.07/national-2026.07.gpkg"
+    )
     assert bundle_key("", _info("national", "2026.07")) == "national/2026.07/national-2026.07.gpkg"
     assert bundle_key("/a/b/", _info("n", "1")) == "a/b/n/1/n-1.gpkg"
 
@@ -23,7 +24,8 @@ def test_the_key_is_prefix_name_version() -> None:
 def test_unsafe_characters_become_hyphens() -> None:
     # "Defra NN / July" → "Defra-NN-July"; "2026 07 (rc)" → "2026-07-rc"
     assert bundle_key("ref", _info("Defra NN / July", "2026 07 (rc)")) == (
-        "ref/Defra-NN-July/2026-07-rc/Defra-NN-July-2026-07-rc.gpkg")  # fmt: skip
+        "ref/Defra-NN-July/2026-07-rc/Defra-NN-July-2026-07-rc.gpkg"
+    )
 
 
 def test_the_pin_is_the_uri_and_the_digest() -> None:

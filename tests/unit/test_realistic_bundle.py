@@ -38,9 +38,11 @@ def test_a_jagged_line_keeps_its_ends_and_spacing() -> None:
 def test_jagged_cells_still_tile_their_frame() -> None:
     frame = box(0, 0, 10_000, 10_000)
     seeds = shapely.multipoints(np.random.default_rng(2).uniform(0, 10_000, (30, 2)))
-    cells = list(shapely.intersection(
-        shapely.get_parts(shapely.voronoi_polygons(seeds, extend_to=frame, ordered=True)), frame
-    ))  # fmt: skip
+    cells = list(
+        shapely.intersection(
+            shapely.get_parts(shapely.voronoi_polygons(seeds, extend_to=frame, ordered=True)), frame
+        )
+    )
     jagged = jag_partition(
         cells, spacing=50.0, amplitude=0.03, seed=3, keep_straight=frame.boundary
     )
@@ -80,8 +82,11 @@ def test_zone_layers_tile_england_and_keep_the_norfolk_seeds() -> None:
     # Sculthorpe's seed lies in Sculthorpe's catchment (works 1065), as in the simple design.
     sculthorpe = Point(591_000, 331_000)
     geometries: list[BaseGeometry] = list(works.geometries)
-    ids = [w for g, w in zip(geometries, works.attributes["wwtw_id"], strict=True)
-           if g.contains(sculthorpe)]  # fmt: skip
+    ids = [
+        w
+        for g, w in zip(geometries, works.attributes["wwtw_id"], strict=True)
+        if g.contains(sculthorpe)
+    ]
     assert ids == [1065]
     permits = rl.permits_table(extra, 7)
     assert 0.9 * len(extra) < len(permits.rows) - len(norfolk.permits_table().rows) <= len(extra)

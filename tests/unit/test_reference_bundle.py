@@ -73,7 +73,10 @@ def test_a_local_bundle_is_checked_against_its_pin(tmp_path: Path) -> None:
     env = {"NRF_REFERENCE_DATA": str(bundle), "NRF_REFERENCE_DATA_SHA256": _digest(bundle)}
     ready = prepare_reference_data(load_settings(env), bundled_reference_data(), _no_s3)
     assert (ready.info.name, ready.info.version, ready.info.synthetic) == (
-        "national", "2026.2", False)  # fmt: skip
+        "national",
+        "2026.2",
+        False,
+    )
 
     store = FakeHeartbeatStore()
     wrong = load_settings({**env, "NRF_REFERENCE_DATA_SHA256": "ab" * 32})
@@ -102,7 +105,8 @@ def test_the_supervisor_falls_back_to_the_same_file_as_the_container() -> None:
 def test_settling_says_which_exit_code_stops_the_worker(tmp_path: Path) -> None:
     store = FakeHeartbeatStore()
     assert settle_reference_data(load_settings({}), store, lambda: False) == (
-        EXIT_SYNTHETIC_REFUSED)  # fmt: skip
+        EXIT_SYNTHETIC_REFUSED
+    )
     assert store.state.status == WorkerStatus.ERROR
     allowed = load_settings({"NRF_ALLOW_SYNTHETIC_DATA": "true"})
     settled = settle_reference_data(allowed, FakeHeartbeatStore(), lambda: False)

@@ -38,9 +38,13 @@ class FakeBackendResults:
         self.sent.append(notification)
         ok, pending = self.outcomes.pop(0) if self.outcomes else (True, False)
         return NotificationRecord(
-            kind=notification.kind, recipient=notification.recipient, sent=ok, attempts=1,
-            error=None if ok else "backend_503", pending=pending,
-        )  # fmt: skip
+            kind=notification.kind,
+            recipient=notification.recipient,
+            sent=ok,
+            attempts=1,
+            error=None if ok else "backend_503",
+            pending=pending,
+        )
 
     def sent_before(self, notification: Notification) -> bool | None:
         if self.held is None:
@@ -49,8 +53,11 @@ class FakeBackendResults:
 
 
 def pending_record() -> JobRecord:
-    entry = intent(NotificationKind.BACKEND_RESULT, BACKEND_RECIPIENT,
-                   {"body": json.dumps({"edps": []}), "trace_id": "t"})  # fmt: skip
+    entry = intent(
+        NotificationKind.BACKEND_RESULT,
+        BACKEND_RECIPIENT,
+        {"body": json.dumps({"edps": []}), "trace_id": "t"},
+    )
     return JobRecord(
         job_id=JOB, status=JobStatus.SUCCEEDED, finished_at=1.0, notifications=(entry,)
     )
@@ -77,15 +84,25 @@ def test_an_undelivered_report_shows_in_status_until_dlq_settles_it() -> None:
     channels = DeliveryChannels(FakeNotifier(), backend, records, clock)
     record = NotificationLedger(store, channels).settle(pending_record(), ask_provider=False)
     assert record.notifications[0].pending
-    status = ReadFleetStatus(FakeQueueInspector(), records, InMemoryStoreInventory(), store,
-                             clock)()  # fmt: skip
+    status = ReadFleetStatus(
+        FakeQueueInspector(), records, InMemoryStoreInventory(), store, clock
+    )()
     assert status.undelivered == (JOB,)
     assert "undelivered_callbacks" in [c.code for c in concerns(status)]
 
     # The message ran out of receives: `nrf dlq` asks the backend, then sends it once more.
     dlq = FakeJobQueue(clock)
-    dlq.send(json.dumps({"reference": JOB, "boundaryGeojson": {"boundaryGeometryOriginal": {
-        "type": "Polygon", "coordinates": []}}, "housingUnits": 3}))  # fmt: skip
+    dlq.send(
+        json.dumps(
+            {
+                "reference": JOB,
+                "boundaryGeojson": {
+                    "boundaryGeometryOriginal": {"type": "Polygon", "coordinates": []}
+                },
+                "housingUnits": 3,
+            }
+        )
+    )
     notifier = FakeNotifier()
     ledger = NotificationLedger(store, DeliveryChannels(notifier, backend, records, clock))
     DrainDeadLetters(ReadingJobInbox(dlq), store, ledger, clock, "support@example.gov.uk")()
@@ -100,8 +117,9 @@ def test_a_report_the_backend_already_holds_is_not_sent_again() -> None:
     backend.held = True  # the last attempt died after the PATCH landed
     records.put(undelivered_key(JOB), b'{"at": 1}')
     channels = DeliveryChannels(FakeNotifier(), backend, records, FakeClock())
-    settled = NotificationLedger(FakeResultStore(), channels).settle(pending_record(),
-                                                                     ask_provider=True)  # fmt: skip
+    settled = NotificationLedger(FakeResultStore(), channels).settle(
+        pending_record(), ask_provider=True
+    )
     assert backend.sent == []
     assert settled.notifications[0].sent
     assert records.get(undelivered_key(JOB)) is None

@@ -49,10 +49,18 @@ def run_and_sites() -> tuple[AssessmentRun, list[Development]]:
 def test_the_completed_email_names_the_bundle() -> None:
     run, _ = run_and_sites()
     request = JobRequest(
-        job_id="job-1", development_name="Mill Lane", dwellings=19, dwelling_category="housing",
-        source="t", boundary=None, boundary_uri=None, rules=None, email="a@example.org",
-        trace_id=None, schema="nrf-job/1",
-    )  # fmt: skip
+        job_id="job-1",
+        development_name="Mill Lane",
+        dwellings=19,
+        dwelling_category="housing",
+        source="t",
+        boundary=None,
+        boundary_uri=None,
+        rules=None,
+        email="a@example.org",
+        trace_id=None,
+        schema="nrf-job/1",
+    )
     personal = personalisation(NotifySettings(), request, run)
     assert personal["bundle_name"] == "nrf-defra-iat"
     assert personal["bundle_version"] == "2026.11.1"

@@ -9,11 +9,21 @@ def test_defaults_are_the_documented_ones() -> None:
     s = load_settings({})
     assert s == WorkerSettings()
     assert (s.queue_name, s.wait_time_seconds, s.max_messages, s.concurrency) == (
-        "nrf_impact_assessment_queue", 20, 1, 1)  # fmt: skip
-    assert (s.visibility_timeout, s.visibility_heartbeat_seconds,
-            s.visibility_extension_seconds) == (600, 240, 300)  # fmt: skip
+        "nrf_impact_assessment_queue",
+        20,
+        1,
+        1,
+    )
+    assert (
+        s.visibility_timeout,
+        s.visibility_heartbeat_seconds,
+        s.visibility_extension_seconds,
+    ) == (600, 240, 300)
     assert (s.heartbeat_timeout, s.task_timeout_buffer, s.shutdown_grace_seconds) == (
-        180.0, 1.5, 30.0)  # fmt: skip
+        180.0,
+        1.5,
+        30.0,
+    )
     assert (s.health_port, s.notifier, s.result_store) == (8085, "log", "local")
     # docs/worker.md's table: NRF_RETRY_BASE_SECONDS 30, JOB_TIMEOUT_SECONDS 900.
     assert (s.retry_base_seconds, s.job_timeout_seconds) == (30, 900.0)
@@ -21,13 +31,21 @@ def test_defaults_are_the_documented_ones() -> None:
 
 def test_every_bad_variable_is_named_in_one_error() -> None:
     with pytest.raises(ConfigError) as caught:
-        load_settings({
-            "AWS_SQS_MAX_MESSAGES": "99", "WORKER_CONCURRENCY": "0",
-            "AWS_HEALTH_PORT": "http", "NRF_NOTIFIER": "pigeon",
-        })  # fmt: skip
+        load_settings(
+            {
+                "AWS_SQS_MAX_MESSAGES": "99",
+                "WORKER_CONCURRENCY": "0",
+                "AWS_HEALTH_PORT": "http",
+                "NRF_NOTIFIER": "pigeon",
+            }
+        )
     text = caught.value.message
-    for variable in ("AWS_SQS_MAX_MESSAGES", "WORKER_CONCURRENCY", "AWS_HEALTH_PORT",
-                     "NRF_NOTIFIER"):  # fmt: skip
+    for variable in (
+        "AWS_SQS_MAX_MESSAGES",
+        "WORKER_CONCURRENCY",
+        "AWS_HEALTH_PORT",
+        "NRF_NOTIFIER",
+    ):
         assert variable in text
     assert len(caught.value.problems) == 4
 

@@ -18,10 +18,19 @@ def test_wastewater_is_shared_by_area_not_equally() -> None:
     # Site: N wastewater 8.00, P 0.40; totals with the 20 % buffer: 9.60 and 0.48.
     # Catchments come out sorted by name: the Wensum, then the Broads.
     wensum, broads = split_by_catchment(
-        pieces, n_post_suds=0.0, p_post_suds=0.0, n_uplift=0.0, p_uplift=0.0,
-        suds_fraction=0.25, n_wwtw_perm=8.0, p_wwtw_perm=0.4, area_in_nn_ha=4.0,
-        n_total=9.6, p_total=0.48, buffer_fraction=0.2,
-    )  # fmt: skip
+        pieces,
+        n_post_suds=0.0,
+        p_post_suds=0.0,
+        n_uplift=0.0,
+        p_uplift=0.0,
+        suds_fraction=0.25,
+        n_wwtw_perm=8.0,
+        p_wwtw_perm=0.4,
+        area_in_nn_ha=4.0,
+        n_total=9.6,
+        p_total=0.48,
+        buffer_fraction=0.2,
+    )
     assert (broads.n2k_site_name, wensum.n2k_site_name) == ("The Broads SAC", "River Wensum SAC")
     # Area shares 3/4 and 1/4: N 8.00 → 6.00 and 2.00; P 0.40 → 0.30 and 0.10.
     assert (broads.area_ha, wensum.area_ha) == (3.0, 1.0)
@@ -39,10 +48,19 @@ def test_a_net_reduction_gets_the_buffer_with_its_sign() -> None:
     # Buffer on a negative total: ×(1 − 0.2): N −50 → −40.00, P −5 → −4.00.
     # Catchments come out sorted by name: the Wensum, then the Broads.
     wensum, broads = split_by_catchment(
-        pieces, n_post_suds=-50.0, p_post_suds=-5.0, n_uplift=-40.0, p_uplift=-4.0,
-        suds_fraction=0.25, n_wwtw_perm=0.0, p_wwtw_perm=0.0, area_in_nn_ha=4.0,
-        n_total=-40.0, p_total=-4.0, buffer_fraction=0.2,
-    )  # fmt: skip
+        pieces,
+        n_post_suds=-50.0,
+        p_post_suds=-5.0,
+        n_uplift=-40.0,
+        p_uplift=-4.0,
+        suds_fraction=0.25,
+        n_wwtw_perm=0.0,
+        p_wwtw_perm=0.0,
+        area_in_nn_ha=4.0,
+        n_total=-40.0,
+        p_total=-4.0,
+        buffer_fraction=0.2,
+    )
     # Post-SuDS: Broads −30 × 1.25 = −37.50, Wensum −10 × 1.25 = −12.50.
     assert (broads.n_lu_post_suds, wensum.n_lu_post_suds) == (-37.5, -12.5)
     assert (broads.p_lu_post_suds, wensum.p_lu_post_suds) == (-3.75, -1.25)

@@ -15,8 +15,14 @@ SUPPORT = "support@example.gov.uk"
 
 def test_the_stall_policy() -> None:
     def decide(state: StallState | None, **kw: float) -> tuple[StallState | None, StallAction]:
-        args = {"waiting": 3, "live_workers": 0, "oldest_age": None, "now": NOW,
-                "threshold": 900.0, **kw}  # fmt: skip
+        args = {
+            "waiting": 3,
+            "live_workers": 0,
+            "oldest_age": None,
+            "now": NOW,
+            "threshold": 900.0,
+            **kw,
+        }
         d = decide_stall(state, **args)  # type: ignore[arg-type]
         return d.state, d.action
 
@@ -28,15 +34,22 @@ def test_the_stall_policy() -> None:
     assert decide(StallState(NOW - 899))[1] is StallAction.NONE
     assert decide(StallState(NOW - 900))[1] is StallAction.ALERT
     # Told already: nothing more while it lasts.
-    assert decide(StallState(NOW - 5000, NOW - 100)) == (StallState(NOW - 5000, NOW - 100),
-                                                         StallAction.NONE)  # fmt: skip
+    assert decide(StallState(NOW - 5000, NOW - 100)) == (
+        StallState(NOW - 5000, NOW - 100),
+        StallAction.NONE,
+    )
     # A live worker or an empty queue ends it; support hears only of a stall they were told of.
     assert decide(StallState(NOW - 5000, NOW - 100), live_workers=1) == (None, StallAction.CLEAR)
     assert decide(StallState(NOW - 10), waiting=0) == (None, StallAction.NONE)
 
 
-def watcher(queue: FakeQueueInspector, records: InMemoryOpsRecords, notifier: FakeNotifier,
-            clock: FakeClock, support: str | None = SUPPORT) -> WatchForStalls:  # fmt: skip
+def watcher(
+    queue: FakeQueueInspector,
+    records: InMemoryOpsRecords,
+    notifier: FakeNotifier,
+    clock: FakeClock,
+    support: str | None = SUPPORT,
+) -> WatchForStalls:
     return WatchForStalls(queue, records, notifier, clock, support, threshold_seconds=900)
 
 

@@ -65,8 +65,12 @@ class TimeoutRecorder:
 
     def __call__(self, job: IncomingJob, seconds: float) -> JobOutcome:
         self.recorded.append((job.job_id, seconds))
-        return JobOutcome(job_id=job.job_id, status=OutcomeStatus.FAILED, delete=True,
-                          error_codes=("job_timeout",))  # fmt: skip
+        return JobOutcome(
+            job_id=job.job_id,
+            status=OutcomeStatus.FAILED,
+            delete=True,
+            error_codes=("job_timeout",),
+        )
 
 
 @define
@@ -89,22 +93,30 @@ def rig(
 ) -> Rig:
     clock = queue.clock if queue is not None else FakeClock()
     queue = queue or FakeJobQueue(clock, visibility_timeout=600)
-    settings = WorkerSettings(concurrency=concurrency, max_messages=max_messages,
-                              wait_time_seconds=0, **overrides)  # fmt: skip
+    settings = WorkerSettings(
+        concurrency=concurrency, max_messages=max_messages, wait_time_seconds=0, **overrides
+    )
     retry = RetryPolicy(base_seconds=settings.retry_base_seconds)
     inbox, claims = ReadingJobInbox(queue), FakeResultStore()
     executor, heartbeat, timeouts = ManualExecutor(), FakeHeartbeatStore(), TimeoutRecorder()
     loop = WorkerLoop(
-        inbox=inbox, in_flight=InFlight(inbox, claims, settings, clock, retry),
-        heartbeat=heartbeat, executor=executor, settings=settings, clock=clock,
-        stop=threading.Event(), retry=retry, record_timeout=timeouts, acks=acks,
-    )  # fmt: skip
+        inbox=inbox,
+        in_flight=InFlight(inbox, claims, settings, clock, retry),
+        heartbeat=heartbeat,
+        executor=executor,
+        settings=settings,
+        clock=clock,
+        stop=threading.Event(),
+        retry=retry,
+        record_timeout=timeouts,
+        acks=acks,
+    )
     return Rig(loop, queue, heartbeat, executor, clock, claims, timeouts)
 
 
-def make(concurrency: int = 1, max_messages: int = 1, **overrides: Any) -> tuple[
-    WorkerLoop, FakeJobQueue, FakeHeartbeatStore, ManualExecutor, FakeClock
-]:  # fmt: skip
+def make(
+    concurrency: int = 1, max_messages: int = 1, **overrides: Any
+) -> tuple[WorkerLoop, FakeJobQueue, FakeHeartbeatStore, ManualExecutor, FakeClock]:
     r = rig(concurrency, max_messages, **overrides)
     return r.loop, r.queue, r.heartbeat, r.executor, r.clock
 
@@ -327,7 +339,7 @@ def test_the_next_job_is_received_while_the_last_one_is_still_being_deleted() ->
     queue.send("a")
     queue.send("b")
     loop._step()
-    (ma, fa), = executor.futures  # fmt: skip
+    ((ma, fa),) = executor.futures
     fa.set_result(done("a"))
     # One step finishes "a" (its delete goes to the acknowledgement thread, where it
     # hangs) and receives "b" without waiting for that delete.

@@ -15,8 +15,12 @@ from nrf.adapters.job_queue.job_message import claim_owner
 from nrf.domain.claims import Lease
 from nrf.domain.jobs import QueueMessage, QueueTransientError
 
-LIMITS: dict[str, Any] = {"job_timeout_seconds": 900, "visibility_timeout": 600,
-          "visibility_heartbeat_seconds": 240, "visibility_extension_seconds": 300}  # fmt: skip
+LIMITS: dict[str, Any] = {
+    "job_timeout_seconds": 900,
+    "visibility_timeout": 600,
+    "visibility_heartbeat_seconds": 240,
+    "visibility_extension_seconds": 300,
+}
 
 
 def job(job_id: str) -> str:

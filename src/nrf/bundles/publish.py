@@ -101,14 +101,22 @@ def publish_bundle(
             f"{target} already exists ({same}); a published version is never replaced: "
             "build the bundle with a new version",
         )
-    metadata = {"sha256": info.sha256, "bundle-name": _safe(info.name),
-                "bundle-version": _safe(info.version)}  # fmt: skip
+    metadata = {
+        "sha256": info.sha256,
+        "bundle-name": _safe(info.name),
+        "bundle-version": _safe(info.version),
+    }
     size = bundle.stat().st_size
     try:
         with bundle.open("rb") as source:
             if size <= PART_BYTES:
-                client.put_object(Bucket=target.bucket, Key=target.key, Body=source,
-                                  Metadata=metadata, IfNoneMatch="*")  # fmt: skip
+                client.put_object(
+                    Bucket=target.bucket,
+                    Key=target.key,
+                    Body=source,
+                    Metadata=metadata,
+                    IfNoneMatch="*",
+                )
                 progress(size, size)
             else:
                 _multipart(client, target, source, size, metadata, progress)
@@ -156,22 +164,27 @@ def _multipart(
     progress: Progress,
 ) -> None:
     """Upload in parts; only the final, conditional CompleteMultipartUpload makes it visible."""
-    upload = client.create_multipart_upload(Bucket=target.bucket, Key=target.key,
-                                            Metadata=metadata)["UploadId"]  # fmt: skip
+    upload = client.create_multipart_upload(
+        Bucket=target.bucket, Key=target.key, Metadata=metadata
+    )["UploadId"]
     try:
         parts: list[dict[str, Any]] = []
         done = 0
         while chunk := source.read(PART_BYTES):
             number = len(parts) + 1
-            etag = client.upload_part(Bucket=target.bucket, Key=target.key, UploadId=upload,
-                                      PartNumber=number, Body=chunk)["ETag"]  # fmt: skip
+            etag = client.upload_part(
+                Bucket=target.bucket, Key=target.key, UploadId=upload, PartNumber=number, Body=chunk
+            )["ETag"]
             parts.append({"PartNumber": number, "ETag": etag})
             done += len(chunk)
             progress(done, size)
         client.complete_multipart_upload(
-            Bucket=target.bucket, Key=target.key, UploadId=upload,
-            MultipartUpload={"Parts": parts}, IfNoneMatch="*",
-        )  # fmt: skip
+            Bucket=target.bucket,
+            Key=target.key,
+            UploadId=upload,
+            MultipartUpload={"Parts": parts},
+            IfNoneMatch="*",
+        )
     except BaseException:
         # Parts of an unfinished upload are billed until aborted; the first error is the news.
         with contextlib.suppress(ClientError, BotoCoreError):

@@ -74,8 +74,10 @@ def nn_layer(design: Design, seed: int) -> tuple[Layer, list[tuple[int, str]]]:
     islands: list[tuple[int, str]] = []
     while len(islands) < design.nn_islands:
         radius = float(rng.uniform(6_000, 16_000))
-        centre = (float(rng.uniform(x0 + radius, x1 - radius)),
-                  float(rng.uniform(y0 + radius, y1 - radius)))  # fmt: skip
+        centre = (
+            float(rng.uniform(x0 + radius, x1 - radius)),
+            float(rng.uniform(y0 + radius, y1 - radius)),
+        )
         reach = shapely.Point(centre).buffer(radius * 2.6)
         if any(reach.intersects(t) for t in taken):
             continue
@@ -128,9 +130,14 @@ def wwtw_layer(design: Design, seed: int) -> tuple[Layer, list[int]]:
 
 
 def _named_zones(
-    layer: str, column: str, fixed: Sequence[tuple[str, tuple[float, float]]], total: int,
-    prefix: str, spacing: float, seed: int,
-) -> Layer:  # fmt: skip
+    layer: str,
+    column: str,
+    fixed: Sequence[tuple[str, tuple[float, float]]],
+    total: int,
+    prefix: str,
+    spacing: float,
+    seed: int,
+) -> Layer:
     rng = np.random.default_rng([seed, 3])
     seeds = _seeds(rng, [s for _, s in fixed], total)
     cells = _partition(seeds, spacing, seed)
@@ -145,14 +152,27 @@ def _named_zones(
 
 
 def lpa_layer(design: Design, seed: int) -> Layer:
-    return _named_zones("lpa_boundaries", "name", norfolk._LPAS, design.lpas,
-                        "Synthetic LPA", design.zone_spacing, seed + 3)  # fmt: skip
+    return _named_zones(
+        "lpa_boundaries",
+        "name",
+        norfolk._LPAS,
+        design.lpas,
+        "Synthetic LPA",
+        design.zone_spacing,
+        seed + 3,
+    )
 
 
 def subcatchment_layer(design: Design, seed: int) -> Layer:
-    return _named_zones("subcatchments", "opcat_name", norfolk._SUBCATCHMENTS,
-                        design.subcatchments, "Synthetic subcatchment", design.zone_spacing,
-                        seed + 4)  # fmt: skip
+    return _named_zones(
+        "subcatchments",
+        "opcat_name",
+        norfolk._SUBCATCHMENTS,
+        design.subcatchments,
+        "Synthetic subcatchment",
+        design.zone_spacing,
+        seed + 4,
+    )
 
 
 def permits_table(extra_works: list[int], seed: int) -> Table:
@@ -165,9 +185,17 @@ def permits_table(extra_works: list[int], seed: int) -> Table:
         r = rng.random(5)
         if r[0] < 0.02:
             continue
-        rows.append((str(wid), f"Works {wid}", None, choices[int(r[1] * 4)],
-                     choices[1 + int(r[2] * 3)], round(0.25 + 7.75 * r[3], 2),
-                     round(0.25 + 7.75 * r[4], 2)))  # fmt: skip
+        rows.append(
+            (
+                str(wid),
+                f"Works {wid}",
+                None,
+                choices[int(r[1] * 4)],
+                choices[1 + int(r[2] * 3)],
+                round(0.25 + 7.75 * r[3], 2),
+                round(0.25 + 7.75 * r[4], 2),
+            )
+        )
     return Table(base.name, base.columns, rows)
 
 

@@ -19,19 +19,39 @@ WENSUM = "River Wensum SAC"
 BROADS = "The Broads SAC"
 
 # Shared boundary vertices are spelt once so neighbouring catchments meet exactly.
-_W_B = [(608_000, 309_000), (618_000, 306_000), (624_000, 309_500), (622_500, 316_000),
-        (616_000, 328_000), (606_000, 338_000)]  # fmt: skip
+_W_B = [
+    (608_000, 309_000),
+    (618_000, 306_000),
+    (624_000, 309_500),
+    (622_500, 316_000),
+    (616_000, 328_000),
+    (606_000, 338_000),
+]
 _WENSUM = Polygon(
     [(592_000, 313_500), *_W_B, (590_000, 342_000), (578_000, 338_000), (578_000, 318_000)]
 )
 _BROADS_NORTH = Polygon(
-    [*_W_B[2:], (612_000, 348_000), (640_000, 349_000), (650_000, 330_000),
-     (650_000, 300_000), (630_000, 300_000), (618_000, 306_000)]
-)  # fmt: skip
+    [
+        *_W_B[2:],
+        (612_000, 348_000),
+        (640_000, 349_000),
+        (650_000, 330_000),
+        (650_000, 300_000),
+        (630_000, 300_000),
+        (618_000, 306_000),
+    ]
+)
 _BROADS_SOUTH = Polygon(
-    [(618_000, 306_000), (630_000, 300_000), (650_000, 300_000), (650_000, 282_000),
-     (625_000, 282_000), (614_000, 290_000), (609_000, 298_000)]
-)  # fmt: skip
+    [
+        (618_000, 306_000),
+        (630_000, 300_000),
+        (650_000, 300_000),
+        (650_000, 282_000),
+        (625_000, 282_000),
+        (614_000, 290_000),
+        (609_000, 298_000),
+    ]
+)
 
 # (id, name, seed point); 4521 has two seeds and so two separate polygons; 2690 has no permit.
 _WORKS = [
@@ -164,8 +184,12 @@ def subcatchment_layer() -> Layer:
     )
 
 
-_CONC = [("n_conc_2025_2030", "REAL"), ("n_conc_2030_on", "REAL"),
-         ("p_conc_2025_2030", "REAL"), ("p_conc_2030_on", "REAL")]  # fmt: skip
+_CONC = [
+    ("n_conc_2025_2030", "REAL"),
+    ("n_conc_2030_on", "REAL"),
+    ("p_conc_2025_2030", "REAL"),
+    ("p_conc_2030_on", "REAL"),
+]
 
 
 def permits_table() -> Table:
@@ -191,8 +215,12 @@ def permits_table() -> Table:
 
 
 def occupancy_table() -> Table:
-    cols = [("nn_catchment", "TEXT"), ("dwelling_category", "TEXT"),
-            ("occupancy_rate", "REAL"), ("water_usage_l_per_person_day", "REAL")]  # fmt: skip
+    cols = [
+        ("nn_catchment", "TEXT"),
+        ("dwelling_category", "TEXT"),
+        ("occupancy_rate", "REAL"),
+        ("water_usage_l_per_person_day", "REAL"),
+    ]
     rows = [
         (WENSUM, None, 2.4, 120.0),
         (BROADS, None, 2.4, 110.0),
@@ -204,9 +232,15 @@ def occupancy_table() -> Table:
 
 
 def levy_table() -> Table:
-    cols = [("edp_id", "INTEGER"), ("edp_name", "TEXT"), ("n_gbp_per_kg", "REAL"),
-            ("p_gbp_per_kg", "REAL"), ("monitoring_share", "REAL"),
-            ("maintenance_share", "REAL"), ("admin_share", "REAL")]  # fmt: skip
+    cols = [
+        ("edp_id", "INTEGER"),
+        ("edp_name", "TEXT"),
+        ("n_gbp_per_kg", "REAL"),
+        ("p_gbp_per_kg", "REAL"),
+        ("monitoring_share", "REAL"),
+        ("maintenance_share", "REAL"),
+        ("admin_share", "REAL"),
+    ]
     rows = [
         (1, WENSUM, 3127.45, 41850.2, 0.05, 0.10, 0.03),
         (2, BROADS, 2684.9, 36420.75, 0.05, 0.10, 0.03),

@@ -47,21 +47,31 @@ def concerns(status: FleetStatus) -> list[Concern]:
     found: list[Concern] = []
     queue, fleet = status.queue, status.fleet
     if queue.dlq_visible > 0:
-        found.append(Concern("dlq_not_empty", f"{queue.dlq_visible} message(s) in the "
-                             "dead-letter queue: run `nrf dlq`"))  # fmt: skip
+        found.append(
+            Concern(
+                "dlq_not_empty",
+                f"{queue.dlq_visible} message(s) in the dead-letter queue: run `nrf dlq`",
+            )
+        )
     waiting = queue.visible + queue.in_flight
     if waiting > 0 and not fleet.live:
-        found.append(Concern("no_live_worker", f"{waiting} message(s) waiting and no live "
-                             "worker"))  # fmt: skip
+        found.append(Concern("no_live_worker", f"{waiting} message(s) waiting and no live worker"))
     if status.stuck:
         names = ", ".join(s.job_id for s in status.stuck[:10])
-        found.append(Concern("stuck_jobs", f"{len(status.stuck)} job(s) claimed, lease over, "
-                             f"no result: {names}"))  # fmt: skip
+        found.append(
+            Concern(
+                "stuck_jobs", f"{len(status.stuck)} job(s) claimed, lease over, no result: {names}"
+            )
+        )
     if len(fleet.bundles) > 1:
         labels = "; ".join(b.label() for b in fleet.bundles)
         found.append(Concern("mixed_bundles", f"live workers disagree on the bundle: {labels}"))
     if status.undelivered:
         names = ", ".join(status.undelivered[:10])
-        found.append(Concern("undelivered_callbacks", f"{len(status.undelivered)} job(s) whose "
-                             f"result never reached the backend: {names}"))  # fmt: skip
+        found.append(
+            Concern(
+                "undelivered_callbacks",
+                f"{len(status.undelivered)} job(s) whose result never reached the backend: {names}",
+            )
+        )
     return found

@@ -49,37 +49,49 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     assess.add_argument("input", help="GeoJSON, shapefile (.shp, .zip or its folder) or GeoPackage")
     assess.add_argument(
-        "--reference-data", metavar="BUNDLE",
+        "--reference-data",
+        metavar="BUNDLE",
         help="reference bundle (.gpkg); default $NRF_REFERENCE_DATA or the bundled synthetic one",
-    )  # fmt: skip
+    )
     assess.add_argument(
-        "--processes", type=positive_int, default=min(8, os.cpu_count() or 1),
+        "--processes",
+        type=positive_int,
+        default=min(8, os.cpu_count() or 1),
         help="most processes a batch of 16+ sites is split over (default: the CPUs, at most "
         "8); only CPUs the load average shows idle are used, so a busy machine runs it in one",
-    )  # fmt: skip
+    )
     assess.add_argument(
-        "--rules", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
+        "--rules",
+        choices=sorted(RULE_SETS),
+        default=DEFAULT_RULE_SET,
         help=f"rule set (default {DEFAULT_RULE_SET})",
-    )  # fmt: skip
+    )
     assess.add_argument(
-        "--output", metavar="PATH", type=output_argument,
+        "--output",
+        metavar="PATH",
+        type=output_argument,
         help="write .csv (the legacy 31 columns, plus a .levy.csv for Excel and a "
         ".provenance.json), .json, .geojson or .html (the report with maps) instead of "
         "printing a table",
-    )  # fmt: skip
+    )
     assess.add_argument(
-        "--layer", metavar="NAME",
+        "--layer",
+        metavar="NAME",
         help="the layer of a GeoPackage (or shapefile of a folder) holding several",
-    )  # fmt: skip
+    )
     assess.add_argument(
-        "--crs", type=crs_argument, metavar="CRS",
+        "--crs",
+        type=crs_argument,
+        metavar="CRS",
         help="the CRS of a file that does not state one, e.g. EPSG:27700 for a .shp "
         "without .prj (EPSG:27700 or EPSG:4326)",
-    )  # fmt: skip
+    )
     assess.add_argument(
-        "--max-sites", type=positive_int, metavar="N",
+        "--max-sites",
+        type=positive_int,
+        metavar="N",
         help="refuse a file of more than N sites (default $NRF_MAX_SITES_PER_JOB or 10,000)",
-    )  # fmt: skip
+    )
     assess.set_defaults(func=cmd_assess)
     return assess
 
@@ -129,9 +141,12 @@ def run_assess(
     # "starting" is loading nrf's libraries (GDAL, GEOS, PROJ): seconds on a cold disk.
     marks = [("starting", started), ("reading", clock())]
     raw = read_boundary_file(
-        source, limits, layer=args.layer, crs=args.crs,
+        source,
+        limits,
+        layer=args.layer,
+        crs=args.crs,
         progress=progress.stage("reading", "features"),
-    )  # fmt: skip
+    )
     marks.append(("validating", clock()))
     developments = validate_features(raw, limits, progress=progress.stage("validating", "sites"))
     del raw

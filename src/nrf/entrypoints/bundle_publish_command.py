@@ -44,8 +44,10 @@ def run_publish(
     from nrf.entrypoints.settings import WorkerSettings
 
     environ = os.environ if environ is None else environ
-    settings = WorkerSettings(region=environ.get("AWS_REGION") or "eu-west-2",
-                              endpoint_url=environ.get("AWS_ENDPOINT_URL") or None)  # fmt: skip
+    settings = WorkerSettings(
+        region=environ.get("AWS_REGION") or "eu-west-2",
+        endpoint_url=environ.get("AWS_ENDPOINT_URL") or None,
+    )
     client = build_container(settings=settings).s3_client()
 
     def show(done: int, total: int) -> None:
@@ -57,11 +59,16 @@ def run_publish(
     info = published.info
     print(f"published {info.name} {info.version} to {published.location}", file=sys.stderr)
     if gate_outcome(Path(bundle)) != PASSED:
-        print("note: this bundle did NOT pass the quality gate (published with "
-              "--allow-unchecked)", file=sys.stderr)  # fmt: skip
+        print(
+            "note: this bundle did NOT pass the quality gate (published with --allow-unchecked)",
+            file=sys.stderr,
+        )
     if info.synthetic:
-        print("note: this bundle is SYNTHETIC: workers refuse it unless "
-              "NRF_ALLOW_SYNTHETIC_DATA=true", file=sys.stderr)  # fmt: skip
+        print(
+            "note: this bundle is SYNTHETIC: workers refuse it unless "
+            "NRF_ALLOW_SYNTHETIC_DATA=true",
+            file=sys.stderr,
+        )
     for variable, value in published.pin().items():
         print(f"{variable}={value}")
     return 0

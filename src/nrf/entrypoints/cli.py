@@ -30,9 +30,15 @@ from nrf.entrypoints.exit_codes import (
 from nrf.entrypoints.help_text import finish_help
 
 __all__ = [
-    "EXIT_BAD_REFERENCE", "EXIT_CANNOT_WRITE", "EXIT_ERROR", "EXIT_INVALID_INPUT", "EXIT_OK",
-    "EXIT_USAGE", "build_parser", "main",
-]  # fmt: skip
+    "EXIT_BAD_REFERENCE",
+    "EXIT_CANNOT_WRITE",
+    "EXIT_ERROR",
+    "EXIT_INVALID_INPUT",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "build_parser",
+    "main",
+]
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -68,9 +74,11 @@ def cmd_bundle_generate(args: argparse.Namespace) -> int:
         generate_norfolk_demo(Path(args.path))
     else:
         generate_bundle(
-            Path(args.path), args.polygons, seed=args.seed,
+            Path(args.path),
+            args.polygons,
+            seed=args.seed,
             progress=_progress_printer("writing coefficient polygons"),
-        )  # fmt: skip
+        )
     print(f"wrote {args.path} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return EXIT_OK
 

@@ -81,13 +81,22 @@ def _templates(
     }
 
 
-def _delivery(emails: Any, records: Any, clock: Any, sleeper: Any, base_url: str | None,
-              api_key: str | None, timeout: float, retries: int) -> Any:  # fmt: skip
+def _delivery(
+    emails: Any,
+    records: Any,
+    clock: Any,
+    sleeper: Any,
+    base_url: str | None,
+    api_key: str | None,
+    timeout: float,
+    retries: int,
+) -> Any:
     """The emails alone; with BACKEND_BASE_URL, emails and result reports to the backend."""
     if not base_url:
         return emails
-    backend = HttpBackendResults(base_url, api_key or "", timeout=timeout, max_retries=retries,
-                                 sleeper=sleeper, clock=clock)  # fmt: skip
+    backend = HttpBackendResults(
+        base_url, api_key or "", timeout=timeout, max_retries=retries, sleeper=sleeper, clock=clock
+    )
     return DeliveryChannels(emails, backend, records, clock)
 
 
@@ -164,17 +173,26 @@ class Container(containers.DeclarativeContainer):
             GovUkNotifyNotifier.from_api_key,
             config.notify_api_key,
             providers.Callable(
-                _templates, config.template_started, config.template_completed,
-                config.template_failed, config.template_delayed,
+                _templates,
+                config.template_started,
+                config.template_completed,
+                config.template_failed,
+                config.template_delayed,
             ),
             base_url=config.notify_base_url,
-            sleeper=sleeper, clock=clock, allowed_domains=config.allowed_domains,
+            sleeper=sleeper,
+            clock=clock,
+            allowed_domains=config.allowed_domains,
         ),
         ses=providers.Singleton(
-            SesNotifier, client=ses_client, from_address=config.ses_from_address,
-            sleeper=sleeper, clock=clock, allowed_domains=config.allowed_domains,
+            SesNotifier,
+            client=ses_client,
+            from_address=config.ses_from_address,
+            sleeper=sleeper,
+            clock=clock,
+            allowed_domains=config.allowed_domains,
         ),
-    )  # fmt: skip
+    )
 
     # A job's emails say whether its bundle is synthetic (nrf dlq's need no bundle).
     job_notifier = providers.Singleton(DataLabellingNotifier, inner=notifier, bundle=boundary_data)
@@ -182,15 +200,27 @@ class Container(containers.DeclarativeContainer):
     # What the ledger settles through: emails and, when BACKEND_BASE_URL is set, the backend.
     # A job's go through the synthetic label; `nrf dlq` opens no bundle, so its go unlabelled.
     job_delivery = providers.Singleton(
-        _delivery, job_notifier, ops_records, clock, sleeper, config.backend_base_url,
-        config.backend_api_key, config.backend_callback_timeout.as_(float),
+        _delivery,
+        job_notifier,
+        ops_records,
+        clock,
+        sleeper,
+        config.backend_base_url,
+        config.backend_api_key,
+        config.backend_callback_timeout.as_(float),
         config.backend_callback_max_retries.as_(int),
-    )  # fmt: skip
+    )
     delivery = providers.Singleton(
-        _delivery, notifier, ops_records, clock, sleeper, config.backend_base_url,
-        config.backend_api_key, config.backend_callback_timeout.as_(float),
+        _delivery,
+        notifier,
+        ops_records,
+        clock,
+        sleeper,
+        config.backend_base_url,
+        config.backend_api_key,
+        config.backend_callback_timeout.as_(float),
         config.backend_callback_max_retries.as_(int),
-    )  # fmt: skip
+    )
 
     limits = providers.Singleton(
         InputLimits,
@@ -203,9 +233,12 @@ class Container(containers.DeclarativeContainer):
     )
 
     boundary_source = providers.Singleton(
-        S3JobBoundarySource, client=s3_client, bucket=config.input_bucket,
-        prefix=config.input_prefix, limits=limits,
-    )  # fmt: skip
+        S3JobBoundarySource,
+        client=s3_client,
+        bucket=config.input_bucket,
+        prefix=config.input_prefix,
+        limits=limits,
+    )
 
     # The stores implement both ports; a job's claim lives beside its results.
     job_claims = result_store
@@ -231,31 +264,45 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         render=providers.Factory(report_renderer, boundary_data),
         settings=providers.Factory(
-            NotifySettings, results_base_url=config.results_base_url,
+            NotifySettings,
+            results_base_url=config.results_base_url,
             support_email=config.support_email,
         ),
         default_rules=config.default_rules,
         limits=limits,
         report_results=providers.Callable(bool, config.backend_base_url),
-    )  # fmt: skip
+    )
 
     drain_dead_letters = providers.Factory(
-        DrainDeadLetters, dlq=dead_letter_inbox, store=result_store, ledger=dead_letter_ledger,
-        clock=clock, support_email=config.support_email,
-    )  # fmt: skip
+        DrainDeadLetters,
+        dlq=dead_letter_inbox,
+        store=result_store,
+        ledger=dead_letter_ledger,
+        clock=clock,
+        support_email=config.support_email,
+    )
 
     # The worker process; the heartbeat store, stop event and ack thread are passed in by it.
     worker_settings = providers.Object(WorkerSettings())
     job_processes = providers.Factory(JobProcesses, settings=worker_settings)
     in_flight = providers.Factory(
-        InFlight, inbox=job_inbox, claims=job_claims, settings=worker_settings, clock=clock,
+        InFlight,
+        inbox=job_inbox,
+        claims=job_claims,
+        settings=worker_settings,
+        clock=clock,
         retry=retry_policy,
-    )  # fmt: skip
+    )
     worker_loop = providers.Factory(
-        WorkerLoop, inbox=job_inbox, in_flight=in_flight, settings=worker_settings, clock=clock,
-        retry=retry_policy, record_timeout=fail_job.provided.timed_out,
+        WorkerLoop,
+        inbox=job_inbox,
+        in_flight=in_flight,
+        settings=worker_settings,
+        clock=clock,
+        retry=retry_policy,
+        record_timeout=fail_job.provided.timed_out,
         metrics=providers.Factory(functools.partial, publish_metrics, config.metrics_namespace),
-    )  # fmt: skip
+    )
 
     # The quote API (`nrf serve`): the same assessment, limits and store as the worker.
     get_quote = providers.Factory(

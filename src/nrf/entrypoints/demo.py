@@ -100,9 +100,12 @@ class Demo:
         import boto3
 
         sqs = boto3.client(
-            "sqs", endpoint_url=self.endpoint, region_name=REGION,
-            aws_access_key_id="demo", aws_secret_access_key="demo",
-        )  # fmt: skip
+            "sqs",
+            endpoint_url=self.endpoint,
+            region_name=REGION,
+            aws_access_key_id="demo",
+            aws_secret_access_key="demo",
+        )
         dlq = sqs.create_queue(QueueName=f"{QUEUE}_dlq")["QueueUrl"]
         arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])
         policy = {"deadLetterTargetArn": arn["Attributes"]["QueueArn"], "maxReceiveCount": "3"}
@@ -113,16 +116,23 @@ class Demo:
     def start_worker(self, timeout: float = 180) -> None:
         keep = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "GOVUK_"))}
         env = {
-            **keep, **FAKE_KEYS, "AWS_ENDPOINT_URL": self.endpoint, "AWS_REGION": REGION,
-            "AWS_SQS_QUEUE_NAME": QUEUE, "AWS_SQS_WAIT_TIME_SECONDS": "1",
+            **keep,
+            **FAKE_KEYS,
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_REGION": REGION,
+            "AWS_SQS_QUEUE_NAME": QUEUE,
+            "AWS_SQS_WAIT_TIME_SECONDS": "1",
             "AWS_SQS_MAX_MESSAGES": str(self.concurrency),
-            "WORKER_CONCURRENCY": str(self.concurrency), "NRF_NOTIFIER": "log",
-            "NRF_RESULT_STORE": "local", "NRF_RESULTS_DIR": str(self.results),
-            "AWS_HEALTH_PORT": str(self.health_port), "NRF_HEALTH_HOST": "127.0.0.1",
+            "WORKER_CONCURRENCY": str(self.concurrency),
+            "NRF_NOTIFIER": "log",
+            "NRF_RESULT_STORE": "local",
+            "NRF_RESULTS_DIR": str(self.results),
+            "AWS_HEALTH_PORT": str(self.health_port),
+            "NRF_HEALTH_HOST": "127.0.0.1",
             "PYTHONUNBUFFERED": "1",
             # The demo quotes from the bundled synthetic data, which a worker otherwise refuses.
             "NRF_ALLOW_SYNTHETIC_DATA": "true",
-        }  # fmt: skip
+        }
         command = [sys.executable, "-m", "nrf.entrypoints.cli", "worker"]
         self.worker = subprocess.Popen(
             command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
@@ -214,9 +224,11 @@ def run_demo(
         assert demo.log is not None
         notices = [e for e in demo.log.named("notification_logged") if e.get("job_id") in job_ids]
         print(demo_report.results_table([demo_report.read_job(results, j) for j in job_ids]))
-        print(f"\nresults stored under {results.resolve()}/<job id>/ "
-              "(result.json, .csv, .geojson, .html - the report -, .provenance.json, "
-              "status.json)")  # fmt: skip
+        print(
+            f"\nresults stored under {results.resolve()}/<job id>/ "
+            "(result.json, .csv, .geojson, .html - the report -, .provenance.json, "
+            "status.json)"
+        )
         print("\n" + demo_report.notifications_summary(notices))
         print("\nhealth server while running:\n" + demo_report.health_lines(health))
     except KeyboardInterrupt:

@@ -51,28 +51,32 @@ def configure_logging(secrets: Iterable[str] = (), level: int = logging.INFO) ->
 
 def emf_record(namespace: str, status: str, seconds: float, job_id: str | None) -> str:
     """A CloudWatch embedded-metric-format line for one finished job."""
-    return json.dumps({
-        "_aws": {
-            "Timestamp": int(time.time() * 1000),
-            "CloudWatchMetrics": [{
-                "Namespace": namespace,
-                "Dimensions": [["Service"]],
-                "Metrics": [
-                    {"Name": "JobDuration", "Unit": "Milliseconds"},
-                    {"Name": "JobSucceeded", "Unit": "Count"},
-                    {"Name": "JobFailed", "Unit": "Count"},
-                    {"Name": "JobRetried", "Unit": "Count"},
+    return json.dumps(
+        {
+            "_aws": {
+                "Timestamp": int(time.time() * 1000),
+                "CloudWatchMetrics": [
+                    {
+                        "Namespace": namespace,
+                        "Dimensions": [["Service"]],
+                        "Metrics": [
+                            {"Name": "JobDuration", "Unit": "Milliseconds"},
+                            {"Name": "JobSucceeded", "Unit": "Count"},
+                            {"Name": "JobFailed", "Unit": "Count"},
+                            {"Name": "JobRetried", "Unit": "Count"},
+                        ],
+                    }
                 ],
-            }],
-        },
-        "Service": "nrf-worker",
-        "job_id": job_id,
-        "status": status,
-        "JobDuration": round(seconds * 1000, 1),
-        "JobSucceeded": int(status in ("succeeded", "already_finished")),
-        "JobFailed": int(status == "failed"),
-        "JobRetried": int(status == "retry"),
-    })  # fmt: skip
+            },
+            "Service": "nrf-worker",
+            "job_id": job_id,
+            "status": status,
+            "JobDuration": round(seconds * 1000, 1),
+            "JobSucceeded": int(status in ("succeeded", "already_finished")),
+            "JobFailed": int(status == "failed"),
+            "JobRetried": int(status == "retry"),
+        }
+    )
 
 
 def publish_metrics(namespace: str, status: str, seconds: float, job_id: str | None) -> None:

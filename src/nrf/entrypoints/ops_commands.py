@@ -33,8 +33,9 @@ def _parts(environ: dict[str, str]) -> tuple[Any, Any, Any]:
         dlq_url: str | None = c.dead_letter_queue().queue_url
     except QueueFatalError:
         dlq_url = None  # no DLQ configured: its depth reads 0, and the queue still works
-    inspector = SqsQueueInspector(c.sqs_client(), queue.queue_url, dlq_url, c.clock(),
-                                  cloudwatch=c.cloudwatch_client())  # fmt: skip
+    inspector = SqsQueueInspector(
+        c.sqs_client(), queue.queue_url, dlq_url, c.clock(), cloudwatch=c.cloudwatch_client()
+    )
     return settings, c, inspector
 
 
@@ -49,8 +50,14 @@ def cmd_status(args: argparse.Namespace) -> int:
     except (ConfigError, QueueFatalError) as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return EXIT_CONFIG
-    read = ReadFleetStatus(inspector, c.ops_records(), c.store_inventory(), c.result_store(),
-                           c.clock(), stuck_after_seconds=settings.stuck_after_seconds)  # fmt: skip
+    read = ReadFleetStatus(
+        inspector,
+        c.ops_records(),
+        c.store_inventory(),
+        c.result_store(),
+        c.clock(),
+        stuck_after_seconds=settings.stuck_after_seconds,
+    )
     try:
         status = read()
     except NrfError as exc:
@@ -81,23 +88,43 @@ def cmd_housekeep(args: argparse.Namespace) -> int:
         tidy = Housekeep(c.store_inventory(), records, clock, settings.result_retention_days)
         report = tidy(dry_run=args.dry_run)
         view = fleet_view(read_beats(records), clock.now())
-        watch = WatchForStalls(inspector, records, c.notifier(), clock, settings.support_email,
-                               settings.stall_alert_seconds)  # fmt: skip
+        watch = WatchForStalls(
+            inspector,
+            records,
+            c.notifier(),
+            clock,
+            settings.support_email,
+            settings.stall_alert_seconds,
+        )
         stall = watch(len(view.live), dry_run=args.dry_run)
     except NrfError as exc:
         log.error("housekeeping_failed", extra={"code": exc.code, "error": exc.message})
         print(f"{exc.code}: {exc.message}")
         return EXIT_ATTENTION
-    fleet = {"LiveWorkers": len(view.live), "StaleWorkers": len(view.stale),
-             "QueueStalled": int(stall.stalled_for is not None)}  # fmt: skip
-    log.info("housekeeping_done", extra={**report.counts, **fleet, "dry_run": args.dry_run,
-                                          "stall": str(stall.action),
-                                          "requesters_told": stall.requesters_told})  # fmt: skip
+    fleet = {
+        "LiveWorkers": len(view.live),
+        "StaleWorkers": len(view.stale),
+        "QueueStalled": int(stall.stalled_for is not None),
+    }
+    log.info(
+        "housekeeping_done",
+        extra={
+            **report.counts,
+            **fleet,
+            "dry_run": args.dry_run,
+            "stall": str(stall.action),
+            "requesters_told": stall.requesters_told,
+        },
+    )
     if args.dry_run:
         plan = report.plan
-        kinds = [("job", plan.jobs), ("claim", plan.claims),
-                 ("worker record", plan.worker_records), ("temporary file", plan.temp_files),
-                 ("notice", plan.notices)]  # fmt: skip
+        kinds = [
+            ("job", plan.jobs),
+            ("claim", plan.claims),
+            ("worker record", plan.worker_records),
+            ("temporary file", plan.temp_files),
+            ("notice", plan.notices),
+        ]
         for kind, names in kinds:
             for name in names:
                 print(f"would delete {kind} {name}")

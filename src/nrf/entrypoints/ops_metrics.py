@@ -11,19 +11,23 @@ SERVICE = "nrf-worker"
 
 def emf_counts(namespace: str, counts: Mapping[str, int | float], **fields: object) -> str:
     """One embedded-metric-format line: every count a metric, dimension ``Service``."""
-    return json.dumps({
-        "_aws": {
-            "Timestamp": int(time.time() * 1000),
-            "CloudWatchMetrics": [{
-                "Namespace": namespace,
-                "Dimensions": [["Service"]],
-                "Metrics": [{"Name": name, "Unit": "Count"} for name in counts],
-            }],
-        },
-        "Service": SERVICE,
-        **fields,
-        **counts,
-    })  # fmt: skip
+    return json.dumps(
+        {
+            "_aws": {
+                "Timestamp": int(time.time() * 1000),
+                "CloudWatchMetrics": [
+                    {
+                        "Namespace": namespace,
+                        "Dimensions": [["Service"]],
+                        "Metrics": [{"Name": name, "Unit": "Count"} for name in counts],
+                    }
+                ],
+            },
+            "Service": SERVICE,
+            **fields,
+            **counts,
+        }
+    )
 
 
 def publish_counts(namespace: str, counts: Mapping[str, int | float], **fields: object) -> None:

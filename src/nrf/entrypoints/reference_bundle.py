@@ -81,8 +81,11 @@ class DownloadProgress:
         self._logged_at, self._logged_tenth = now, tenth
         elapsed = max(now - self._started, 1e-9)
         rate = done / elapsed
-        fields: dict[str, Any] = {"bytes_done": done, "bytes_total": total,
-                                  "mb_per_second": round(rate / 1e6, 1)}  # fmt: skip
+        fields: dict[str, Any] = {
+            "bytes_done": done,
+            "bytes_total": total,
+            "mb_per_second": round(rate / 1e6, 1),
+        }
         if total:
             fields["percent"] = round(100 * done / total, 1)
             fields["eta_seconds"] = round((total - done) / rate) if rate else None
@@ -122,10 +125,16 @@ def prepare_reference_data(
             "would put made-up levies in real emails: set NRF_REFERENCE_DATA to a real bundle "
             "(and NRF_REFERENCE_DATA_SHA256), or NRF_ALLOW_SYNTHETIC_DATA=true for a demo",
         )
-    log.info("reference_data_ready", extra={
-        "bundle_name": info.name, "bundle_version": info.version, "bundle_sha256": info.sha256,
-        "synthetic": info.synthetic, "path": str(path),
-    })  # fmt: skip
+    log.info(
+        "reference_data_ready",
+        extra={
+            "bundle_name": info.name,
+            "bundle_version": info.version,
+            "bundle_sha256": info.sha256,
+            "synthetic": info.synthetic,
+            "path": str(path),
+        },
+    )
     if heartbeat is not None:
         heartbeat.set_bundle_version(info.version)
     return ReadyBundle(path, info)
@@ -154,8 +163,9 @@ def settle_reference_data(
         heartbeat.set_status(WorkerStatus.ERROR)
         return EXIT_SYNTHETIC_REFUSED if exc.code == SYNTHETIC_REFUSED else EXIT_FATAL
     except OSError as exc:  # the cache folder cannot be made or written, say
-        log.error("worker_cannot_start", extra={"code": "reference_data_io_error",
-                                                "error": str(exc)})  # fmt: skip
+        log.error(
+            "worker_cannot_start", extra={"code": "reference_data_io_error", "error": str(exc)}
+        )
         heartbeat.set_status(WorkerStatus.ERROR)
         return EXIT_FATAL
     return attrs.evolve(settings, reference_data=str(ready.path))

@@ -50,30 +50,46 @@ def render_text(status: FleetStatus, found: list[Concern]) -> str:
 
 def _beat(beat: WorkerBeat, now: float) -> dict[str, Any]:
     return {
-        "worker_id": beat.worker_id, "status": str(beat.state),
-        "jobs_in_flight": beat.jobs_in_flight, "started_at": beat.started_at,
-        "heartbeat_age_seconds": round(beat.age(now), 3), "nrf_version": beat.nrf_version,
-        "bundle": {"name": beat.bundle.name, "version": beat.bundle.version,
-                   "sha256": beat.bundle.sha256},
+        "worker_id": beat.worker_id,
+        "status": str(beat.state),
+        "jobs_in_flight": beat.jobs_in_flight,
+        "started_at": beat.started_at,
+        "heartbeat_age_seconds": round(beat.age(now), 3),
+        "nrf_version": beat.nrf_version,
+        "bundle": {
+            "name": beat.bundle.name,
+            "version": beat.bundle.version,
+            "sha256": beat.bundle.sha256,
+        },
         "last_queue_contact": beat.last_queue_contact,
-    }  # fmt: skip
+    }
 
 
 def render_json(status: FleetStatus, found: list[Concern]) -> str:
     now, q, fleet = status.checked_at, status.queue, status.fleet
-    return json.dumps({
-        "checked_at": now,
-        "queue": {"visible": q.visible, "in_flight": q.in_flight, "delayed": q.delayed,
-                  "oldest_age_seconds": status.oldest_age_seconds,
-                  "oldest_age_source": status.oldest_age_source},
-        "dlq": {"visible": q.dlq_visible},
-        "workers": {"live": [_beat(b, now) for b in fleet.live],
-                    "stale": [_beat(b, now) for b in fleet.stale],
-                    "stopped": [_beat(b, now) for b in fleet.stopped],
-                    "bundles": [b.label() for b in fleet.bundles]},
-        "last_hour": {"finished": status.finished_last_hour, "failed": status.failed_last_hour},
-        "stuck_jobs": [{"job_id": s.job_id, "lease_ended_at": s.lease_ended_at}
-                       for s in status.stuck],
-        "undelivered_callbacks": list(status.undelivered),
-        "concerns": [{"code": c.code, "sentence": c.sentence} for c in found],
-    }, indent=2)  # fmt: skip
+    return json.dumps(
+        {
+            "checked_at": now,
+            "queue": {
+                "visible": q.visible,
+                "in_flight": q.in_flight,
+                "delayed": q.delayed,
+                "oldest_age_seconds": status.oldest_age_seconds,
+                "oldest_age_source": status.oldest_age_source,
+            },
+            "dlq": {"visible": q.dlq_visible},
+            "workers": {
+                "live": [_beat(b, now) for b in fleet.live],
+                "stale": [_beat(b, now) for b in fleet.stale],
+                "stopped": [_beat(b, now) for b in fleet.stopped],
+                "bundles": [b.label() for b in fleet.bundles],
+            },
+            "last_hour": {"finished": status.finished_last_hour, "failed": status.failed_last_hour},
+            "stuck_jobs": [
+                {"job_id": s.job_id, "lease_ended_at": s.lease_ended_at} for s in status.stuck
+            ],
+            "undelivered_callbacks": list(status.undelivered),
+            "concerns": [{"code": c.code, "sentence": c.sentence} for c in found],
+        },
+        indent=2,
+    )

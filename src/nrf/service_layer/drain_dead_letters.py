@@ -59,9 +59,14 @@ class DrainDeadLetters:
             if had_pending:
                 # Stored, but the email kept failing until the message was dead-lettered:
                 # tried once more above; support hears what happened to it.
-                self._record_and_send(existing, self._support_entry(
-                    job_id, "the result is stored but the requester's email could not be "
-                    f"confirmed: {_email_state(existing)}"))  # fmt: skip
+                self._record_and_send(
+                    existing,
+                    self._support_entry(
+                        job_id,
+                        "the result is stored but the requester's email could not be "
+                        f"confirmed: {_email_state(existing)}",
+                    ),
+                )
             else:
                 log.info("dead_letter_already_finished", extra={"job_id": job_id})
         else:
@@ -69,15 +74,21 @@ class DrainDeadLetters:
         self._dlq.delete(job)
 
     def _fail(self, job: IncomingJob, existing: JobRecord | None, email: str | None) -> None:
-        reason = (f"the job failed {job.delivery.receive_count} times and was moved to the "
-                  "dead-letter queue")  # fmt: skip
+        reason = (
+            f"the job failed {job.delivery.receive_count} times and was moved to the "
+            "dead-letter queue"
+        )
         entries = [self._support_entry(job.job_id, reason)]
         if email and not (existing and existing.notifications):
             entries.append(intent(NotificationKind.FAILED, email, _details(job.job_id, reason)))
         record = existing or JobRecord(
-            job_id=job.job_id, status=JobStatus.FAILED, error_codes=("dead_lettered",),
-            message=reason, finished_at=self._clock.now(), trace_id=job.trace_id,
-        )  # fmt: skip
+            job_id=job.job_id,
+            status=JobStatus.FAILED,
+            error_codes=("dead_lettered",),
+            message=reason,
+            finished_at=self._clock.now(),
+            trace_id=job.trace_id,
+        )
         self._record_and_send(record, *entries)
         ctx = {"job_id": job.job_id, "trace_id": job.trace_id}
         log.warning("job_dead_lettered", extra={**ctx, "receive_count": job.delivery.receive_count})
@@ -90,8 +101,12 @@ class DrainDeadLetters:
     def _support_entry(self, job_id: str, reason: str) -> NotificationRecord:
         if not self._support:
             log.warning("dead_letter_unreported", extra={"job_id": job_id, "reason": reason})
-            return NotificationRecord(kind=NotificationKind.DEAD_LETTERED, recipient="", sent=False,
-                                      error="no_support_address")  # fmt: skip
+            return NotificationRecord(
+                kind=NotificationKind.DEAD_LETTERED,
+                recipient="",
+                sent=False,
+                error="no_support_address",
+            )
         return intent(NotificationKind.DEAD_LETTERED, self._support, _details(job_id, reason))
 
 

@@ -23,11 +23,16 @@ log = logging.getLogger("nrf.job")
 
 
 def timeout_error(seconds: float) -> InvalidInput:
-    return InvalidInput([Problem(
-        code="job_timeout",
-        message=f"the assessment took longer than {seconds:g} s and was stopped; boundaries with "
-        "very many vertices take far longer, so simplify the boundary and submit it again",
-    )])  # fmt: skip
+    return InvalidInput(
+        [
+            Problem(
+                code="job_timeout",
+                message=f"the assessment took longer than {seconds:g} s and was stopped; "
+                "boundaries with very many vertices take far longer, so simplify the boundary "
+                "and submit it again",
+            )
+        ]
+    )
 
 
 class FailJob:
@@ -65,12 +70,21 @@ class FailJob:
         log.warning("job_invalid", extra={**ctx, "error": error.message[:2000]})
         told: tuple[NotificationRecord, ...] = ()
         if email:
-            personal = {"job_reference": job_id, "error_codes": ", ".join(error.codes),
-                        "error_message": error.message[:2000]}  # fmt: skip
+            personal = {
+                "job_reference": job_id,
+                "error_codes": ", ".join(error.codes),
+                "error_message": error.message[:2000],
+            }
             told = (intent(NotificationKind.FAILED, email, personal),)
-        record = JobRecord(job_id=job_id, status=JobStatus.FAILED, error_codes=tuple(error.codes),
-                           message=error.message[:10_000], finished_at=self._clock.now(),
-                           notifications=told, trace_id=trace_id)  # fmt: skip
+        record = JobRecord(
+            job_id=job_id,
+            status=JobStatus.FAILED,
+            error_codes=tuple(error.codes),
+            message=error.message[:10_000],
+            finished_at=self._clock.now(),
+            notifications=told,
+            trace_id=trace_id,
+        )
         try:
             self._store.save(job_id, {}, record)
         except ResultStoreUnavailable:
@@ -86,8 +100,12 @@ class FailJob:
                         reference=job_id,
                     )
                 )
-            return JobOutcome(job_id=job_id, status=OutcomeStatus.FAILED, delete=True,
-                              error_codes=tuple(error.codes))  # fmt: skip
+            return JobOutcome(
+                job_id=job_id,
+                status=OutcomeStatus.FAILED,
+                delete=True,
+                error_codes=tuple(error.codes),
+            )
         try:
             record = self._settler.ledger.settle(record, ask_provider=False)
         except NrfError as exc:  # the intent is stored: the next delivery settles it

@@ -78,7 +78,8 @@ class FleetHeartbeat:
         try:
             self._records.put(beat_key(me.worker_id), beat_to_json(beat))
         except (NrfError, OSError, ValueError) as exc:
-            log.warning("fleet_heartbeat_failed", extra={"worker_id": me.worker_id,
-                                                          "error": str(exc)})  # fmt: skip
+            log.warning(
+                "fleet_heartbeat_failed", extra={"worker_id": me.worker_id, "error": str(exc)}
+            )
             return None
         return beat

@@ -31,21 +31,25 @@ def personalisation(
         n = sum(round(s.n_total * 100) for s in run.sites) / 100
         p = sum(round(s.p_total * 100) for s in run.sites) / 100
         levy = run.levy_total
-        personal.update({
-            # The page a planner reads and prints: result.html, stored beside result.json.
-            "report_link": f"{base}/{request.job_id}/result.html" if base else "result.html",
-            "nitrogen_total_kg_per_year": f"{n:.2f}",
-            "phosphorus_total_kg_per_year": f"{p:.2f}",
-            "levy_amount": f"£{levy.levy_gbp:,.2f}",
-            "monitoring_amount": f"£{levy.monitoring_gbp:,.2f}",
-            "maintenance_amount": f"£{levy.maintenance_gbp:,.2f}",
-            "admin_amount": f"£{levy.admin_gbp:,.2f}",
-            "in_scope": "yes" if run.sites else "no",
-        })  # fmt: skip
+        personal.update(
+            {
+                # The page a planner reads and prints: result.html, stored beside result.json.
+                "report_link": f"{base}/{request.job_id}/result.html" if base else "result.html",
+                "nitrogen_total_kg_per_year": f"{n:.2f}",
+                "phosphorus_total_kg_per_year": f"{p:.2f}",
+                "levy_amount": f"£{levy.levy_gbp:,.2f}",
+                "monitoring_amount": f"£{levy.monitoring_gbp:,.2f}",
+                "maintenance_amount": f"£{levy.maintenance_gbp:,.2f}",
+                "admin_amount": f"£{levy.admin_gbp:,.2f}",
+                "in_scope": "yes" if run.sites else "no",
+            }
+        )
         # Which reference data priced the quote, so a figure in an email can be traced.
-        personal.update({
-            "bundle_name": run.provenance.bundle_name,
-            "bundle_version": run.provenance.bundle_version,
-            "bundle_sha256": run.provenance.bundle_sha256,
-        })  # fmt: skip
+        personal.update(
+            {
+                "bundle_name": run.provenance.bundle_name,
+                "bundle_version": run.provenance.bundle_version,
+                "bundle_sha256": run.provenance.bundle_sha256,
+            }
+        )
     return personal

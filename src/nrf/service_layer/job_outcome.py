@@ -48,9 +48,18 @@ class RetryPolicy:
     rng: random.Random = field(factory=random.Random)
 
     def delay(self, receive_count: int) -> int:
-        return retry_delay(receive_count, base=self.base_seconds, cap=self.cap_seconds,
-                           jitter=self.rng.random() * 0.2)  # fmt: skip
+        return retry_delay(
+            receive_count,
+            base=self.base_seconds,
+            cap=self.cap_seconds,
+            jitter=self.rng.random() * 0.2,
+        )
 
     def outcome(self, job_id: str | None, receive_count: int, code: str) -> JobOutcome:
-        return JobOutcome(job_id=job_id, status=OutcomeStatus.RETRY, delete=False,
-                          retry_after=self.delay(receive_count), error_codes=(code,))  # fmt: skip
+        return JobOutcome(
+            job_id=job_id,
+            status=OutcomeStatus.RETRY,
+            delete=False,
+            retry_after=self.delay(receive_count),
+            error_codes=(code,),
+        )

@@ -23,8 +23,15 @@ class JobSettler:
 
     def retry(self, delivery: Delivery, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:
         outcome = self._retry.outcome(job_id, delivery.receive_count, code)
-        log.warning("job_retry", extra={**ctx, "code": code, "retry_after": outcome.retry_after,
-                                         "receive_count": delivery.receive_count})  # fmt: skip
+        log.warning(
+            "job_retry",
+            extra={
+                **ctx,
+                "code": code,
+                "retry_after": outcome.retry_after,
+                "receive_count": delivery.receive_count,
+            },
+        )
         return outcome
 
     def settled(
@@ -35,8 +42,9 @@ class JobSettler:
             return self.retry(delivery, record.job_id, "notification_pending", ctx)
         if status is OutcomeStatus.SUCCEEDED:
             log.info("job_succeeded", extra=ctx)
-        return JobOutcome(job_id=record.job_id, status=status, delete=True,
-                          error_codes=record.error_codes)  # fmt: skip
+        return JobOutcome(
+            job_id=record.job_id, status=status, delete=True, error_codes=record.error_codes
+        )
 
     def finish_existing(
         self,
@@ -50,8 +58,11 @@ class JobSettler:
         ``missing_email`` (recipient, details) adds the requester's email when the record was
         written without its intent (``nrf dlq``, an older worker).
         """
-        wanted = NotificationKind.COMPLETED if record.status is JobStatus.SUCCEEDED else (
-            NotificationKind.FAILED)  # fmt: skip
+        wanted = (
+            NotificationKind.COMPLETED
+            if record.status is JobStatus.SUCCEEDED
+            else (NotificationKind.FAILED)
+        )
         if missing_email and wanted not in {n.kind for n in record.notifications}:
             entry = intent(wanted, missing_email[0], missing_email[1])
             record = evolve(record, notifications=(*record.notifications, entry))

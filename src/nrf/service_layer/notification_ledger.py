@@ -24,8 +24,13 @@ def intent(
     kind: NotificationKind, recipient: str, details: Mapping[str, str]
 ) -> NotificationRecord:
     """A pending entry: saved with the job record before the email goes out."""
-    return NotificationRecord(kind=kind, recipient=recipient, sent=False, pending=True,
-                              details=tuple(sorted(details.items())))  # fmt: skip
+    return NotificationRecord(
+        kind=kind,
+        recipient=recipient,
+        sent=False,
+        pending=True,
+        details=tuple(sorted(details.items())),
+    )
 
 
 def has_pending(record: JobRecord) -> bool:
@@ -73,9 +78,14 @@ class NotificationLedger:
         """
         sent = self._notifier.send(notification)
         if not sent.sent:
-            log.warning("notification_failed", extra={"job_id": notification.job_id,
-                                                       "kind": str(notification.kind),
-                                                       "error": sent.error})  # fmt: skip
+            log.warning(
+                "notification_failed",
+                extra={
+                    "job_id": notification.job_id,
+                    "kind": str(notification.kind),
+                    "error": sent.error,
+                },
+            )
         return sent
 
     def _settle_one(
@@ -92,6 +102,7 @@ class NotificationLedger:
                 return evolve(entry, pending=False, error=OUTCOME_UNKNOWN)
         sent = self._notifier.send(notification)
         if not sent.sent:
-            log.warning("notification_failed", extra={**ctx, "error": sent.error,
-                                                       "pending": sent.pending})  # fmt: skip
+            log.warning(
+                "notification_failed", extra={**ctx, "error": sent.error, "pending": sent.pending}
+            )
         return evolve(sent, details=entry.details, attempts=entry.attempts + sent.attempts)

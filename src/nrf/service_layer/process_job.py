@@ -76,8 +76,9 @@ class ProcessJob:
             assert job.request is not None
             return self._run(job.request, job.delivery, self._clock.now())
         except (ResultStoreUnavailable, OSError) as exc:
-            return self._settler.retry(job.delivery, job.job_id,
-                                       getattr(exc, "code", "io_error"), ctx)  # fmt: skip
+            return self._settler.retry(
+                job.delivery, job.job_id, getattr(exc, "code", "io_error"), ctx
+            )
         except NrfError as exc:
             log.error("job_error", extra={**ctx, "code": exc.code, "error": exc.message})
             return self._settler.retry(job.delivery, job.job_id, exc.code, ctx)
@@ -88,15 +89,18 @@ class ProcessJob:
     def _development(self, request: JobRequest) -> Development:
         raw = self._boundaries.features(request)
         props = {
-            "id": request.job_id, "name": request.development_name,
-            "dwelling_category": request.dwelling_category, "source": request.source,
+            "id": request.job_id,
+            "name": request.development_name,
+            "dwelling_category": request.dwelling_category,
+            "source": request.source,
             "dwellings": request.dwellings,
-        }  # fmt: skip
+        }
         # A job is one development: every feature's properties come from the message.
         stamped = [evolve(f, properties=props) for f in raw]
         devs = validate_features(stamped, self._limits)
-        boundary = devs[0].boundary if len(devs) == 1 else shapely.union_all(
-            [d.boundary for d in devs])  # fmt: skip
+        boundary = (
+            devs[0].boundary if len(devs) == 1 else shapely.union_all([d.boundary for d in devs])
+        )
         return evolve(devs[0], rlb_id=1, boundary=boundary)
 
     def _run(self, request: JobRequest, delivery: Delivery, started: float) -> JobOutcome:
@@ -131,11 +135,17 @@ class ProcessJob:
         if self._report_results and request.schema == "defra-quote":
             told += (result_intent(run, request.trace_id),)
         source = run.provenance
-        bundle = BundleStamp(name=source.bundle_name, version=source.bundle_version,
-                             sha256=source.bundle_sha256)  # fmt: skip
-        record = JobRecord(job_id=request.job_id, status=JobStatus.SUCCEEDED,
-                           finished_at=self._clock.now(), notifications=told,
-                           trace_id=request.trace_id, bundle=bundle)  # fmt: skip
+        bundle = BundleStamp(
+            name=source.bundle_name, version=source.bundle_version, sha256=source.bundle_sha256
+        )
+        record = JobRecord(
+            job_id=request.job_id,
+            status=JobStatus.SUCCEEDED,
+            finished_at=self._clock.now(),
+            notifications=told,
+            trace_id=request.trace_id,
+            bundle=bundle,
+        )
         files["timings.json"] = (
             f'{{"started_at": {started}, "finished_at": {record.finished_at}, '
             f'"seconds": {record.finished_at - started:.3f}}}\n'

@@ -54,9 +54,11 @@ class DeliveryChannels:
             return self._emails.send(notification)
         if self._backend is None:
             outcome = NotificationRecord(
-                kind=notification.kind, recipient=notification.recipient, sent=False,
+                kind=notification.kind,
+                recipient=notification.recipient,
+                sent=False,
                 error="backend_not_configured",
-            )  # fmt: skip
+            )
         else:
             outcome = self._backend.send(notification)
         self._index(notification.job_id, outcome.sent, outcome.error, outcome.pending)

@@ -31,8 +31,12 @@ class SentOnce:
     def send(self, name: str, notification: Notification) -> NotificationRecord | None:
         """The outcome, or None when the notice was claimed before (by us or another run)."""
         key = notice_key(name)
-        entry = {"kind": str(notification.kind), "job_id": notification.job_id,
-                 "at": self._clock.now(), "pending": True}  # fmt: skip
+        entry = {
+            "kind": str(notification.kind),
+            "job_id": notification.job_id,
+            "at": self._clock.now(),
+            "pending": True,
+        }
         if not self._records.put_new(key, json.dumps(entry).encode()):
             return None
         sent = self._notifier.send(notification)

@@ -64,8 +64,14 @@ class WatchForStalls:
         state = self._read()
 
         def decide(current: StallState | None) -> StallDecision:
-            return decide_stall(current, waiting=waiting, live_workers=live_workers,
-                                oldest_age=age, now=now, threshold=self._threshold)  # fmt: skip
+            return decide_stall(
+                current,
+                waiting=waiting,
+                live_workers=live_workers,
+                oldest_age=age,
+                now=now,
+                threshold=self._threshold,
+            )
 
         decision = decide(state)
         # The first run to see the stall fixes when it began, and so its identity.
@@ -87,8 +93,11 @@ class WatchForStalls:
                 requesters_told=told,
             )
         if decision.action is StallAction.CLEAR and state is not None:
-            self._tell_support(f"stall-{state.stall_id}.clear", "queue_stall_cleared",
-                               "workers are consuming the queue again")  # fmt: skip
+            self._tell_support(
+                f"stall-{state.stall_id}.clear",
+                "queue_stall_cleared",
+                "workers are consuming the queue again",
+            )
         if decision.state is None and state is not None:
             self._records.delete(STALL_KEY)
         return report
@@ -101,19 +110,27 @@ class WatchForStalls:
             return None
 
     def _alert(self, state: StallState, waiting: int, now: float) -> int:
-        sentence = (f"{waiting} message(s) have waited {state.waited(now, None):.0f} s or more "
-                    "with no live worker: is the service running?")  # fmt: skip
+        sentence = (
+            f"{waiting} message(s) have waited {state.waited(now, None):.0f} s or more "
+            "with no live worker: is the service running?"
+        )
         log.error("queue_stalled", extra={"waiting": waiting, "since": state.since})
         self._tell_support(f"stall-{state.stall_id}.alert", "queue_stalled", sentence)
         told = 0
         for job in self._queue.peek(PEEK_LIMIT):
             if not job.email or job.sent_at is None or now - job.sent_at < self._threshold:
                 continue
-            personal = {"job_reference": job.job_id,
-                        "waited_minutes": f"{(now - job.sent_at) / 60:.0f}"}  # fmt: skip
-            notice = Notification(kind=NotificationKind.DELAYED, recipient=job.email,
-                                  job_id=job.job_id, personalisation=personal,
-                                  reference=job.job_id)  # fmt: skip
+            personal = {
+                "job_reference": job.job_id,
+                "waited_minutes": f"{(now - job.sent_at) / 60:.0f}",
+            }
+            notice = Notification(
+                kind=NotificationKind.DELAYED,
+                recipient=job.email,
+                job_id=job.job_id,
+                personalisation=personal,
+                reference=job.job_id,
+            )
             sent = self._once.send(f"{job.job_id}.delayed", notice)
             told += sent is not None and sent.sent
         return told
@@ -123,6 +140,11 @@ class WatchForStalls:
             log.warning("stall_unreported", extra={"code": code, "reason": sentence})
             return
         personal = {"job_reference": "queue", "error_codes": code, "error_message": sentence}
-        notice = Notification(kind=NotificationKind.QUEUE_STALLED, recipient=self._support,
-                              job_id=code, personalisation=personal, reference=name)  # fmt: skip
+        notice = Notification(
+            kind=NotificationKind.QUEUE_STALLED,
+            recipient=self._support,
+            job_id=code,
+            personalisation=personal,
+            reference=name,
+        )
         self._once.send(name, notice)

@@ -45,18 +45,25 @@ class HttpBackendResults:
         clock: Clock,
     ) -> None:
         self._base, self._key, self._timeout = base_url.rstrip("/"), api_key, timeout
-        self._policy = RetryPolicy(max_attempts=max_retries + 1, base_delay=1.0, max_delay=8.0,
-                                   max_total_seconds=max(60.0, 4 * timeout))  # fmt: skip
+        self._policy = RetryPolicy(
+            max_attempts=max_retries + 1,
+            base_delay=1.0,
+            max_delay=8.0,
+            max_total_seconds=max(60.0, 4 * timeout),
+        )
         self._sleeper, self._clock = sleeper, clock
 
     def send(self, notification: Notification) -> NotificationRecord:
         body = notification.personalisation.get(BODY_FIELD, "").encode()
         trace = notification.personalisation.get(TRACE_FIELD, "")
         record = deliver(
-            notification, lambda: self._call("PATCH", notification.reference, body, trace),
-            policy=self._policy, sleeper=self._sleeper, clock=self._clock,
+            notification,
+            lambda: self._call("PATCH", notification.reference, body, trace),
+            policy=self._policy,
+            sleeper=self._sleeper,
+            clock=self._clock,
             jitter=lambda cap: cap,  # 1, 2, 4 s: as the backend's own client expects
-        )  # fmt: skip
+        )
         log_outcome(log, record, notification, "backend")
         return record
 
@@ -91,14 +98,17 @@ class HttpBackendResults:
                 return data.decode("utf-8", "replace") if read else str(response.status)
         except urllib.error.HTTPError as exc:
             retryable = exc.code in _RETRYABLE
-            raise NotificationFailed(f"backend answered {exc.code}", retryable=retryable,
-                                     code=f"backend_{exc.code}") from None  # fmt: skip
+            raise NotificationFailed(
+                f"backend answered {exc.code}", retryable=retryable, code=f"backend_{exc.code}"
+            ) from None
         except TimeoutError as exc:
-            raise NotificationFailed("backend timed out", retryable=True,
-                                     code="backend_timeout") from exc  # fmt: skip
+            raise NotificationFailed(
+                "backend timed out", retryable=True, code="backend_timeout"
+            ) from exc
         except (urllib.error.URLError, OSError) as exc:
-            raise NotificationFailed(f"backend unreachable: {_reason(exc)}", retryable=True,
-                                     code="backend_unreachable") from exc  # fmt: skip
+            raise NotificationFailed(
+                f"backend unreachable: {_reason(exc)}", retryable=True, code="backend_unreachable"
+            ) from exc
 
 
 def _reason(exc: Any) -> str:

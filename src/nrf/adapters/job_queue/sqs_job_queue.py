@@ -103,20 +103,25 @@ class SqsJobQueue:
 
     def delete(self, message: QueueMessage) -> None:
         self._acknowledge(
-            message, "delete", "DeleteMessage",
+            message,
+            "delete",
+            "DeleteMessage",
             lambda: self._client.delete_message(
                 QueueUrl=self.queue_url, ReceiptHandle=message.receipt_handle
             ),
-        )  # fmt: skip
+        )
 
     def change_visibility(self, message: QueueMessage, seconds: int) -> None:
         self._acknowledge(
-            message, "change_visibility", "ChangeMessageVisibility",
+            message,
+            "change_visibility",
+            "ChangeMessageVisibility",
             lambda: self._client.change_message_visibility(
-                QueueUrl=self.queue_url, ReceiptHandle=message.receipt_handle,
+                QueueUrl=self.queue_url,
+                ReceiptHandle=message.receipt_handle,
                 VisibilityTimeout=seconds,
             ),
-        )  # fmt: skip
+        )
 
     def _acknowledge(
         self, message: QueueMessage, action: str, operation: str, call: Callable[[], object]

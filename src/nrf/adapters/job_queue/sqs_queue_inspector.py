@@ -63,11 +63,14 @@ class SqsQueueInspector:
         end = dt.datetime.fromtimestamp(self._clock.now(), dt.UTC)
         try:
             answer = self._cloudwatch.get_metric_statistics(
-                Namespace="AWS/SQS", MetricName="ApproximateAgeOfOldestMessage",
+                Namespace="AWS/SQS",
+                MetricName="ApproximateAgeOfOldestMessage",
                 Dimensions=[{"Name": "QueueName", "Value": name}],
-                StartTime=end - dt.timedelta(minutes=10), EndTime=end, Period=60,
+                StartTime=end - dt.timedelta(minutes=10),
+                EndTime=end,
+                Period=60,
                 Statistics=["Maximum"],
-            )  # fmt: skip
+            )
         except (ClientError, BotoCoreError) as exc:
             log.warning("oldest_age_unavailable", extra={"error": str(exc)})
             return None
@@ -82,10 +85,12 @@ class SqsQueueInspector:
         try:
             while len(seen) < limit:
                 answer = self._sqs.receive_message(
-                    QueueUrl=self._url, MaxNumberOfMessages=min(10, limit - len(seen)),
-                    WaitTimeSeconds=0, VisibilityTimeout=PEEK_VISIBILITY,
+                    QueueUrl=self._url,
+                    MaxNumberOfMessages=min(10, limit - len(seen)),
+                    WaitTimeSeconds=0,
+                    VisibilityTimeout=PEEK_VISIBILITY,
                     AttributeNames=["ApproximateReceiveCount", "SentTimestamp"],
-                )  # fmt: skip
+                )
                 batch = [to_message(raw) for raw in answer.get("Messages", [])]
                 if not batch:
                     break

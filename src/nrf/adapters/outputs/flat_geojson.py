@@ -21,13 +21,32 @@ from nrf.domain.results import AssessmentRun, LevyQuote, OutOfScopeSite, SiteAss
 
 CRS_MEMBER = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}
 _FIGURES = (
-    "dev_area_ha", "area_in_nn_catchment_ha", "dev_subcatchment", "majority_lpa",
-    "majority_wwtw_id", "wwtw_name", "wwtw_subcatchment", "n_lu_uplift", "p_lu_uplift",
-    "n_lu_post_suds", "p_lu_post_suds", "occupancy_rate", "water_usage_l_per_person_day",
-    "rates_source", "litres_used", "n_conc_2025_2030", "n_conc_2030_on", "p_conc_2025_2030",
-    "p_conc_2030_on", "n_wwtw_temp", "p_wwtw_temp", "n_wwtw_perm", "p_wwtw_perm", "n_total",
+    "dev_area_ha",
+    "area_in_nn_catchment_ha",
+    "dev_subcatchment",
+    "majority_lpa",
+    "majority_wwtw_id",
+    "wwtw_name",
+    "wwtw_subcatchment",
+    "n_lu_uplift",
+    "p_lu_uplift",
+    "n_lu_post_suds",
+    "p_lu_post_suds",
+    "occupancy_rate",
+    "water_usage_l_per_person_day",
+    "rates_source",
+    "litres_used",
+    "n_conc_2025_2030",
+    "n_conc_2030_on",
+    "p_conc_2025_2030",
+    "p_conc_2030_on",
+    "n_wwtw_temp",
+    "p_wwtw_temp",
+    "n_wwtw_perm",
+    "p_wwtw_perm",
+    "n_total",
     "p_total",
-)  # fmt: skip
+)
 _MONEY = ("levy_gbp", "monitoring_gbp", "maintenance_gbp", "admin_gbp", "mitigation_gbp")
 
 
@@ -47,9 +66,13 @@ def site_properties(item: SiteAssessment | OutOfScopeSite, synthetic: bool) -> d
     """The flat attribute row of one site, the same keys for assessed and out-of-scope ones."""
     s = item.site
     props: dict[str, Any] = {
-        "rlb_id": s.rlb_id, "id": s.id, "name": s.name, "dwelling_category": s.dwelling_category,
-        "source": s.source, "dwellings": s.dwellings,
-    }  # fmt: skip
+        "rlb_id": s.rlb_id,
+        "id": s.id,
+        "name": s.name,
+        "dwelling_category": s.dwelling_category,
+        "source": s.source,
+        "dwellings": s.dwellings,
+    }
     if isinstance(item, SiteAssessment):
         props["status"] = "assessed"
         props.update({name: _clean(getattr(item, name)) for name in _FIGURES})

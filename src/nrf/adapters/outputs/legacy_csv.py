@@ -64,16 +64,38 @@ def plain(value: object) -> str:
 def row(site: SiteAssessment) -> list[str]:
     s = site.site
     values: list[object] = [
-        s.rlb_id, s.id, s.name, s.dwelling_category, s.source, s.dwellings,
-        site.dev_area_ha, site.area_in_nn_catchment_ha,
+        s.rlb_id,
+        s.id,
+        s.name,
+        s.dwelling_category,
+        s.source,
+        s.dwellings,
+        site.dev_area_ha,
+        site.area_in_nn_catchment_ha,
         "; ".join(site.nn_catchments) if site.nn_catchments else None,
-        site.dev_subcatchment, site.majority_lpa, site.majority_wwtw_id, site.wwtw_name,
-        site.wwtw_subcatchment, site.n_lu_uplift, site.p_lu_uplift, site.n_lu_post_suds,
-        site.p_lu_post_suds, site.occupancy_rate, site.water_usage_l_per_person_day,
-        site.litres_used, site.n_conc_2025_2030, site.n_conc_2030_on, site.p_conc_2025_2030,
-        site.p_conc_2030_on, site.n_wwtw_temp, site.p_wwtw_temp, site.n_wwtw_perm,
-        site.p_wwtw_perm, site.n_total, site.p_total,
-    ]  # fmt: skip
+        site.dev_subcatchment,
+        site.majority_lpa,
+        site.majority_wwtw_id,
+        site.wwtw_name,
+        site.wwtw_subcatchment,
+        site.n_lu_uplift,
+        site.p_lu_uplift,
+        site.n_lu_post_suds,
+        site.p_lu_post_suds,
+        site.occupancy_rate,
+        site.water_usage_l_per_person_day,
+        site.litres_used,
+        site.n_conc_2025_2030,
+        site.n_conc_2030_on,
+        site.p_conc_2025_2030,
+        site.p_conc_2030_on,
+        site.n_wwtw_temp,
+        site.p_wwtw_temp,
+        site.n_wwtw_perm,
+        site.p_wwtw_perm,
+        site.n_total,
+        site.p_total,
+    ]
     return [plain(v) for v in values]
 
 

@@ -63,19 +63,32 @@ def _who(site: SiteIdentity) -> list[str]:
 
 def _edp_row(site: SiteAssessment, edp: EdpLevy) -> list[str]:
     return [
-        *_who(site.site), "assessed", edp.edp_id, edp.edp_name or "",
-        number(edp.n_total), number(edp.p_total), *_money(edp.quote),
+        *_who(site.site),
+        "assessed",
+        edp.edp_id,
+        edp.edp_name or "",
+        number(edp.n_total),
+        number(edp.p_total),
+        *_money(edp.quote),
         "" if edp.quote else NO_RATE,
-    ]  # fmt: skip
+    ]
 
 
 def _site_rows(site: SiteAssessment) -> list[list[str]]:
     if site.levy_by_edp:
         return [_edp_row(site, edp) for edp in site.levy_by_edp]
     return [
-        [*_who(site.site), "assessed", "", "", number(site.n_total), number(site.p_total),
-         *_money(site.levy), NO_CATCHMENT]
-    ]  # fmt: skip
+        [
+            *_who(site.site),
+            "assessed",
+            "",
+            "",
+            number(site.n_total),
+            number(site.p_total),
+            *_money(site.levy),
+            NO_CATCHMENT,
+        ]
+    ]
 
 
 def table(run: AssessmentRun, notice: str | None = None) -> list[list[str]]:
@@ -89,9 +102,18 @@ def table(run: AssessmentRun, notice: str | None = None) -> list[list[str]]:
     n_total = sum(Decimal(number(s.n_total)) for s in run.sites)
     p_total = sum(Decimal(number(s.p_total)) for s in run.sites)
     total = [
-        "", "TOTAL", f"{len(run.sites)} sites assessed, {len(run.out_of_scope)} out of scope",
-        "", "", "", "", number(n_total), number(p_total), *_money(run.levy_total), "",
-    ]  # fmt: skip
+        "",
+        "TOTAL",
+        f"{len(run.sites)} sites assessed, {len(run.out_of_scope)} out of scope",
+        "",
+        "",
+        "",
+        "",
+        number(n_total),
+        number(p_total),
+        *_money(run.levy_total),
+        "",
+    ]
     head = [[notice]] if notice else []
     return [*head, list(COLUMNS), *(row for _, row in rows), total]
 

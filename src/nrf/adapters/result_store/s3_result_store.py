@@ -120,9 +120,12 @@ class S3ResultStore:
         condition = {"IfMatch": etag} if etag else {"IfNoneMatch": "*"}
         try:
             self._client.put_object(
-                Bucket=self.bucket, Key=self._claim_key(job_id), Body=lease_to_json(lease),
-                ContentType="application/json", **condition,
-            )  # fmt: skip
+                Bucket=self.bucket,
+                Key=self._claim_key(job_id),
+                Body=lease_to_json(lease),
+                ContentType="application/json",
+                **condition,
+            )
         except ClientError as exc:
             if str(exc.response.get("Error", {}).get("Code", "")) in _LOST_RACE:
                 return False

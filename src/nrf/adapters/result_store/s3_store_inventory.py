@@ -65,8 +65,12 @@ class S3StoreInventory:
 
     def temp_files(self, older_than: float) -> list[str]:
         # S3 writes are whole or nothing; only multipart uploads can be left half-done.
-        answer = self._call("ListMultipartUploads", self._client.list_multipart_uploads,
-                            Bucket=self.bucket, Prefix=self._base)  # fmt: skip
+        answer = self._call(
+            "ListMultipartUploads",
+            self._client.list_multipart_uploads,
+            Bucket=self.bucket,
+            Prefix=self._base,
+        )
         return sorted(
             f"{u['Key']}?uploadId={u['UploadId']}"
             for u in answer.get("Uploads", [])
@@ -75,8 +79,13 @@ class S3StoreInventory:
 
     def delete_temp(self, name: str) -> None:
         key, _, upload_id = name.partition("?uploadId=")
-        self._call("AbortMultipartUpload", self._client.abort_multipart_upload,
-                   Bucket=self.bucket, Key=key, UploadId=upload_id)  # fmt: skip
+        self._call(
+            "AbortMultipartUpload",
+            self._client.abort_multipart_upload,
+            Bucket=self.bucket,
+            Key=key,
+            UploadId=upload_id,
+        )
 
     def _objects(self, prefix: str) -> Iterator[tuple[str, float]]:
         try:

@@ -22,8 +22,16 @@ _CHUNK = 1024 * 1024
 _SYMLINK = 0o120000
 # Found by fuzzing: bz2 raises OSError, lzma LZMAError and a local header whose name is not
 # UTF-8 UnicodeDecodeError (a ValueError), besides what zipfile itself raises.
-_READ_ERRORS = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError,
-                RuntimeError, ValueError, OSError)  # fmt: skip
+_READ_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    EOFError,
+    NotImplementedError,
+    RuntimeError,
+    ValueError,
+    OSError,
+)
 
 
 def _refuse(code: str, message: str) -> InvalidInput:

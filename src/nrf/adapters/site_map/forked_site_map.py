@@ -45,8 +45,9 @@ def spare_cpus_now() -> float:
     except OSError:  # not available here: assume the CPUs are ours
         return float(os.cpu_count() or 1) - 1
     # The caller itself is running (it counts in the load), so it is not subtracted twice.
-    return float(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else
-                 (os.cpu_count() or 1)) - max(load, 1.0)  # fmt: skip
+    return float(
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    ) - max(load, 1.0)
 
 
 class ForkedSiteMap:

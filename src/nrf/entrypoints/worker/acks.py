@@ -53,12 +53,23 @@ class Acknowledger:
         except QueueTransientError as exc:
             # Harmless: the message comes back and is found finished in the result store.
             log.warning("queue_ack_failed", extra={"job_id": outcome.job_id, "error": exc.message})
-        log.info("heartbeat_stats", extra={
-            "job_id": outcome.job_id, "count": tracked.extensions,
-            "seconds_extended": tracked.seconds_extended, "last_error": tracked.last_error,
-        })  # fmt: skip
-        log.info("job_finished", extra={"job_id": outcome.job_id, "status": str(outcome.status),
-                                        "seconds": round(seconds, 3),
-                                        "codes": list(outcome.error_codes)})  # fmt: skip
+        log.info(
+            "heartbeat_stats",
+            extra={
+                "job_id": outcome.job_id,
+                "count": tracked.extensions,
+                "seconds_extended": tracked.seconds_extended,
+                "last_error": tracked.last_error,
+            },
+        )
+        log.info(
+            "job_finished",
+            extra={
+                "job_id": outcome.job_id,
+                "status": str(outcome.status),
+                "seconds": round(seconds, 3),
+                "codes": list(outcome.error_codes),
+            },
+        )
         if self._metrics is not None:
             self._metrics(str(outcome.status), seconds, outcome.job_id)

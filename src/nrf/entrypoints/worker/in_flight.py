@@ -63,8 +63,9 @@ class InFlight:
         tracked = Tracked(job=job, started=now, extended_at=now)
         delivery, ctx = job.delivery, {"job_id": job.job_id, "trace_id": job.trace_id}
         try:
-            lease = self._claims.claim(job.job_id, delivery.claim_owner, now,
-                                       self._s.visibility_timeout)  # fmt: skip
+            lease = self._claims.claim(
+                job.job_id, delivery.claim_owner, now, self._s.visibility_timeout
+            )
         except (ResultStoreUnavailable, OSError, NrfError) as exc:
             code = getattr(exc, "code", "io_error")
             if job.rejected is not None:
@@ -72,8 +73,15 @@ class InFlight:
                 log.warning("claim_unavailable", extra=ctx)
                 return tracked, None
             outcome = self._retry.outcome(job.job_id, delivery.receive_count, code)
-            log.warning("job_retry", extra={**ctx, "code": code, "retry_after": outcome.retry_after,
-                                             "receive_count": delivery.receive_count})  # fmt: skip
+            log.warning(
+                "job_retry",
+                extra={
+                    **ctx,
+                    "code": code,
+                    "retry_after": outcome.retry_after,
+                    "receive_count": delivery.receive_count,
+                },
+            )
             return tracked, outcome
         if lease.held_by(delivery.claim_owner):
             tracked.claimed = True
@@ -83,14 +91,22 @@ class InFlight:
             # Another message holds the job and carries it to the end (or comes back if its
             # holder dies): this copy is not needed, and would only burn receives.
             log.info("job_duplicate_deleted", extra={**ctx, "holder": lease.owner})
-            return tracked, JobOutcome(job_id=job.job_id, status=OutcomeStatus.DUPLICATE,
-                                       delete=True, error_codes=("duplicate",))  # fmt: skip
+            return tracked, JobOutcome(
+                job_id=job.job_id,
+                status=OutcomeStatus.DUPLICATE,
+                delete=True,
+                error_codes=("duplicate",),
+            )
         # An earlier receive of this very message still holds it: back when its lease ends.
         delay = min(MAX_WAIT_SECONDS, lease.seconds_left(now) + 1)
         log.info("job_claimed_elsewhere", extra={**ctx, "retry_after": delay})
-        return tracked, JobOutcome(job_id=job.job_id, status=OutcomeStatus.CLAIMED_ELSEWHERE,
-                                   delete=False, retry_after=delay,
-                                   error_codes=("claimed_elsewhere",))  # fmt: skip
+        return tracked, JobOutcome(
+            job_id=job.job_id,
+            status=OutcomeStatus.CLAIMED_ELSEWHERE,
+            delete=False,
+            retry_after=delay,
+            error_codes=("claimed_elsewhere",),
+        )
 
     def extend_due(self, now: float) -> None:
         """Extend the visibility (and the lease with it) of every job due for it."""
@@ -104,8 +120,10 @@ class InFlight:
                 self._inbox.change_visibility(tracked.job, seconds)
                 tracked.extensions += 1
                 tracked.seconds_extended += seconds
-                log.info("heartbeat_extended", extra={
-                    "message_id": tracked.job.delivery.message_id, "seconds": seconds})  # fmt: skip
+                log.info(
+                    "heartbeat_extended",
+                    extra={"message_id": tracked.job.delivery.message_id, "seconds": seconds},
+                )
             except (QueueTransientError, QueueFatalError) as exc:
                 tracked.last_error = exc.code
                 log.warning("heartbeat_extend_failed", extra={"error": exc.message})
@@ -144,8 +162,7 @@ class InFlight:
         try:
             self._claims.release(job.job_id, job.delivery.claim_owner, self._clock.now())
         except NrfError as exc:  # the lease runs out by itself
-            log.warning("claim_release_failed", extra={"job_id": job.job_id,
-                                                        "error": exc.message})  # fmt: skip
+            log.warning("claim_release_failed", extra={"job_id": job.job_id, "error": exc.message})
 
     def _renew(self, tracked: Tracked, now: float, seconds: int) -> None:
         if not tracked.claimed:
@@ -156,5 +173,4 @@ class InFlight:
             if not lease.held_by(job.delivery.claim_owner):
                 log.error("claim_lost", extra={"job_id": job.job_id})
         except NrfError as exc:
-            log.warning("claim_renew_failed", extra={"job_id": job.job_id,
-                                                      "error": exc.message})  # fmt: skip
+            log.warning("claim_renew_failed", extra={"job_id": job.job_id, "error": exc.message})

@@ -66,8 +66,12 @@ def stop_server_without(supervisor_pid: int, interval: float = WATCH_INTERVAL_SE
     fallback elsewhere (it cannot tell a dead supervisor not yet reaped from a live one).
     """
     master = os.getppid()
-    _watch(lambda: not _alive(supervisor_pid), lambda: os.kill(master, signal.SIGTERM),
-           interval, supervisor_pid)  # fmt: skip
+    _watch(
+        lambda: not _alive(supervisor_pid),
+        lambda: os.kill(master, signal.SIGTERM),
+        interval,
+        supervisor_pid,
+    )
 
 
 def _alive(pid: int) -> bool:

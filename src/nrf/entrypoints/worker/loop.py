@@ -152,8 +152,13 @@ class WorkerLoop:
                 return
             self._in_flight.jobs[future] = tracked
             self._update_job_state()
-        log.info("job_received", extra={"message_id": job.delivery.message_id,
-                                        "receive_count": job.delivery.receive_count})  # fmt: skip
+        log.info(
+            "job_received",
+            extra={
+                "message_id": job.delivery.message_id,
+                "receive_count": job.delivery.receive_count,
+            },
+        )
         if outcome is not None:  # a duplicate, or a claim that could not be taken
             self._finish(tracked, outcome)
 
@@ -182,8 +187,12 @@ class WorkerLoop:
                 # Killed with the pool beside the dead one: nothing wrong with it, back at once.
                 reason = "job_process_died_beside"
                 log.warning("job_handed_back", extra={"message_id": key, "reason": reason})
-                return JobOutcome(job_id=job.job_id, status=OutcomeStatus.RETRY, delete=False,
-                                  error_codes=("job_process_died_beside",))  # fmt: skip
+                return JobOutcome(
+                    job_id=job.job_id,
+                    status=OutcomeStatus.RETRY,
+                    delete=False,
+                    error_codes=("job_process_died_beside",),
+                )
             self._executor.forget(key)
             log.error("job_process_died", extra={"message_id": key, "job_id": job.job_id})
             code = "job_process_died"
@@ -209,8 +218,10 @@ class WorkerLoop:
         late = self._in_flight.late(now)
         if not late:
             return
-        log.error("job_timeout", extra={"job_ids": [t.job.job_id for t in late],
-                                        "limit": self._s.job_timeout_seconds})  # fmt: skip
+        log.error(
+            "job_timeout",
+            extra={"job_ids": [t.job.job_id for t in late], "limit": self._s.job_timeout_seconds},
+        )
         others = [t for t in self._in_flight.jobs.values() if t not in late]
         self._in_flight.jobs.clear()
         self._executor.replace()

@@ -70,9 +70,13 @@ def worker_process_main(
     # One thread: acknowledgements stay in order and never pile up on the endpoint.
     acks = ThreadPoolExecutor(1, thread_name_prefix="nrf-ack")
     loop = container.worker_loop(heartbeat=store, executor=processes, stop=stop, acks=acks)
-    beats = start_fleet_heartbeat(settings, container.ops_records(),
-                                  bundle_stamp(container.boundary_data().info()), store,
-                                  lambda: loop.jobs_in_flight)  # fmt: skip
+    beats = start_fleet_heartbeat(
+        settings,
+        container.ops_records(),
+        bundle_stamp(container.boundary_data().info()),
+        store,
+        lambda: loop.jobs_in_flight,
+    )
     code = loop.run()
     beats.stop(clean=code == ExitCode.CLEAN)
     acks.shutdown(wait=True)

@@ -78,10 +78,11 @@ class Supervisor:
         from nrf.entrypoints.health_app import SUPERVISOR_PID_ENV, gunicorn_command
 
         command = gunicorn_command(
-            f"{self._s.health_host}:{self._s.health_port}", self._store.name,
+            f"{self._s.health_host}:{self._s.health_port}",
+            self._store.name,
             heartbeat_timeout=self._s.heartbeat_timeout,
             task_timeout_buffer=self._s.task_timeout_buffer,
-        )  # fmt: skip
+        )
         env = {**self._env, SUPERVISOR_PID_ENV: str(os.getpid())}
         # The server stops with the supervisor, even one killed by kill -9.
         self._health = subprocess.Popen(command, env=env, preexec_fn=_stop_with_parent)
