@@ -223,7 +223,7 @@ def test_a_job_longer_than_the_visibility_timeout_is_not_handed_to_another_consu
 
     assert ran == 0, "the job processes were stopped: the job was still in flight throughout"
     assert stolen == []
-    assert flow.worker.count("heartbeat_extended", message_id=sent["MessageId"]) >= 2
+    assert flow.worker.count("visibility_extended", message_id=sent["MessageId"]) >= 2
     assert flow.worker.count("job_received", message_id=sent["MessageId"]) == 1
     [stats] = flow.worker.matching("heartbeat_stats", job_id="flow-slow")
     assert stats["count"] >= 2 and stats["last_error"] is None

@@ -16,7 +16,7 @@ def test_defaults_are_the_documented_ones() -> None:
     )
     assert (
         s.visibility_timeout,
-        s.visibility_heartbeat_seconds,
+        s.extend_visibility_every_seconds,
         s.visibility_extension_seconds,
     ) == (600, 240, 300)
     assert (s.heartbeat_timeout, s.task_timeout_buffer, s.shutdown_grace_seconds) == (
@@ -67,7 +67,7 @@ def test_the_api_key_never_appears_in_repr_or_errors() -> None:
     assert key not in caught.value.message
 
 
-def test_visibility_heartbeat_must_beat_the_timeout() -> None:
+def test_visibility_extension_must_come_before_the_timeout() -> None:
     with pytest.raises(ConfigError) as caught:
         load_settings({"SQS_VISIBILITY_TIMEOUT": "60", "VISIBILITY_HEARTBEAT_SECONDS": "60"})
     assert "VISIBILITY_HEARTBEAT_SECONDS" in caught.value.message

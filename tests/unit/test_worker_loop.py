@@ -156,7 +156,7 @@ def test_no_receive_while_every_slot_is_busy() -> None:
 
 def test_visibility_is_extended_while_a_long_job_runs() -> None:
     loop, queue, _, executor, clock = make(
-        visibility_heartbeat_seconds=240, visibility_extension_seconds=300
+        extend_visibility_every_seconds=240, visibility_extension_seconds=300
     )
     queue.send("slow")
     loop._step()

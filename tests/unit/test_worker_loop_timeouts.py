@@ -18,7 +18,7 @@ from nrf.domain.jobs import QueueMessage, QueueTransientError
 LIMITS: dict[str, Any] = {
     "job_timeout_seconds": 900,
     "visibility_timeout": 600,
-    "visibility_heartbeat_seconds": 240,
+    "extend_visibility_every_seconds": 240,
     "visibility_extension_seconds": 300,
 }
 
@@ -66,7 +66,7 @@ def test_the_claim_is_taken_before_dispatch_renewed_with_the_visibility_and_rele
     [(message, future)] = r.executor.futures
     lease = r.claims.leases["long"]
     assert lease.held_by(claim_owner(message)) and lease.expires_at == r.clock.now() + 600
-    assert r.executor.jobs[0].delivery.first_claim is True, "the job process is told"
+    assert r.executor.jobs[0].receipt.first_claim is True, "the job process is told"
 
     r.clock.advance(240)
     r.loop._step()

@@ -14,10 +14,9 @@ from pathlib import Path
 from attrs import frozen
 
 import nrf
-from nrf.bundles import cleaning, delivery
+from nrf.bundles import cleaning, source_reader
 from nrf.bundles.coefficient_source import SourceUnreadable, open_coefficients
 from nrf.bundles.geopackage_writer import GeoPackageWriter
-from nrf.bundles.levy_csv import read_levy_csv
 from nrf.bundles.manifest import load_manifest
 from nrf.bundles.output_errors import (
     OutputNotWritten,
@@ -30,6 +29,7 @@ from nrf.bundles.qc.gate import previous_counts, run_gate
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.staging import stage_coefficients, stage_small
 from nrf.bundles.stale_staging import sweep_stale_staging
+from nrf.bundles.tariff_csv import read_levy_csv
 from nrf.bundles.vouch import record_checked_by_gate
 
 Progress = Callable[[str], Callable[[int, int], None]]
@@ -94,7 +94,7 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     report = QcReport()
     root = request.source_dir
     small = {
-        key: delivery.read_vector(root, key, manifest.sources[key], report)
+        key: source_reader.read_vector(root, key, manifest.sources[key], report)
         for key in (
             "nn_catchments",
             "wwtw_catchments",
@@ -103,10 +103,10 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
             "edp_extents",
         )
     }
-    permit_rows = delivery.read_table(
+    permit_rows = source_reader.read_table(
         root, "wwtw_permits", manifest.sources["wwtw_permits"], report
     )
-    rate_rows = delivery.read_table(
+    rate_rows = source_reader.read_table(
         root, "occupancy_rates", manifest.sources["occupancy_rates"], report
     )
     for key, rows in (("wwtw_permits", permit_rows), ("occupancy_rates", rate_rows)):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from nrf.adapters.boundary_data import geopackage_lookups as lookups
+from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.bundles.geopackage_writer import Table
 from nrf.bundles.manifest import FIRST_WINS, Manifest
 from nrf.bundles.qc.report import QcReport
@@ -29,7 +29,7 @@ def fits_integer(number: int) -> bool:
 
 def stripped(value: object, table: str, where: str, column: str, report: QcReport) -> str | None:
     """Text without surrounding whitespace; a change is recorded."""
-    text = lookups.text_or_none(value)
+    text = geopackage_lookups.text_or_none(value)
     if isinstance(value, str) and text is not None and text != value:
         report.add("cleaned", table, where, f"{column} {value!r} stripped to {text!r}")
     return text
@@ -49,7 +49,7 @@ def _code(row: Row, report: QcReport) -> int | None:
         else:
             report.add("key_missing", PERMITS, where, "WwTW_code is NULL")
         return None
-    code = lookups.whole_number(raw)
+    code = geopackage_lookups.whole_number(raw)
     if code is not None and not fits_integer(code):
         report.add("key_missing", PERMITS, where, f"WwTW_code {raw!r} is too large to be a code")
         return None
@@ -72,7 +72,7 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
         conc: list[float | None] = []
         for column in CONCENTRATIONS:
             try:
-                conc.append(lookups.number(row[column]))
+                conc.append(geopackage_lookups.number(row[column]))
             except ValueError:
                 report.add("value_invalid", PERMITS, code, f"{where}: {column} {row[column]!r}")
                 conc.append(None)
@@ -106,7 +106,7 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
                 )
             continue
         kept[code] = (values, row["_row"])
-        out.append((*values, row["_row"], lookups.text_or_none(row["wwtw_code"])))
+        out.append((*values, row["_row"], geopackage_lookups.text_or_none(row["wwtw_code"])))
     if 141 not in kept:
         report.add("fallback_missing", PERMITS, 141, "no row for works 141 (package plants)")
     columns = [("wwtw_id", "INTEGER"), ("wwtw_name", "TEXT"), ("wwtw_subcatchment", "TEXT")]
@@ -117,7 +117,10 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
 
 def _rate(row: Row, report: QcReport) -> tuple[float, float] | None:
     try:
-        occupancy, water = lookups.number(row["occupancy"]), lookups.number(row["water"])
+        occupancy, water = (
+            geopackage_lookups.number(row["occupancy"]),
+            geopackage_lookups.number(row["water"]),
+        )
     except ValueError:
         occupancy = water = None
     if occupancy is None or water is None or occupancy < 0 or water < 0:

@@ -14,10 +14,10 @@ from typing import Any
 
 from attrs import frozen
 
-from nrf.bundles.delivery import check_crs, source_path
 from nrf.bundles.manifest import Source
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.source_checks import matched_columns
+from nrf.bundles.source_reader import check_crs, source_path
 from nrf.bundles.source_text import ENCODING, StoredText, bad_utf8
 
 KEY = "land_use_coefficients"

@@ -13,15 +13,15 @@ from typing import Any
 import numpy as np
 import shapely
 
-from nrf.adapters.boundary_data import geopackage_lookups as lookups
+from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.bundles.cleaning import fits_integer, stripped
 from nrf.bundles.coefficient_source import CoefficientSource
-from nrf.bundles.delivery import VectorLayer
 from nrf.bundles.flatten import flattened
 from nrf.bundles.geopackage_writer import GeoPackageWriter
 from nrf.bundles.numeric_text import parse_number
 from nrf.bundles.qc.geometry import decode
 from nrf.bundles.qc.report import QcReport
+from nrf.bundles.source_reader import VectorLayer
 
 COEFFICIENTS = ("lu_curr_n_coeff", "lu_curr_p_coeff", "n_resi_coeff", "p_resi_coeff")
 COEFFICIENT_TEXT = ("cromeid", "land_use_cat", "nn_catchment", "subcatchment")
@@ -38,9 +38,9 @@ _IDS = {"edp_id", "wwtw_id"}
 
 
 def _id(value: object, layer: str, key: str, report: QcReport) -> object:
-    number = lookups.whole_number(value)
+    number = geopackage_lookups.whole_number(value)
     if number is None:
-        return lookups.text_or_none(value)  # left for the gate to refuse
+        return geopackage_lookups.text_or_none(value)  # left for the gate to refuse
     if not fits_integer(number):
         report.add("key_missing", layer, key, f"id {value!r} is too large to be an id")
         return None
@@ -125,9 +125,9 @@ def stage_coefficients(
         ids = chunk.columns["cromeid"]
         keys = [f"source fid {f}" if c is None else c for f, c in zip(chunk.fids, ids, strict=True)]
         values: dict[str, list[Any]] = {"source_fid": chunk.fids}
-        values["cromeid"] = [lookups.text_or_none(c) for c in ids]
+        values["cromeid"] = [geopackage_lookups.text_or_none(c) for c in ids]
         for name in COEFFICIENT_TEXT[1:]:
-            values[name] = [lookups.text_or_none(v) for v in chunk.columns[name]]
+            values[name] = [geopackage_lookups.text_or_none(v) for v in chunk.columns[name]]
         for name in COEFFICIENTS:
             values[name] = [
                 _coefficient(v, k, name, report)

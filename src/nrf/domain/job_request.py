@@ -51,7 +51,7 @@ class RejectedJob:
 
 
 @frozen(kw_only=True)
-class Delivery:
+class Receipt:
     """The facts of one receive of a message, besides what it asks for."""
 
     message_id: str
@@ -67,7 +67,7 @@ class IncomingJob:
     """A received message, read: exactly one of ``request`` and ``rejected`` is set."""
 
     message: QueueMessage  # the queue's handle, for acknowledging
-    delivery: Delivery
+    receipt: Receipt
     request: JobRequest | None = None
     rejected: RejectedJob | None = None
 

@@ -38,7 +38,7 @@ class WorkerSettings:
     max_messages: int = 1
     concurrency: int = 1
     visibility_timeout: int = 600
-    visibility_heartbeat_seconds: int = 240
+    extend_visibility_every_seconds: int = 240
     visibility_extension_seconds: int = 300
     heartbeat_timeout: float = 180.0
     task_timeout_buffer: float = 1.5
@@ -151,7 +151,7 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "AWS_SQS_MAX_MESSAGES": ("max_messages", _int(1, 10)),
     "WORKER_CONCURRENCY": ("concurrency", _int(1, 64)),
     "SQS_VISIBILITY_TIMEOUT": ("visibility_timeout", _int(1, 43_200)),
-    "VISIBILITY_HEARTBEAT_SECONDS": ("visibility_heartbeat_seconds", _int(1, 43_200)),
+    "VISIBILITY_HEARTBEAT_SECONDS": ("extend_visibility_every_seconds", _int(1, 43_200)),
     "VISIBILITY_EXTENSION_SECONDS": ("visibility_extension_seconds", _int(1, 43_200)),
     "HEARTBEAT_TIMEOUT": ("heartbeat_timeout", _float(0.1, 86_400)),
     "TASK_TIMEOUT_BUFFER": ("task_timeout_buffer", _float(1.0, 100)),
@@ -252,7 +252,7 @@ def _cross_checks(s: WorkerSettings) -> list[str]:
         problems.append("BACKEND_BASE_URL must be an http(s) URL")
     if s.backend_base_url and not s.backend_api_key:
         problems.append("BACKEND_API_KEY is required when BACKEND_BASE_URL is set")
-    if s.visibility_heartbeat_seconds >= s.visibility_timeout:
+    if s.extend_visibility_every_seconds >= s.visibility_timeout:
         problems.append(
             "VISIBILITY_HEARTBEAT_SECONDS must be shorter than SQS_VISIBILITY_TIMEOUT, or a "
             "long job's message would reappear before it is extended"

@@ -75,7 +75,7 @@ class DrainDeadLetters:
 
     def _fail(self, job: IncomingJob, existing: JobRecord | None, email: str | None) -> None:
         reason = (
-            f"the job failed {job.delivery.receive_count} times and was moved to the "
+            f"the job failed {job.receipt.receive_count} times and was moved to the "
             "dead-letter queue"
         )
         entries = [self._support_entry(job.job_id, reason)]
@@ -91,7 +91,7 @@ class DrainDeadLetters:
         )
         self._record_and_send(record, *entries)
         ctx = {"job_id": job.job_id, "trace_id": job.trace_id}
-        log.warning("job_dead_lettered", extra={**ctx, "receive_count": job.delivery.receive_count})
+        log.warning("job_dead_lettered", extra={**ctx, "receive_count": job.receipt.receive_count})
 
     def _record_and_send(self, record: JobRecord, *entries: NotificationRecord) -> None:
         record = evolve(record, notifications=(*record.notifications, *entries))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from nrf.domain.errors import InvalidInput, NrfError, Problem
-from nrf.domain.job_request import Delivery, IncomingJob
+from nrf.domain.job_request import IncomingJob, Receipt
 from nrf.domain.jobs import (
     JobRecord,
     JobStatus,
@@ -47,7 +47,7 @@ class FailJob:
         Runs in the worker process, which still holds the job's claim.
         """
         email = (job.request or job.rejected).email  # type: ignore[union-attr]
-        return self(job.job_id, timeout_error(seconds), email, job.trace_id, job.delivery)
+        return self(job.job_id, timeout_error(seconds), email, job.trace_id, job.receipt)
 
     def __call__(
         self,
@@ -55,18 +55,18 @@ class FailJob:
         error: InvalidInput,
         email: str | None,
         trace_id: str | None,
-        delivery: Delivery,
+        receipt: Receipt,
     ) -> JobOutcome:
         ctx = {"job_id": job_id, "trace_id": trace_id, "codes": error.codes}
         try:
             existing = self._store.record(job_id)
             if existing is not None:
                 # A redelivered bad message: it was failed (and told, or is being) before.
-                return self._settler.finish_existing(existing, delivery, ctx)
+                return self._settler.finish_existing(existing, receipt, ctx)
         except ResultStoreUnavailable:
             log.warning("result_store_unavailable", extra=ctx)
         except NrfError as exc:  # a failed lookup: settle on the next delivery
-            return self._settler.retry(delivery, job_id, exc.code, ctx)
+            return self._settler.retry(receipt, job_id, exc.code, ctx)
         log.warning("job_invalid", extra={**ctx, "error": error.message[:2000]})
         told: tuple[NotificationRecord, ...] = ()
         if email:
@@ -109,5 +109,5 @@ class FailJob:
         try:
             record = self._settler.ledger.settle(record, ask_provider=False)
         except NrfError as exc:  # the intent is stored: the next delivery settles it
-            return self._settler.retry(delivery, job_id, exc.code, ctx)
-        return self._settler.settled(record, delivery, OutcomeStatus.FAILED, ctx)
+            return self._settler.retry(receipt, job_id, exc.code, ctx)
+        return self._settler.settled(record, receipt, OutcomeStatus.FAILED, ctx)

@@ -7,7 +7,7 @@ from typing import Any
 
 from attrs import evolve
 
-from nrf.domain.job_request import Delivery
+from nrf.domain.job_request import Receipt
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus, RetryPolicy
 from nrf.service_layer.notification_ledger import NotificationLedger, has_pending, intent
@@ -21,25 +21,25 @@ class JobSettler:
     def __init__(self, ledger: NotificationLedger, retry: RetryPolicy) -> None:
         self.ledger, self._retry = ledger, retry
 
-    def retry(self, delivery: Delivery, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:
-        outcome = self._retry.outcome(job_id, delivery.receive_count, code)
+    def retry(self, receipt: Receipt, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:
+        outcome = self._retry.outcome(job_id, receipt.receive_count, code)
         log.warning(
             "job_retry",
             extra={
                 **ctx,
                 "code": code,
                 "retry_after": outcome.retry_after,
-                "receive_count": delivery.receive_count,
+                "receive_count": receipt.receive_count,
             },
         )
         return outcome
 
     def settled(
-        self, record: JobRecord, delivery: Delivery, status: OutcomeStatus, ctx: dict[str, Any]
+        self, record: JobRecord, receipt: Receipt, status: OutcomeStatus, ctx: dict[str, Any]
     ) -> JobOutcome:
         """Delete the message once every email is settled; else keep it to retry them."""
         if has_pending(record):
-            return self.retry(delivery, record.job_id, "notification_pending", ctx)
+            return self.retry(receipt, record.job_id, "notification_pending", ctx)
         if status is OutcomeStatus.SUCCEEDED:
             log.info("job_succeeded", extra=ctx)
         return JobOutcome(
@@ -49,7 +49,7 @@ class JobSettler:
     def finish_existing(
         self,
         record: JobRecord,
-        delivery: Delivery,
+        receipt: Receipt,
         ctx: dict[str, Any],
         missing_email: tuple[str, dict[str, str]] | None = None,
     ) -> JobOutcome:
@@ -69,4 +69,4 @@ class JobSettler:
         if has_pending(record):
             record = self.ledger.settle(record, ask_provider=True)
         log.info("job_already_finished", extra={**ctx, "status": str(record.status)})
-        return self.settled(record, delivery, OutcomeStatus.ALREADY_FINISHED, ctx)
+        return self.settled(record, receipt, OutcomeStatus.ALREADY_FINISHED, ctx)

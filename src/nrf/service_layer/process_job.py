@@ -12,7 +12,7 @@ from attrs import evolve
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput, NrfError
 from nrf.domain.fleet import BundleStamp
-from nrf.domain.job_request import Delivery, IncomingJob, JobRequest
+from nrf.domain.job_request import IncomingJob, JobRequest, Receipt
 from nrf.domain.jobs import (
     JobRecord,
     JobStatus,
@@ -72,19 +72,19 @@ class ProcessJob:
         try:
             if job.rejected is not None:
                 bad = job.rejected
-                return self._fail(bad.job_id, bad.error(), bad.email, bad.trace_id, job.delivery)
+                return self._fail(bad.job_id, bad.error(), bad.email, bad.trace_id, job.receipt)
             assert job.request is not None
-            return self._run(job.request, job.delivery, self._clock.now())
+            return self._run(job.request, job.receipt, self._clock.now())
         except (ResultStoreUnavailable, OSError) as exc:
             return self._settler.retry(
-                job.delivery, job.job_id, getattr(exc, "code", "io_error"), ctx
+                job.receipt, job.job_id, getattr(exc, "code", "io_error"), ctx
             )
         except NrfError as exc:
             log.error("job_error", extra={**ctx, "code": exc.code, "error": exc.message})
-            return self._settler.retry(job.delivery, job.job_id, exc.code, ctx)
+            return self._settler.retry(job.receipt, job.job_id, exc.code, ctx)
         except Exception:
             log.exception("job_unexpected_error", extra=ctx)
-            return self._settler.retry(job.delivery, job.job_id, "unexpected_error", ctx)
+            return self._settler.retry(job.receipt, job.job_id, "unexpected_error", ctx)
 
     def _development(self, request: JobRequest) -> Development:
         raw = self._boundaries.features(request)
@@ -103,14 +103,14 @@ class ProcessJob:
         )
         return evolve(devs[0], rlb_id=1, boundary=boundary)
 
-    def _run(self, request: JobRequest, delivery: Delivery, started: float) -> JobOutcome:
+    def _run(self, request: JobRequest, receipt: Receipt, started: float) -> JobOutcome:
         ctx: dict[str, Any] = {"job_id": request.job_id, "trace_id": request.trace_id}
         existing = self._store.record(request.job_id)
         if existing is not None:
             details = personalisation(self._settings, request, None)
             missing = (request.email, details) if request.email else None
-            return self._settler.finish_existing(existing, delivery, ctx, missing)
-        if delivery.receive_count <= 1 and delivery.first_claim and request.email:
+            return self._settler.finish_existing(existing, receipt, ctx, missing)
+        if receipt.receive_count <= 1 and receipt.first_claim and request.email:
             # At most once: only the very first claim of a job ever sends it.
             self._settler.ledger.send_unrecorded(
                 Notification(
@@ -125,7 +125,7 @@ class ProcessJob:
             developments = [self._development(request)]
             rules = rule_set_named(request.rules or self._default_rules)
         except InvalidInput as exc:
-            return self._fail(request.job_id, exc, request.email, request.trace_id, delivery)
+            return self._fail(request.job_id, exc, request.email, request.trace_id, receipt)
         run = self._assess(developments, rules)
         files = dict(self._render(run, developments))
         told: tuple[NotificationRecord, ...] = ()
@@ -151,8 +151,8 @@ class ProcessJob:
             f'"seconds": {record.finished_at - started:.3f}}}\n'
         ).encode()
         # The result and the intent to tell land together: a crash after this line is
-        # finished by the next delivery, which sends the email unless it went already.
+        # finished by the next receive, which sends the email unless it went already.
         where = self._store.save(request.job_id, files, record)
         log.info("job_stored", extra={**ctx, "where": where})
         record = self._settler.ledger.settle(record, ask_provider=False)
-        return self._settler.settled(record, delivery, OutcomeStatus.SUCCEEDED, ctx)
+        return self._settler.settled(record, receipt, OutcomeStatus.SUCCEEDED, ctx)

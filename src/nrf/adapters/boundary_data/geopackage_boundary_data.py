@@ -14,7 +14,7 @@ from typing import Any
 
 import shapely
 
-from nrf.adapters.boundary_data import geopackage_lookups as clean
+from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.bundle_digest import file_sha256
 from nrf.adapters.boundary_data.geopackage_schema import (
     COEFFICIENT_COLUMNS,
@@ -49,7 +49,7 @@ def _coefficient(value: object) -> float | None:
         return value
     # Real coefficient layers hold stray text; like the source loader, it counts as NULL.
     try:
-        return clean.number(value)
+        return geopackage_lookups.number(value)
     except ValueError:
         return None
 
@@ -120,9 +120,9 @@ class GeoPackageBoundaryData:
     def _load_tables(self) -> tuple[LookupTables, list[str]]:
         problems: list[str] = []
         s = self._schema
-        permits = clean.permits(self._rows(s["wwtw_permits"]), problems)
-        rates = clean.rates(self._rows(s["occupancy_rates"]), problems)
-        levies = clean.levy_rates(self._rows(s["levy_rates"]), problems)
+        permits = geopackage_lookups.permits(self._rows(s["wwtw_permits"]), problems)
+        rates = geopackage_lookups.rates(self._rows(s["occupancy_rates"]), problems)
+        levies = geopackage_lookups.levy_rates(self._rows(s["levy_rates"]), problems)
         info_rows = self._rows(s["bundle_info"])
         if len(info_rows) != 1:
             problems.append(
@@ -130,7 +130,7 @@ class GeoPackageBoundaryData:
             )
         if problems or rates is None:
             raise BrokenBundle(f"{self.path.name}: " + "; ".join(problems))
-        info = [clean.text_or_none(info_rows[0][c]) or "" for c in _INFO_COLUMNS]
+        info = [geopackage_lookups.text_or_none(info_rows[0][c]) or "" for c in _INFO_COLUMNS]
         return LookupTables(permits, rates, levies), info
 
     def info(self) -> BundleInfo:

@@ -20,7 +20,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from nrf.adapters.boundary_data import geopackage_lookups as clean
+from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_blob import BlobError, decode_blobs
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.domain.errors import BrokenBundle
@@ -87,7 +87,10 @@ def features(name: str, rows: list[Row], check_valid: bool) -> list[Any]:
     problems: list[str] = []
     for row, geom in zip(rows, geoms, strict=True):
         if name == "nn_catchments":
-            site, edp = clean.text_or_none(row["n2k_site_name"]), clean.edp_key(row["edp_id"])
+            site, edp = (
+                geopackage_lookups.text_or_none(row["n2k_site_name"]),
+                geopackage_lookups.edp_key(row["edp_id"]),
+            )
             if site is None or edp is None:
                 problems.append(f"layer '{name}' fid {row['_key']} has no n2k_site_name/edp_id")
                 continue
@@ -95,9 +98,9 @@ def features(name: str, rows: list[Row], check_valid: bool) -> list[Any]:
             continue
         column = ZONE_COLUMN[name]
         value: str | int | None = (
-            clean.whole_number(row[column])
+            geopackage_lookups.whole_number(row[column])
             if name == "wwtw_catchments"
-            else clean.text_or_none(row[column])
+            else geopackage_lookups.text_or_none(row[column])
         )
         if value is None:
             problems.append(f"layer '{name}' fid {row['_key']} has no usable {column}")

@@ -14,7 +14,7 @@ from nrf.adapters.job_queue.canonical_job import canonical_request
 from nrf.adapters.job_queue.defra_quote import defra_request
 from nrf.adapters.job_queue.message_fields import InvalidJobMessage
 from nrf.domain.errors import Problem
-from nrf.domain.job_request import Delivery, IncomingJob, JobRequest, RejectedJob
+from nrf.domain.job_request import IncomingJob, JobRequest, Receipt, RejectedJob
 from nrf.domain.jobs import QueueMessage
 
 MAX_BODY_BYTES = 256 * 1024
@@ -33,7 +33,7 @@ def claim_owner(message: QueueMessage) -> str:
 
 def read_job(message: QueueMessage) -> IncomingJob:
     """The one place a message is read: its request (or why it is refused) and delivery facts."""
-    delivery = Delivery(
+    receipt = Receipt(
         message_id=message.message_id,
         receive_count=message.receive_count,
         claim_owner=claim_owner(message),
@@ -48,8 +48,8 @@ def read_job(message: QueueMessage) -> IncomingJob:
             trace_id=exc.trace_id,
             problems=exc.problems,
         )
-        return IncomingJob(message=message, delivery=delivery, rejected=rejected)
-    return IncomingJob(message=message, delivery=delivery, request=request)
+        return IncomingJob(message=message, receipt=receipt, rejected=rejected)
+    return IncomingJob(message=message, receipt=receipt, request=request)
 
 
 def _depth_ok(value: object, limit: int) -> bool:

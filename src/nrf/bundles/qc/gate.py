@@ -12,7 +12,7 @@ from pathlib import Path
 from nrf.adapters.boundary_data.geopackage_schema import LAYERS, TABLES, check_schema, q
 from nrf.bundles.qc.coefficients import LAYER, check_values
 from nrf.bundles.qc.report import QcReport
-from nrf.bundles.qc.small_layers import check_small_layers
+from nrf.bundles.qc.small_layer_checks import check_small_layers
 from nrf.bundles.qc.tables import check_tables
 from nrf.bundles.qc.tiles import Progress, check_tiles
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from nrf.adapters.boundary_data import geopackage_lookups as clean
+from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.bundles.qc.report import QcReport
 
 # (table, column) -> (lowest, highest, whether the lowest itself is allowed, unit)
@@ -43,7 +43,7 @@ def check_plausible(table: str, rows: Iterable[Mapping[str, Any]], report: QcRep
     for row in rows:
         for column, (low, high, low_ok, unit) in bounds.items():
             try:
-                value = clean.number(row.get(column))
+                value = geopackage_lookups.number(row.get(column))
             except ValueError:
                 continue  # not a number at all: reported by the table's own rule
             if value is None:

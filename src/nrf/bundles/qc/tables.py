@@ -5,11 +5,11 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from nrf.adapters.boundary_data import geopackage_lookups as clean
+from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.bundles.qc.plausible import check_plausible
 from nrf.bundles.qc.report import QcReport
-from nrf.bundles.qc.small_layers import SmallLayers
+from nrf.bundles.qc.small_layer_checks import SmallLayers
 from nrf.domain.model import category_key
 
 FALLBACK_WORKS = 141
@@ -26,7 +26,7 @@ def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -
     first: dict[int, tuple[object, ...]] = {}
     layer = "wwtw_permits"
     for row in rows:
-        code = clean.whole_number(row["wwtw_id"])
+        code = geopackage_lookups.whole_number(row["wwtw_id"])
         if code is None:
             where = f"row {row['_key']}"
             if row["wwtw_id"] is None and category_key(str(row["wwtw_name"])) == PACKAGE_PLANT:
@@ -34,10 +34,10 @@ def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -
             else:
                 report.add("key_missing", layer, where, f"wwtw_id {row['wwtw_id']!r}")
             continue
-        values = tuple(row[c] for c in clean.CONCENTRATIONS)
-        for column, value in zip(clean.CONCENTRATIONS, values, strict=True):
+        values = tuple(row[c] for c in geopackage_lookups.CONCENTRATIONS)
+        for column, value in zip(geopackage_lookups.CONCENTRATIONS, values, strict=True):
             try:
-                clean.number(value)
+                geopackage_lookups.number(value)
             except ValueError:
                 report.add("value_invalid", layer, code, f"{column} {value!r} is not a number")
         if code in first:
@@ -66,7 +66,7 @@ def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -
 
 def _rates(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
     problems: list[str] = []
-    rates = clean.rates(rows, problems)
+    rates = geopackage_lookups.rates(rows, problems)
     for problem in problems:
         code = "no_default_occupancy" if "no 'default' row" in problem else "value_invalid"
         report.add(code, "occupancy_rates", problem.split(":")[0], problem)
@@ -81,7 +81,7 @@ def _rates(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> 
 
 def _levy(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
     problems: list[str] = []
-    levies = clean.levy_rates(rows, problems)
+    levies = geopackage_lookups.levy_rates(rows, problems)
     for problem in problems:
         report.add("value_invalid", "levy_rates", problem.split(":")[0], problem)
     edps = {edp: name for name, edp in small.edp_by_name.items()}

@@ -26,12 +26,12 @@ MAX_WAIT_SECONDS = 900  # SQS's longest visibility change that still makes sense
 
 def expected_seconds(job: IncomingJob) -> float:
     """A generous guess at a job's duration from its size, for the health check."""
-    return 30.0 + job.delivery.body_bytes / 10_000
+    return 30.0 + job.receipt.body_bytes / 10_000
 
 
 @define(kw_only=True)
 class Tracked:
-    """A job being worked on and its visibility-heartbeat bookkeeping."""
+    """A job being worked on and its visibility-extension bookkeeping."""
 
     job: IncomingJob
     started: float
@@ -61,10 +61,10 @@ class InFlight:
         """Take the job's lease: (tracked, None) to dispatch it, or the outcome to ack now."""
         now = self._clock.now()
         tracked = Tracked(job=job, started=now, extended_at=now)
-        delivery, ctx = job.delivery, {"job_id": job.job_id, "trace_id": job.trace_id}
+        receipt, ctx = job.receipt, {"job_id": job.job_id, "trace_id": job.trace_id}
         try:
             lease = self._claims.claim(
-                job.job_id, delivery.claim_owner, now, self._s.visibility_timeout
+                job.job_id, receipt.claim_owner, now, self._s.visibility_timeout
             )
         except (ResultStoreUnavailable, OSError, NrfError) as exc:
             code = getattr(exc, "code", "io_error")
@@ -72,22 +72,22 @@ class InFlight:
                 # Bad input needs no claim to be judged; a store that is down must not keep it.
                 log.warning("claim_unavailable", extra=ctx)
                 return tracked, None
-            outcome = self._retry.outcome(job.job_id, delivery.receive_count, code)
+            outcome = self._retry.outcome(job.job_id, receipt.receive_count, code)
             log.warning(
                 "job_retry",
                 extra={
                     **ctx,
                     "code": code,
                     "retry_after": outcome.retry_after,
-                    "receive_count": delivery.receive_count,
+                    "receive_count": receipt.receive_count,
                 },
             )
             return tracked, outcome
-        if lease.held_by(delivery.claim_owner):
+        if lease.held_by(receipt.claim_owner):
             tracked.claimed = True
-            tracked.job = evolve(job, delivery=evolve(delivery, first_claim=lease.first))
+            tracked.job = evolve(job, receipt=evolve(receipt, first_claim=lease.first))
             return tracked, None
-        if not lease.held_by_message(delivery.message_id):
+        if not lease.held_by_message(receipt.message_id):
             # Another message holds the job and carries it to the end (or comes back if its
             # holder dies): this copy is not needed, and would only burn receives.
             log.info("job_duplicate_deleted", extra={**ctx, "holder": lease.owner})
@@ -111,7 +111,7 @@ class InFlight:
     def extend_due(self, now: float) -> None:
         """Extend the visibility (and the lease with it) of every job due for it."""
         for tracked in self.jobs.values():
-            if now - tracked.extended_at < self._s.visibility_heartbeat_seconds:
+            if now - tracked.extended_at < self._s.extend_visibility_every_seconds:
                 continue
             tracked.extended_at = now
             seconds = self._s.visibility_extension_seconds
@@ -121,12 +121,12 @@ class InFlight:
                 tracked.extensions += 1
                 tracked.seconds_extended += seconds
                 log.info(
-                    "heartbeat_extended",
-                    extra={"message_id": tracked.job.delivery.message_id, "seconds": seconds},
+                    "visibility_extended",
+                    extra={"message_id": tracked.job.receipt.message_id, "seconds": seconds},
                 )
             except (QueueTransientError, QueueFatalError) as exc:
                 tracked.last_error = exc.code
-                log.warning("heartbeat_extend_failed", extra={"error": exc.message})
+                log.warning("visibility_extend_failed", extra={"error": exc.message})
 
     def publish(self, heartbeat: HeartbeatStore) -> None:
         """Tell /health which job is oldest and how long the longest may take."""
@@ -135,7 +135,7 @@ class InFlight:
             return
         oldest = min(self.jobs.values(), key=lambda t: t.started)
         expected = max(expected_seconds(t.job) for t in self.jobs.values())
-        heartbeat.start_job(oldest.job.delivery.message_id, expected, oldest.started)
+        heartbeat.start_job(oldest.job.receipt.message_id, expected, oldest.started)
 
     def late(self, now: float) -> list[Tracked]:
         limit = self._s.job_timeout_seconds
@@ -145,7 +145,7 @@ class InFlight:
         """Make a message visible again at once, so another task picks it up."""
         try:
             self._inbox.change_visibility(tracked.job, 0)
-            log.info("job_handed_back", extra={"message_id": tracked.job.delivery.message_id})
+            log.info("job_handed_back", extra={"message_id": tracked.job.receipt.message_id})
         except (QueueTransientError, QueueFatalError) as exc:
             log.warning("hand_back_failed", extra={"error": exc.message})
         self.release(tracked)
@@ -160,7 +160,7 @@ class InFlight:
             return
         job = tracked.job
         try:
-            self._claims.release(job.job_id, job.delivery.claim_owner, self._clock.now())
+            self._claims.release(job.job_id, job.receipt.claim_owner, self._clock.now())
         except NrfError as exc:  # the lease runs out by itself
             log.warning("claim_release_failed", extra={"job_id": job.job_id, "error": exc.message})
 
@@ -169,8 +169,8 @@ class InFlight:
             return
         job = tracked.job
         try:
-            lease = self._claims.claim(job.job_id, job.delivery.claim_owner, now, seconds)
-            if not lease.held_by(job.delivery.claim_owner):
+            lease = self._claims.claim(job.job_id, job.receipt.claim_owner, now, seconds)
+            if not lease.held_by(job.receipt.claim_owner):
                 log.error("claim_lost", extra={"job_id": job.job_id})
         except NrfError as exc:
             log.warning("claim_renew_failed", extra={"job_id": job.job_id, "error": exc.message})

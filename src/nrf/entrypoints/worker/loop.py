@@ -145,9 +145,9 @@ class WorkerLoop:
         tracked, outcome = self._in_flight.claim(job)
         if outcome is None:
             try:
-                future = self._executor.submit(job.delivery.message_id, tracked.job)
+                future = self._executor.submit(job.receipt.message_id, tracked.job)
             except Exception:  # the pool could not be replaced: the message goes back at once
-                log.exception("job_dispatch_failed", extra={"message_id": job.delivery.message_id})
+                log.exception("job_dispatch_failed", extra={"message_id": job.receipt.message_id})
                 self._in_flight.hand_back(tracked)
                 return
             self._in_flight.jobs[future] = tracked
@@ -155,8 +155,8 @@ class WorkerLoop:
         log.info(
             "job_received",
             extra={
-                "message_id": job.delivery.message_id,
-                "receive_count": job.delivery.receive_count,
+                "message_id": job.receipt.message_id,
+                "receive_count": job.receipt.receive_count,
             },
         )
         if outcome is not None:  # a duplicate, or a claim that could not be taken
@@ -179,7 +179,7 @@ class WorkerLoop:
 
     def _outcome_of(self, future: Future[JobOutcome], tracked: Tracked) -> JobOutcome:
         """The job's outcome; a dead job process means a retry (its own job) or a hand-back."""
-        job, key = tracked.job, tracked.job.delivery.message_id
+        job, key = tracked.job, tracked.job.receipt.message_id
         try:
             return future.result()
         except BrokenProcessPool:
@@ -199,7 +199,7 @@ class WorkerLoop:
         except Exception:
             log.exception("job_unexpected_error", extra={"job_id": job.job_id})
             code = "unexpected_error"
-        return self._retry.outcome(job.job_id, job.delivery.receive_count, code)
+        return self._retry.outcome(job.job_id, job.receipt.receive_count, code)
 
     def _finish(self, tracked: Tracked, outcome: JobOutcome) -> None:
         seconds = self._clock.now() - tracked.started

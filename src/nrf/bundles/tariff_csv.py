@@ -13,14 +13,14 @@ import csv
 import io
 from pathlib import Path
 
-from nrf.adapters.boundary_data import geopackage_lookups as lookups
+from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.bundles.geopackage_writer import Table
 from nrf.bundles.numeric_text import POUND, parse_number
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.source_text import ENCODING, first_bad_byte
 
 LEVY = "levy_rates"
-LEVY_CSV = ("edp_id", "edp_name", "n_gbp_per_kg", "p_gbp_per_kg", *lookups.SHARES)
+LEVY_CSV = ("edp_id", "edp_name", "n_gbp_per_kg", "p_gbp_per_kg", *geopackage_lookups.SHARES)
 MONEY = ("n_gbp_per_kg", "p_gbp_per_kg")
 FORMAT = "source_format"
 BOM = b"\xef\xbb\xbf"

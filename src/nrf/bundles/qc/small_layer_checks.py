@@ -9,7 +9,7 @@ from typing import Any
 import shapely
 from attrs import frozen
 
-from nrf.adapters.boundary_data import geopackage_lookups as clean
+from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.bundles.qc.geometry import check_geometries, decode
 from nrf.bundles.qc.report import QcReport
@@ -60,7 +60,10 @@ def check_small_layers(
         good = check_geometries(layer, keys, geoms, report)
         for key, geom, ok, row in zip(keys, geoms, good, values, strict=True):
             if layer == "nn_catchments":
-                name, edp = clean.text_or_none(row["n2k_site_name"]), clean.edp_key(row["edp_id"])
+                name, edp = (
+                    geopackage_lookups.text_or_none(row["n2k_site_name"]),
+                    geopackage_lookups.edp_key(row["edp_id"]),
+                )
                 if name is None or edp is None:
                     report.add("key_missing", layer, key, f"N2K_Site_N {name!r} / OID {edp!r}")
                     continue
@@ -81,12 +84,12 @@ def check_small_layers(
                 if ok:
                     parts[name].append(geom)
             elif layer == "wwtw_catchments":
-                wid = clean.whole_number(row["wwtw_id"])
+                wid = geopackage_lookups.whole_number(row["wwtw_id"])
                 if wid is None:
                     report.add("key_missing", layer, key, f"WwTw_ID {row['wwtw_id']!r}")
                 else:
                     works.add(wid)
-            elif clean.text_or_none(row[key_columns[0]]) is None:
+            elif geopackage_lookups.text_or_none(row[key_columns[0]]) is None:
                 report.add("key_missing", layer, key, f"no {key_columns[0]}")
     for name, polys in parts.items():
         if len(polys) > 1:
