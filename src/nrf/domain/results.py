@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 
 from attrs import frozen
@@ -57,6 +58,68 @@ class EdpLevy:
 
 
 @frozen(kw_only=True)
+class EdpOverlap:
+    """An EDP polygon set (one id) that a boundary meets, and how much of the boundary is in it."""
+
+    edp_id: int
+    edp_name: str
+    overlap_m2: float
+    overlap_percentage: float  # share of the boundary's area, 0-100
+
+
+@frozen(kw_only=True)
+class CatchmentOverlap:
+    """An NN catchment (its polygons of one name dissolved) and the share of the boundary in it."""
+
+    label: str  # the N2K site name
+    catchment_id: str
+    overlap_percentage: float  # 0-100
+
+
+@frozen(kw_only=True)
+class IndexRow:
+    """One charging year of the RICS CIL inflation index, as the bundle holds it."""
+
+    charging_year: int
+    cil_index: Decimal
+    index_factor: Decimal
+
+
+@frozen(kw_only=True)
+class LevyPricing:
+    """The levy of one site from its EDP's charging schedule, and every input that priced it.
+
+    Amounts are pounds excluding VAT unless named otherwise; VAT is shown for people only.
+    """
+
+    edp_id: int
+    edp_name: str
+    units: int
+    quote_date: date
+    edp_start_date: date
+    charge_valid_from: date
+    charge_valid_to: date  # inclusive
+    base_charge_per_unit: Decimal  # 4 dp, as scheduled
+    per_unit_charge: Decimal  # 2 dp; indexed when the quote year is not the EDP's start year
+    index_rows: tuple[IndexRow, ...]  # the start and quote years' rows when indexed, else ()
+    base_amount: Decimal  # provisional: per-unit base to the penny, times units, to the penny
+    amount_inflation_adjusted: Decimal
+    amount_excluding_vat: Decimal
+    vat_rate: Decimal
+    vat: Decimal
+    amount_including_vat: Decimal
+    calculator_version: str
+
+
+@frozen
+class LevyRefusal:
+    """Why a site's levy is not quoted (a stable code and plain words); its figures still stand."""
+
+    code: str
+    message: str
+
+
+@frozen(kw_only=True)
 class SiteAssessment:
     """Every figure of one in-scope site (kg/year unless named otherwise)."""
 
@@ -90,6 +153,12 @@ class SiteAssessment:
     catchments: tuple[CatchmentImpact, ...]
     levy_by_edp: tuple[EdpLevy, ...]
     levy: LevyQuote
+    # Defra's current contract (EDP charging schedule); defaults until the assessment fills them.
+    edps: tuple[EdpOverlap, ...] = ()
+    catchment_overlaps: tuple[CatchmentOverlap, ...] = ()
+    excluded_areas: tuple[str, ...] = ()  # names of excluded areas met (blank for an unnamed one)
+    pricing: LevyPricing | None = None  # exactly one of pricing and levy_refusal is set
+    levy_refusal: LevyRefusal | None = None
 
 
 @frozen
