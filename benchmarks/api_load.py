@@ -130,6 +130,7 @@ def report_timing(repeats: int = 5) -> dict[str, Any]:
 def start_server(port: int, log: Any) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NRF_", "AWS_"))}
     env["NRF_API_KEYS"] = KEY
+    env["NRF_ALLOW_SYNTHETIC_DATA"] = "true"  # the bundled demo bundle
     argv = [sys.executable, "-m", "nrf.entrypoints.cli", "serve", "--bind", f"127.0.0.1:{port}"]
     server = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 60
