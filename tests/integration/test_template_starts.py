@@ -172,3 +172,112 @@ def test_the_worker_role_may_read_what_start_up_and_jobs_read(bundle: tuple[Path
 def test_a_digest_that_is_not_one_is_refused_by_the_template() -> None:
     with pytest.raises(ValueError, match="ReferenceDataSha256"):
         worker_stack("not-a-digest")
+
+
+API_KEYS_SECRET = "arn:aws:secretsmanager:eu-west-2:123456789012:secret:nrf-api-keys-AbCdEf"
+API_KEYS = "backend-key-0123456789abcdef,support-key-fedcba9876543210"
+CERTIFICATE = "arn:aws:acm:eu-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+
+
+def api_stack(sha256: str) -> Stack:
+    parameters = {
+        "Image": "123456789012.dkr.ecr.eu-west-2.amazonaws.com/nrf@sha256:" + "a" * 64,
+        "ClusterName": "nrf",
+        "VpcId": "vpc-0a",
+        "LoadBalancerSubnets": "subnet-1a,subnet-1b",
+        "TaskSubnets": "subnet-0a,subnet-0b",
+        "CertificateArn": CERTIFICATE,
+        "ApiKeysSecretArn": API_KEYS_SECRET,
+        "ReferenceDataBucket": REFERENCE_BUCKET,
+        "ReferenceDataKey": REFERENCE_KEY,
+        "ReferenceDataSha256": sha256,
+        "ResultsBucketName": "nrf-results",
+        "AlarmEmail": "nrf-alarms@example.gov.uk",
+    }
+    return Stack(load_template(DEPLOY / "api.yaml"), parameters)
+
+
+def api_env(stack: Stack) -> dict[str, str]:
+    return task_environment(stack, "TaskDefinition", {API_KEYS_SECRET: API_KEYS})
+
+
+def test_the_api_task_environment_passes_the_apis_settings_check(
+    bundle: tuple[Path, str],
+) -> None:
+    from nrf.entrypoints.api.config import load_api_settings
+
+    env = api_env(api_stack(bundle[1]))
+    api = load_api_settings(env)
+    settings = load_settings(env)
+    assert api.keys == tuple(API_KEYS.split(",")) and not api.allow_anonymous
+    assert (api.workers, api.threads) == (2, 4)
+    assert settings.reference_data == f"s3://{REFERENCE_BUCKET}/{REFERENCE_KEY}"
+    assert settings.reference_data_sha256 == bundle[1]
+    assert not settings.allow_synthetic_data
+    assert (settings.result_store, settings.results_bucket) == ("s3", "nrf-results")
+
+
+def test_the_api_and_worker_stacks_quote_from_one_bundle(bundle: tuple[Path, str]) -> None:
+    api, worker = (
+        load_settings(api_env(api_stack(bundle[1]))),
+        load_settings(worker_env(worker_stack(bundle[1]))),
+    )
+    pin = ("reference_data", "reference_data_sha256", "results_bucket", "results_prefix")
+    assert [getattr(api, f) for f in pin] == [getattr(worker, f) for f in pin]
+
+
+def test_the_api_task_starts_and_serves_from_the_template_environment(
+    aws: MotoServer, bundle: tuple[Path, str], tmp_path: Path
+) -> None:
+    from support.api_server import running_server
+
+    path, sha256 = bundle
+    stack = api_stack(sha256)
+    publish(aws, path)
+    container = stack.resource("TaskDefinition")["Properties"]["ContainerDefinitions"][0]
+    assert container["Command"] == ["serve", "--bind", "0.0.0.0:8080"]
+    # Only the endpoint and the credentials are the test's own: moto stands in for AWS, and
+    # `running_server` binds loopback.
+    env = {
+        **api_env(stack),
+        "AWS_ENDPOINT_URL": aws.endpoint_url,
+        "AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"],
+        "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIALS["aws_secret_access_key"],
+        "NRF_REFERENCE_DATA_CACHE": str(tmp_path / "cache"),
+        "PATH": "/usr/bin:/bin",
+    }
+    with running_server(env, tmp_path / "serve.log") as server:
+        ready = server.request("GET", "/ready")
+        assert ready.status == 200, ready.body
+        assert (ready.json()["bundle_version"], ready.json()["bundle_sha256"]) == ("2026.2", sha256)
+
+
+def test_the_load_balancer_speaks_tls_and_checks_readiness(bundle: tuple[Path, str]) -> None:
+    stack = api_stack(bundle[1])
+    https = stack.resource("HttpsListener")["Properties"]
+    assert (https["Port"], https["Protocol"]) == (443, "HTTPS")
+    assert https["Certificates"] == [{"CertificateArn": CERTIFICATE}]
+    assert https["SslPolicy"].startswith("ELBSecurityPolicy-TLS13-1-2")
+    [redirect] = stack.resource("HttpRedirectListener")["Properties"]["DefaultActions"]
+    assert redirect["Type"] == "redirect" and redirect["RedirectConfig"]["Protocol"] == "HTTPS"
+    group = stack.resource("TargetGroup")["Properties"]
+    container = stack.resource("TaskDefinition")["Properties"]["ContainerDefinitions"][0]
+    # Traffic only once the verified bundle is open; the port is the one `serve` binds.
+    assert group["HealthCheckPath"] == "/ready"
+    assert group["Port"] == container["PortMappings"][0]["ContainerPort"] == 8080
+    [ingress] = stack.resource("TaskSecurityGroup")["Properties"]["SecurityGroupIngress"]
+    assert ingress["SourceSecurityGroupId"] == "LoadBalancerSecurityGroup-physical-id"
+    # The keys are a secret, never a plain environment entry.
+    assert "NRF_API_KEYS" not in {e["Name"] for e in container["Environment"]}
+    assert role_allows(stack, "ExecutionRole", "secretsmanager:GetSecretValue", API_KEYS_SECRET)
+
+
+def test_the_api_role_reads_the_bundle_and_results_and_writes_nothing(
+    bundle: tuple[Path, str],
+) -> None:
+    stack = api_stack(bundle[1])
+    reference = f"arn:{PARTITION}:s3:::{REFERENCE_BUCKET}/{REFERENCE_KEY}"
+    record = f"arn:{PARTITION}:s3:::nrf-results/results/job-1/status.json"
+    assert role_allows(stack, "TaskRole", "s3:GetObject", reference)
+    assert role_allows(stack, "TaskRole", "s3:GetObject", record)
+    assert not role_allows(stack, "TaskRole", "s3:PutObject", record)
