@@ -3,6 +3,10 @@
 Squares of 1 ha tiled in a regular grid over the synthetic Norfolk bundle's extent, so every
 site falls on its reference data (some outside the catchments, as in real batches). The file
 is the same on every run: no randomness, dwellings from the site's position in the grid.
+
+``--random`` places random star-shaped sites instead (0.05-5 ha, log-uniform; 12-60
+vertices; seed fixed), anywhere in the same extent: a national file of small real-shaped
+sites (`--sites 1000000` is ~0.9 GB). Written a feature at a time, so any size fits.
 """
 
 from __future__ import annotations
@@ -10,6 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
+from collections.abc import Iterator
 from pathlib import Path
 
 # The synthetic Norfolk bundle's extent (its layers' total bounds, EPSG:27700 metres).
@@ -42,18 +48,52 @@ def features(count: int) -> list[dict[str, object]]:
     return found
 
 
+def random_features(count: int, seed: int = 20) -> Iterator[dict[str, object]]:
+    """Random star-shaped sites (see the module's docstring), one at a time."""
+    rng = random.Random(seed)
+    minx, miny, maxx, maxy = EXTENT
+    for n in range(count):
+        area = math.exp(rng.uniform(math.log(500.0), math.log(50_000.0)))  # m2
+        vertices = rng.randint(12, 60)
+        radius = math.sqrt(area / math.pi)
+        x = rng.uniform(minx + 2 * radius, maxx - 2 * radius)
+        y = rng.uniform(miny + 2 * radius, maxy - 2 * radius)
+        ring = []
+        for k in range(vertices):
+            angle = 2 * math.pi * k / vertices
+            r = radius * rng.uniform(0.6, 1.3)
+            ring.append([round(x + r * math.cos(angle), 2), round(y + r * math.sin(angle), 2)])
+        ring.append(ring[0])
+        yield {
+            "type": "Feature",
+            "properties": {
+                "id": f"NAT-{n + 1:07d}",
+                "Name": f"Random site {n + 1}",
+                "Dwel_Cat": "housing",
+                "Source": "benchmark",
+                "Dwellings": rng.randint(1, 200),
+            },
+            "geometry": {"type": "Polygon", "coordinates": [ring]},
+        }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("output", type=Path)
     parser.add_argument("--sites", type=int, default=50_000)
+    parser.add_argument("--random", action="store_true", help="random real-shaped small sites")
     args = parser.parse_args()
-    document = {
-        "type": "FeatureCollection",
-        "crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}},
-        "features": features(args.sites),
-    }
+    crs = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(document))
+    if not args.random:
+        document = {"type": "FeatureCollection", "crs": crs, "features": features(args.sites)}
+        args.output.write_text(json.dumps(document))
+    else:
+        with args.output.open("w") as out:
+            out.write('{"type": "FeatureCollection", "crs": ' + json.dumps(crs) + ', "features": [')
+            for n, feature in enumerate(random_features(args.sites)):
+                out.write((",\n" if n else "\n") + json.dumps(feature))
+            out.write("\n]}\n")
     print(f"wrote {args.sites:,} sites to {args.output}")
 
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 
 import pytest
 
@@ -115,3 +116,39 @@ def test_only_spare_cpus_get_a_process(spare: float, expected: int) -> None:
     site_map = ForkedSiteMap(3, spare_cpus=lambda: spare)
     pids = list(site_map(lambda _: os.getpid(), list(range(96))))
     assert len(set(pids)) == expected and os.getpid() in pids
+
+
+class CountingItems:
+    """A lazy source of items that records the most handed out but not yet answered."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.produced = 0
+        self.answered = 0
+        self.most_in_flight = 0
+
+    def __iter__(self) -> Iterator[int]:
+        for item in range(self.count):
+            self.produced += 1
+            self.most_in_flight = max(self.most_in_flight, self.produced - self.answered)
+            yield item
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_long_stream_is_taken_a_window_at_a_time(processes: int) -> None:
+    # 1,000 items through windows of 64: never more than 64 handed out and unanswered,
+    # and every result, in order (a whole-list map would have 1,000 out at once).
+    source = CountingItems(1000)
+    results = []
+    for result in idle(processes, window=64)(square, source):
+        source.answered += 1
+        results.append(result)
+    assert results == [x * x for x in range(1000)]
+    assert source.produced == 1000
+    assert source.most_in_flight == 64
+
+
+def test_a_stream_still_forks_within_each_window() -> None:
+    # 4 windows of 64, each forks its own child: the caller and 4 children did the work.
+    pids = list(idle(2, window=64)(lambda _: os.getpid(), iter(range(256))))
+    assert len(pids) == 256 and os.getpid() in pids and len(set(pids)) == 5

@@ -6,7 +6,7 @@ Over 200 lines: one site's figures are computed in one readable sequence of step
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import nrf
 from nrf.domain.land_use import land_use_pieces, post_suds, suds_applies
@@ -16,6 +16,7 @@ from nrf.domain.model import BundleInfo, Development, LookupTables, SiteReferenc
 from nrf.domain.ports import BoundaryDataRepository, SiteMap
 from nrf.domain.results import (
     AssessmentRun,
+    LevyQuote,
     OutOfScopeSite,
     Provenance,
     SiteAssessment,
@@ -181,24 +182,43 @@ class AssessDevelopments:
         rules: RuleSet,
         progress: Progress | None = None,
     ) -> AssessmentRun:
+        sites: list[SiteAssessment] = []
+        out: list[OutOfScopeSite] = []
+        for outcome in self.outcomes(developments, rules, len(developments), progress):
+            (sites if isinstance(outcome, SiteAssessment) else out).append(outcome)  # type: ignore[arg-type]
+        return AssessmentRun(
+            provenance=self.provenance(rules),
+            sites=tuple(sites),
+            out_of_scope=tuple(out),
+            levy_total=levy_total(sites),
+        )
+
+    def provenance(self, rules: RuleSet) -> Provenance:
+        return provenance(self._repository.info(), rules)
+
+    def outcomes(
+        self,
+        developments: Iterable[Development],
+        rules: RuleSet,
+        total: int,
+        progress: Progress | None = None,
+    ) -> Iterator[SiteAssessment | OutOfScopeSite]:
+        """Each site's outcome in input order as it is made, so a national file streams."""
         lookups = self._repository.lookups()
         repository = self._repository
 
         def one(dev: Development) -> SiteAssessment | OutOfScopeSite:
             return assess_site(dev, repository.reference_for(dev.boundary), lookups, rules)
 
-        sites: list[SiteAssessment] = []
-        out: list[OutOfScopeSite] = []
         for done, outcome in enumerate(self._map(one, developments), start=1):
-            (sites if isinstance(outcome, SiteAssessment) else out).append(outcome)  # type: ignore[arg-type]
             if progress is not None:
-                progress(done, len(developments))
-        return AssessmentRun(
-            provenance=provenance(self._repository.info(), rules),
-            sites=tuple(sites),
-            out_of_scope=tuple(out),
-            levy_total=sum_quotes(s.levy for s in sites),
-        )
+                progress(done, total)
+            yield outcome
+
+
+def levy_total(sites: Iterable[SiteAssessment]) -> LevyQuote:
+    """The batch's levy: the sum of its sites' (one pass, so a spooled batch streams too)."""
+    return sum_quotes(s.levy for s in sites)
 
 
 def is_finite(x: float) -> bool:

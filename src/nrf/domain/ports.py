@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Protocol, TypeVar
 
 from nrf.domain.claims import Lease
@@ -22,7 +22,7 @@ class SiteMap(Protocol):
     The builtin ``map`` is one.
     """
 
-    def __call__(self, fn: Callable[[_T], _R], items: Sequence[_T], /) -> Iterator[_R]: ...
+    def __call__(self, fn: Callable[[_T], _R], items: Iterable[_T], /) -> Iterator[_R]: ...
 
 
 class BoundaryDataRepository(Protocol):

@@ -6,7 +6,7 @@ list of what is refused is one read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 import numpy as np
@@ -73,12 +73,39 @@ def validate_features(
 
     ``progress`` is told (done, total) after each feature.
     """
-    if not features:
+    check_count(len(features), limits)
+    return list(validated(features, len(features), absent_columns(features), limits, progress))
+
+
+def check_count(count: int, limits: InputLimits) -> None:
+    """A file with no features, or more than the limit, is refused before any is checked."""
+    if not count:
         raise InvalidInput([Problem(code="empty_file", message="the file has no features")])
-    if len(features) > limits.max_features:
-        message = f"the file has {len(features):,} features; at most {limits.max_features:,}"
+    if count > limits.max_features:
+        message = f"the file has {count:,} features; at most {limits.max_features:,}"
         raise InvalidInput([Problem(code="too_many_features", message=message + " are allowed")])
-    absent = [c for c in COLUMNS if all(lookup(f.properties, c) is ABSENT for f in features)]
+
+
+def absent_columns(features: Iterable[RawFeature]) -> list[str]:
+    """The required columns that no feature has (one missing_column problem each)."""
+    present: set[str] = set()
+    for feature in features:
+        present.update(
+            c for c in COLUMNS if c not in present and lookup(feature.properties, c) is not ABSENT
+        )
+    return [c for c in COLUMNS if c not in present]
+
+
+def validated(
+    features: Iterable[RawFeature],
+    total: int,
+    absent: Sequence[str],
+    limits: InputLimits = DEFAULT_LIMITS,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[Development]:
+    """Each feature's development as it is checked, while no problem has been found; at the
+    end, InvalidInput listing every problem. So a file read as it goes is checked in one pass
+    that keeps nothing but its problems, and assessed in a second (``total``: for progress)."""
     problems = [
         Problem(
             code="missing_column",
@@ -89,7 +116,6 @@ def validate_features(
         for c in absent
     ]
     total_vertices = 0
-    developments: list[Development] = []
     for position, feature in enumerate(features, start=1):
         found: list[Problem] = []
         texts = {
@@ -112,19 +138,17 @@ def validate_features(
         problems += [attrs.evolve(p, site_id=site_id) for p in found] if site_id else found
         if not problems:
             assert isinstance(geometry, Polygon | MultiPolygon)
-            developments.append(
-                Development(
-                    rlb_id=position,
-                    id=texts["id"],
-                    name=texts["name"],
-                    dwelling_category=texts["dwelling_category"],
-                    source=texts["source"],
-                    dwellings=dwellings,
-                    boundary=shapely.force_2d(geometry),
-                )
+            yield Development(
+                rlb_id=position,
+                id=texts["id"],
+                name=texts["name"],
+                dwelling_category=texts["dwelling_category"],
+                source=texts["source"],
+                dwellings=dwellings,
+                boundary=shapely.force_2d(geometry),
             )
         if progress is not None:
-            progress(position, len(features))
+            progress(position, total)
     if total_vertices > limits.max_total_vertices:
         message = f"the file has {total_vertices:,} vertices in all; at most "
         message += f"{limits.max_total_vertices:,} are allowed"
@@ -133,7 +157,6 @@ def validate_features(
         )
     if problems:
         raise InvalidInput(problems)
-    return developments
 
 
 def validate_geometry(

@@ -8,16 +8,25 @@ The closing line gives the wall time of the whole run, stage by stage.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 from nrf.entrypoints.exit_codes import EXIT_OK, EXIT_USAGE
 from nrf.entrypoints.output_paths import output_argument
+
+if TYPE_CHECKING:
+    from nrf.domain.model import Development
+
+# A report page of more sites than this is refused: it is built whole in memory, and a page
+# of 5,000 sites (~15 MB of HTML) is already more than a browser shows usefully.
+HTML_MAX_SITES = 5_000
 
 
 def positive_int(text: str) -> int:
@@ -96,6 +105,21 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return assess
 
 
+def html_too_large(count: int) -> str:
+    """The refusal of a report page for a file too large to read as one page."""
+    return (
+        f"nrf assess: error: the file has {count:,} sites; an .html report holds at most "
+        f"{HTML_MAX_SITES:,} (it is one page, made in memory); write .csv, .json or .geojson"
+    )
+
+
+def _spool_dir(args: argparse.Namespace) -> str | None:
+    """Spool results beside the output (a national run's spool is GBs; /tmp may be memory)."""
+    if args.output is not None and args.output.parent.is_dir():
+        return str(args.output.parent)
+    return None
+
+
 def cmd_assess(args: argparse.Namespace) -> int:
     return run_assess(args)
 
@@ -127,63 +151,90 @@ def run_assess(
         check_writable(args.output)
 
     from nrf.adapters.outputs.result_files import render, write_all
-    from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
+    from nrf.adapters.outputs.spooled_run import Spool, spool_developments, spool_run
+    from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
     from nrf.domain.rules import rule_set_named
-    from nrf.domain.validation import validate_features
+    from nrf.domain.validation import absent_columns, check_count, validated
     from nrf.entrypoints.assess_limits import assess_limits
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.progress import StageProgress
-    from nrf.entrypoints.report_table import render_table
+    from nrf.entrypoints.report_table import table_lines
 
     progress = StageProgress(stream=err, clock=clock, tty=err.isatty())
     limits = assess_limits(args.max_sites, environ)
     rules = rule_set_named(args.rules)
+    html = args.output is not None and args.output.suffix.lower() == ".html"
     # "starting" is loading nrf's libraries (GDAL, GEOS, PROJ): seconds on a cold disk.
     marks = [("starting", started), ("reading", clock())]
-    raw = read_boundary_file(
-        source,
-        limits,
-        layer=args.layer,
-        crs=args.crs,
-        progress=progress.stage("reading", "features"),
-    )
-    marks.append(("validating", clock()))
-    developments = validate_features(raw, limits, progress=progress.stage("validating", "sites"))
-    del raw
-    marks.append(("assessing", clock()))
-    container = build_container(
-        args.reference_data or environ.get("NRF_REFERENCE_DATA"),
-        assess_processes=args.processes,
-    )
-    run = container.assess_developments()(
-        developments, rules, progress=progress.stage("assessing", "sites")
-    )
-    marks.append(("writing", clock()))
-    if args.output is not None:
-        files: Mapping[Path, str | Iterable[str]]
-        if args.output.suffix.lower() == ".html":
+    with contextlib.ExitStack() as stack:
+        # The file is read three times and never held: its columns, every problem, the sites.
+        boundaries = stack.enter_context(
+            open_boundary_file(source, limits, layer=args.layer, crs=args.crs)
+        )
+        count = boundaries.count
+        check_count(count, limits)
+        if html and count > HTML_MAX_SITES:
+            print(html_too_large(count), file=err)
+            return EXIT_USAGE
+        absent = absent_columns(
+            boundaries.features(geometry=False, progress=progress.stage("reading", "features"))
+        )
+        marks.append(("validating", clock()))
+        for _ in validated(
+            boundaries.features(), count, absent, limits, progress.stage("validating", "sites")
+        ):
+            pass  # every problem is raised together at the end
+        marks.append(("assessing", clock()))
+        container = build_container(
+            args.reference_data or environ.get("NRF_REFERENCE_DATA"),
+            assess_processes=args.processes,
+        )
+        assess = container.assess_developments()
+        developments = validated(boundaries.features(), count, absent, limits)
+        assessing = progress.stage("assessing", "sites")
+        files: Mapping[Path, str | Iterable[str]] = {}
+        if html:
             from nrf.adapters.outputs.html_report import report_files
 
-            files = report_files(args.output, run, developments, container.boundary_data())
+            kept = list(developments)  # at most HTML_MAX_SITES: the report is one page
+            run = assess(kept, rules, progress=assessing)
+            marks.append(("writing", clock()))
+            files = report_files(args.output, run, kept, container.boundary_data())
         else:
-            files = render(args.output, run, developments, progress.stage("writing", "records"))
-        for path in write_all(files):
-            print(f"wrote {path}", file=err)
-        if run.provenance.synthetic_data:
-            print("note: results use SYNTHETIC demonstration reference data", file=err)
-    else:
-        if out is sys.stdout:
-            # Redirected on Windows, stdout is the ANSI code page (cp1252): a site name
-            # outside it must not crash the run at its last step.
-            sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]
-        print(render_table(run), file=out)
+            folder = Path(
+                stack.enter_context(
+                    tempfile.TemporaryDirectory(prefix=".nrf-assess-", dir=_spool_dir(args))
+                )
+            )
+            shapes: Spool[Development] = Spool(folder / "developments.pickle")
+            if args.output is not None and args.output.suffix.lower() == ".geojson":
+                developments = spool_developments(developments, shapes)
+            else:
+                shapes.close()
+            outcomes = assess.outcomes(developments, rules, count, assessing)
+            run = spool_run(outcomes, assess.provenance(rules), folder)
+            marks.append(("writing", clock()))
+            if args.output is not None:
+                files = render(args.output, run, shapes, progress.stage("writing", "records"))
+        if args.output is not None:
+            for path in write_all(files):
+                print(f"wrote {path}", file=err)
+            if run.provenance.synthetic_data:
+                print("note: results use SYNTHETIC demonstration reference data", file=err)
+        else:
+            if out is sys.stdout:
+                # Redirected on Windows, stdout is the ANSI code page (cp1252): a site name
+                # outside it must not crash the run at its last step.
+                sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]
+            for line in table_lines(run):
+                print(line, file=out)
     finished = clock()
     stages = ", ".join(
         f"{name} {end - begin:.1f} s"
         for (name, begin), (_, end) in zip(marks, [*marks[1:], ("", finished)], strict=True)
     )
     print(
-        f"assessed {len(developments):,} sites in {finished - started:.1f} s "
+        f"assessed {count:,} sites in {finished - started:.1f} s "
         f"({len(run.sites):,} in scope, {len(run.out_of_scope):,} out of scope; {stages})",
         file=err,
     )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from decimal import Decimal
 
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
+from nrf.adapters.outputs.spooled_run import in_order
 from nrf.domain.results import AssessmentRun
 
 
@@ -17,6 +19,11 @@ def _cut(text: str, width: int) -> str:
 
 
 def render_table(run: AssessmentRun) -> str:
+    return "\n".join(table_lines(run))
+
+
+def table_lines(run: AssessmentRun) -> Iterator[str]:
+    """The table's lines, each made when asked for (a spooled run is read as it goes)."""
     lines: list[str] = []
     if run.provenance.synthetic_data:
         lines += ["!" * 78, _cut(SYNTHETIC_NOTICE, 400), "!" * 78, ""]
@@ -25,9 +32,11 @@ def render_table(run: AssessmentRun) -> str:
         f"{'WwTW':>5} {'N kg/yr':>9} {'P kg/yr':>8} {'levy':>14}"
     )
     lines += [header, "-" * len(header)]
-    for s in sorted(run.sites, key=lambda x: x.site.rlb_id):
+    yield from lines
+    lines = []
+    for s in in_order(run.sites):
         catchments = "; ".join(s.nn_catchments) if s.nn_catchments else "(none)"
-        lines.append(
+        yield (
             f"{s.site.rlb_id:>4} {_cut(s.site.id, 12):<12} {_cut(s.site.name, 22):<22} "
             f"{s.site.dwellings:>5} {s.dev_area_ha:>7.2f} {_cut(catchments, 18):<18} "
             f"{s.majority_wwtw_id:>5} {s.n_total:>9.2f} {s.p_total:>8.2f} "
@@ -44,14 +53,14 @@ def render_table(run: AssessmentRun) -> str:
     ]
     if run.out_of_scope:
         lines += ["", f"{len(run.out_of_scope)} sites out of scope (not charged):"]
-        for o in sorted(run.out_of_scope, key=lambda x: x.site.rlb_id):
-            lines.append(
-                f"{o.site.rlb_id:>4} {_cut(o.site.id, 12):<12} {o.reason_code}: {o.reason}"
-            )
+        yield from lines
+        lines = []
+        for o in in_order(run.out_of_scope):
+            yield f"{o.site.rlb_id:>4} {_cut(o.site.id, 12):<12} {o.reason_code}: {o.reason}"
     p = run.provenance
     lines += [
         "",
         f"rules {p.rule_set}; reference data {p.bundle_name} {p.bundle_version} "
         f"(sha256 {p.bundle_sha256[:12]}…); nrf {p.software_version}",
     ]
-    return "\n".join(lines)
+    yield from lines

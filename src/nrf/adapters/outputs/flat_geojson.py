@@ -9,13 +9,14 @@ does not apply) and every boundary is a MultiPolygon.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
 import shapely
 from shapely.geometry import MultiPolygon, Polygon
 
+from nrf.adapters.outputs.spooled_run import in_input_order, with_boundaries
 from nrf.domain.model import Development
 from nrf.domain.results import AssessmentRun, LevyQuote, OutOfScopeSite, SiteAssessment
 
@@ -99,19 +100,18 @@ def multipolygon(boundary: Polygon | MultiPolygon) -> dict[str, Any]:
 
 def features(
     run: AssessmentRun,
-    developments: Sequence[Development],
+    developments: Iterable[Development],
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """One feature per site, assessed or out of scope, in input order, made as they are read."""
-    boundaries = {d.rlb_id: d.boundary for d in developments}
-    items: list[SiteAssessment | OutOfScopeSite] = [*run.sites, *run.out_of_scope]
-    items.sort(key=lambda item: item.site.rlb_id)
+    items = in_input_order(run.sites, run.out_of_scope)
+    total = len(run.sites) + len(run.out_of_scope)
     synthetic = run.provenance.synthetic_data
-    for done, item in enumerate(items, start=1):
+    for done, (item, boundary) in enumerate(with_boundaries(items, developments), start=1):
         yield {
             "type": "Feature",
             "properties": site_properties(item, synthetic),
-            "geometry": multipolygon(boundaries[item.site.rlb_id]),
+            "geometry": multipolygon(boundary),
         }
         if progress is not None:
-            progress(done, len(items))
+            progress(done, total)

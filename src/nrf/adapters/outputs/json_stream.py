@@ -12,11 +12,12 @@ from typing import Any
 
 import attrs
 
+from nrf.adapters.outputs.spooled_run import Spool
 from nrf.domain.results import AssessmentRun
 from nrf.domain.serialization import unstructure
 
 
-def _nested(value: Any, depth: int) -> str:
+def nested(value: Any, depth: int) -> str:
     """``value`` as indent-2 JSON, for a place ``depth`` levels into the document."""
     return json.dumps(value, indent=2).replace("\n", "\n" + "  " * depth)
 
@@ -34,11 +35,14 @@ def result_text(
     done = 0
     for number, (key, value) in enumerate(members):
         yield ("{" if number == 0 else ",") + f"\n  {json.dumps(key)}: "
-        if not isinstance(value, tuple) or not value:
-            yield _nested(unstructure(value), 1)
+        if not isinstance(value, tuple | Spool):
+            yield nested(unstructure(value), 1)
+            continue
+        if not value:
+            yield "[]"
             continue
         for position, item in enumerate(value):
-            yield ("[" if position == 0 else ",") + "\n    " + _nested(unstructure(item), 2)
+            yield ("[" if position == 0 else ",") + "\n    " + nested(unstructure(item), 2)
             done += 1
             if progress is not None:
                 progress(done, total)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
 from nrf.adapters.outputs.csv_lines import csv_lines
+from nrf.adapters.outputs.spooled_run import in_order
 from nrf.domain.results import SiteAssessment
 
 COLUMNS = (
@@ -99,10 +100,10 @@ def row(site: SiteAssessment) -> list[str]:
     return [plain(v) for v in values]
 
 
-def rows(sites: Sequence[SiteAssessment]) -> Iterator[Sequence[str]]:
+def rows(sites: Iterable[SiteAssessment]) -> Iterator[Sequence[str]]:
     """The header, then one row per in-scope site in input order, each made when asked for."""
     yield COLUMNS
-    for site in sorted(sites, key=lambda x: x.site.rlb_id):
+    for site in in_order(sites):
         yield row(site)
 
 

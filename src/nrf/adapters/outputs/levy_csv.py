@@ -9,10 +9,11 @@ whole, so a column's sum in Excel is the batch's total (the last row states it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 
 from nrf.adapters.outputs.csv_lines import csv_lines
+from nrf.adapters.outputs.spooled_run import in_input_order
 from nrf.domain.results import AssessmentRun, EdpLevy, LevyQuote, SiteAssessment, SiteIdentity
 
 BOM = "\ufeff"
@@ -93,15 +94,22 @@ def _site_rows(site: SiteAssessment) -> list[list[str]]:
 
 def table(run: AssessmentRun, notice: str | None = None) -> list[list[str]]:
     """Every row: the notice (when given), the header, a row per site and EDP, the total."""
-    rows: list[tuple[int, list[str]]] = []
-    for site in run.sites:
-        rows += [(site.site.rlb_id, row) for row in _site_rows(site)]
-    for out in run.out_of_scope:
-        rows.append((out.site.rlb_id, [*_who(out.site), "out_of_scope", *[""] * 9, out.reason]))
-    rows.sort(key=lambda item: item[0])  # stable: a site's EDP rows keep their order
+    return list(table_rows(run, notice))
+
+
+def table_rows(run: AssessmentRun, notice: str | None = None) -> Iterator[list[str]]:
+    """The rows of ``table``, each made when asked for (a spooled run is read as it goes)."""
+    if notice:
+        yield [notice]
+    yield list(COLUMNS)
+    for item in in_input_order(run.sites, run.out_of_scope):
+        if isinstance(item, SiteAssessment):
+            yield from _site_rows(item)
+        else:
+            yield [*_who(item.site), "out_of_scope", *[""] * 9, item.reason]
     n_total = sum(Decimal(number(s.n_total)) for s in run.sites)
     p_total = sum(Decimal(number(s.p_total)) for s in run.sites)
-    total = [
+    yield [
         "",
         "TOTAL",
         f"{len(run.sites)} sites assessed, {len(run.out_of_scope)} out of scope",
@@ -114,11 +122,15 @@ def table(run: AssessmentRun, notice: str | None = None) -> list[list[str]]:
         *_money(run.levy_total),
         "",
     ]
-    head = [[notice]] if notice else []
-    return [*head, list(COLUMNS), *(row for _, row in rows), total]
 
 
-def lines(rows: list[list[str]], tick: Callable[[], None] | None = None) -> Iterator[str]:
+def row_count(run: AssessmentRun, notice: str | None = None) -> int:
+    """How many rows ``table_rows`` gives, without making them (for progress)."""
+    per_site = sum(max(1, len(site.levy_by_edp)) for site in run.sites)
+    return (1 if notice else 0) + 1 + per_site + len(run.out_of_scope) + 1
+
+
+def lines(rows: Iterable[list[str]], tick: Callable[[], None] | None = None) -> Iterator[str]:
     """The file's text a row at a time: the BOM first, CRLF line ends."""
     yield BOM
     yield from csv_lines(rows, "\r\n", tick)

@@ -48,16 +48,27 @@ def geojson_document(run: AssessmentRun, developments: Sequence[Development]) ->
 
 def csv_sidecar(run: AssessmentRun) -> str:
     """What the legacy CSV (31 fixed columns) cannot hold: provenance and out-of-scope sites."""
-    sidecar = {"provenance": unstructure(run.provenance)}
+    return "".join(csv_sidecar_text(run))
+
+
+def csv_sidecar_text(run: AssessmentRun) -> Iterator[str]:
+    """``csv_sidecar`` in pieces, an out-of-scope site at a time (the same text)."""
+    sidecar: dict[str, Any] = {"provenance": unstructure(run.provenance)}
     if run.provenance.synthetic_data:
         sidecar["notice"] = SYNTHETIC_NOTICE
-    sidecar["out_of_scope"] = unstructure(run.out_of_scope)
-    return json.dumps(sidecar, indent=2) + "\n"
+    head = json.dumps({**sidecar, "out_of_scope": []}, indent=2)
+    if not run.out_of_scope:
+        yield head + "\n"
+        return
+    yield head[: -len("[]\n}")]
+    for position, item in enumerate(run.out_of_scope):
+        yield ("[" if position == 0 else ",") + "\n    " + json_stream.nested(unstructure(item), 2)
+    yield "\n  ]\n}\n"
 
 
 def geojson_text(
     run: AssessmentRun,
-    developments: Sequence[Development],
+    developments: Iterable[Development],
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[str]:
     """The GeoJSON document's text, a feature at a time (the same text as json.dumps of
@@ -72,7 +83,7 @@ def geojson_text(
 def render(
     path: Path,
     run: AssessmentRun,
-    developments: Sequence[Development],
+    developments: Iterable[Development],
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[Path, str | Iterable[str]]:
     """Every file to write for ``path``, by its extension.
@@ -84,12 +95,11 @@ def render(
     notice = SYNTHETIC_NOTICE if run.provenance.synthetic_data else None
     if suffix == ".csv":
         legacy, levy, provenance = output_paths(path)
-        levy_table = levy_csv.table(run, notice)
-        tick = Ticker(progress, total=1 + len(run.sites) + len(levy_table))
+        tick = Ticker(progress, total=1 + len(run.sites) + levy_csv.row_count(run, notice))
         return {
             legacy: csv_lines(legacy_csv.rows(run.sites), "\n", tick),
-            levy: levy_csv.lines(levy_table, tick),
-            provenance: csv_sidecar(run),
+            levy: levy_csv.lines(levy_csv.table_rows(run, notice), tick),
+            provenance: csv_sidecar_text(run),
         }
     if suffix == ".json":
         return {path: json_stream.result_text(run, notice, progress)}

@@ -6,7 +6,7 @@ import io
 import math
 import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyogrio
@@ -129,6 +129,15 @@ def _read_local(
         )
         _check_given_crs(features[0].crs if features else None, given_crs)
         return features
+    layer, crs, count = ogr_layer(path, limits, layer=layer, given_crs=given_crs)
+    return list(ogr_features(path, layer, crs, count, progress=progress))
+
+
+def ogr_layer(
+    path: Path, limits: InputLimits, *, layer: str | None = None, given_crs: str | None = None
+) -> tuple[str | None, str, int]:
+    """The layer to read of a shapefile or GeoPackage, its CRS and its feature count."""
+    suffix = path.suffix.lower()
     if suffix == ".shp":
         _sidecars(path)
     # GDAL warns about what it tolerates (unclosed rings...); the validator reports those itself.
@@ -137,35 +146,66 @@ def _read_local(
         try:
             layer = gpkg_layer(path, layer) if suffix == ".gpkg" else None
             info = pyogrio.read_info(path, layer=layer)
-            if info["crs"] is not None:
-                _check_given_crs(accepted_crs(info["crs"]), given_crs)
-            crs = given_crs if info["crs"] is None and given_crs else accepted_crs(info["crs"])
-            count = int(info["features"])
-            if count > limits.max_features:
-                message = f"the file has {count:,} features; at most {limits.max_features:,}"
-                raise _refuse("too_many_features", message + " are allowed")
-            meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer)
         except _OGR_ERRORS as error:
             raise _refuse("unreadable_file", f"the file cannot be read ({error})") from None
-    if len(wkbs) == 0:
-        raise _refuse("empty_file", "the file has no features")
-    names = [str(name) for name in meta["fields"]]
-    values = [[None if _is_nan(v) else v for v in column.tolist()] for column in columns]
-    features = []
-    for row, wkb in enumerate(wkbs):
-        index = row + 1
-        properties = {name: column[row] for name, column in zip(names, values, strict=True)}
-        geometry, problems = _from_wkb(wkb, index)
-        if not problems:
-            geometry, problems = to_bng(geometry, crs, index)
-        features.append(
-            RawFeature(
-                index=index, properties=properties, geometry=geometry, crs=crs, problems=problems
+    if info["crs"] is not None:
+        _check_given_crs(accepted_crs(info["crs"]), given_crs)
+    crs = given_crs if info["crs"] is None and given_crs else accepted_crs(info["crs"])
+    count = int(info["features"])
+    if count > limits.max_features:
+        message = f"the file has {count:,} features; at most {limits.max_features:,}"
+        raise _refuse("too_many_features", message + " are allowed")
+    return layer, crs, count
+
+
+def ogr_features(
+    path: Path,
+    layer: str | None,
+    crs: str,
+    count: int,
+    *,
+    chunk: int | None = None,
+    geometry: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[RawFeature]:
+    """The layer's features in order, read ``chunk`` at a time (all at once when None);
+    ``geometry=False`` reads the attributes only."""
+    read = 0
+    while True:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                meta, _, wkbs, columns = pyogrio.raw.read(
+                    path,
+                    layer=layer,
+                    skip_features=read,
+                    max_features=chunk,
+                    read_geometry=geometry,
+                )
+            except _OGR_ERRORS as error:
+                raise _refuse("unreadable_file", f"the file cannot be read ({error})") from None
+        rows = len(columns[0]) if columns else len(wkbs) if wkbs is not None else 0
+        if read == 0 and rows == 0:
+            raise _refuse("empty_file", "the file has no features")
+        names = [str(name) for name in meta["fields"]]
+        values = [[None if _is_nan(v) else v for v in column.tolist()] for column in columns]
+        for row in range(rows):
+            index = read + row + 1
+            properties = {name: column[row] for name, column in zip(names, values, strict=True)}
+            shape: shapely.Geometry | None = None
+            problems: tuple[Problem, ...] = ()
+            if wkbs is not None:
+                shape, problems = _from_wkb(wkbs[row], index)
+                if not problems:
+                    shape, problems = to_bng(shape, crs, index)
+            yield RawFeature(
+                index=index, properties=properties, geometry=shape, crs=crs, problems=problems
             )
-        )
-        if progress is not None:
-            progress(index, len(wkbs))
-    return features
+            if progress is not None:
+                progress(index, max(count, rows))
+        read += rows
+        if chunk is None or rows < chunk or read >= count:
+            return
 
 
 def _check_given_crs(declared: str | None, given: str | None) -> None:

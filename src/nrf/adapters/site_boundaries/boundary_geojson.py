@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 
 import shapely
 from shapely.geometry import MultiPolygon, Polygon
@@ -108,16 +108,23 @@ def features_from_geojson(
             f"the file has {len(items):,} features; at most {limits.max_features:,} are allowed"
         )
         raise InvalidInput([Problem(code="too_many_features", message=message)])
-    return _features(items, crs, progress)
+    return list(feature_stream(items, len(items), crs, progress))
 
 
-def _features(
-    items: Sequence[object], crs: str, progress: Callable[[int, int], None] | None = None
-) -> list[RawFeature]:
-    features, problems = [], []
+def feature_stream(
+    items: Iterable[object],
+    total: int,
+    crs: str,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    geometry: bool = True,
+) -> Iterator[RawFeature]:
+    """Each item of a FeatureCollection as a RawFeature, as it is read; at the end,
+    InvalidInput if any item was not a Feature. ``geometry=False`` skips building them."""
+    problems = []
     for index, item in enumerate(items, start=1):
         if progress is not None:
-            progress(index, len(items))
+            progress(index, total)
         if not isinstance(item, dict) or item.get("type") != "Feature":
             message = f"feature {index} is not a GeoJSON Feature object"
             problems.append(Problem(code="unreadable_file", message=message, feature=index))
@@ -129,26 +136,24 @@ def _features(
             continue
         if "id" not in properties and item.get("id") is not None:
             properties = {**properties, "id": item["id"]}
+        if not geometry:
+            yield RawFeature(index=index, properties=properties, geometry=None, crs=crs)
+            continue
         try:
-            geometry = _geometry(item.get("geometry"))
+            shape = _geometry(item.get("geometry"))
         except _BadGeometry as bad:
             message = f"feature {index}: {bad.message}"
             problem = Problem(code=bad.code, message=message, feature=index, field="geometry")
-            features.append(
-                RawFeature(
-                    index=index, properties=properties, geometry=None, crs=crs, problems=(problem,)
-                )
+            yield RawFeature(
+                index=index, properties=properties, geometry=None, crs=crs, problems=(problem,)
             )
             continue
-        projected, found = to_bng(geometry, crs, index)
-        features.append(
-            RawFeature(
-                index=index, properties=properties, geometry=projected, crs=crs, problems=found
-            )
+        projected, found = to_bng(shape, crs, index)
+        yield RawFeature(
+            index=index, properties=properties, geometry=projected, crs=crs, problems=found
         )
     if problems:
         raise InvalidInput(problems)
-    return features
 
 
 def _geometry(obj: object) -> Polygon | MultiPolygon | None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
+# Sites of a stream in flight at once: ~50 MB of real-shaped sites and their results.
+WINDOW = 2048
 _R = TypeVar("_R")
 
 
@@ -60,6 +63,10 @@ class ForkedSiteMap:
     (nothing to pickle but results). Blocks of sites are dealt round-robin, which evens
     out a few large sites, and come back block by block, so results still stream in
     input order (progress keeps moving) and a child's exception is raised in the caller.
+
+    Items that are not a short sequence (a national file read as it goes) are taken
+    ``window`` at a time, each window a batch of its own: at most ``window`` items and
+    their results are in flight, whatever the file's size.
     """
 
     def __init__(
@@ -67,14 +74,29 @@ class ForkedSiteMap:
         processes: int,
         min_items: int = 16,
         spare_cpus: Callable[[], float] = spare_cpus_now,
+        window: int | None = None,
     ) -> None:
         if processes < 1:
             raise ValueError("processes must be at least 1")
+        window = WINDOW if window is None else window
+        if window < 1:
+            raise ValueError("window must be at least 1")
         self.processes = processes
         self.min_items = min_items
         self.spare_cpus = spare_cpus
+        self.window = window
 
-    def __call__(self, fn: Callable[[_T], _R], items: Sequence[_T]) -> Iterator[_R]:
+    def __call__(self, fn: Callable[[_T], _R], items: Iterable[_T]) -> Iterator[_R]:
+        if isinstance(items, Sequence) and len(items) <= self.window:
+            return self._batch(fn, items)
+        return self._windows(fn, iter(items))
+
+    def _windows(self, fn: Callable[[_T], _R], items: Iterator[_T]) -> Iterator[_R]:
+        while window := list(itertools.islice(items, self.window)):
+            yield from self._batch(fn, window)
+            del window  # before the next one is read
+
+    def _batch(self, fn: Callable[[_T], _R], items: Sequence[_T]) -> Iterator[_R]:
         parts = min(self.processes, len(items) // max(1, self.min_items // 2))
         if parts >= 2 and len(items) >= self.min_items:
             # A child only helps on a CPU nobody else is using: on a busy machine it adds

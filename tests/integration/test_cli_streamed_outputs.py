@@ -1,0 +1,163 @@
+"""`nrf assess` streams (reads, assesses and writes a site at a time) and writes the same bytes.
+
+The expected files come from the in-memory path that `nrf assess` used before it streamed
+(main at a01759d), which the worker and the API still use: the whole file read and
+validated into a list, one `AssessmentRun` in memory, then `render` / `report_files` /
+`render_table`. On 2026-11-26 the streamed outputs of the 245 samples under all three rule
+sets were also compared with main's own `nrf assess` output files (cmp): identical.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+
+import pytest
+import shapely
+
+from nrf.adapters.outputs.html_report import report_files
+from nrf.adapters.outputs.result_files import render, write_all
+from nrf.adapters.site_boundaries import boundary_stream
+from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
+from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
+from nrf.adapters.site_map import forked_site_map
+from nrf.domain.rules import RULE_SETS, rule_set_named
+from nrf.domain.validation import validate_features
+from nrf.entrypoints import assess_command
+from nrf.entrypoints.cli import EXIT_USAGE, main
+from nrf.entrypoints.container import build_container, bundled_samples
+from nrf.entrypoints.report_table import render_table
+
+BNW = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
+OUTPUTS = ("out.csv", "out.json", "out.geojson", "out.html")
+
+
+def in_memory(source: Path, rules: str, folder: Path) -> dict[str, bytes]:
+    """Every file the pre-streaming `nrf assess` wrote for ``source``, and its table."""
+    developments = validate_features(read_boundary_file(source))
+    container = build_container(None, assess_processes=1)
+    run = container.assess_developments()(developments, rule_set_named(rules))
+    for name in OUTPUTS:
+        path = folder / name
+        if name.endswith(".html"):
+            write_all(report_files(path, run, developments, container.boundary_data()))
+        else:
+            write_all(render(path, run, developments))
+    files = {path.name: path.read_bytes() for path in folder.iterdir()}
+    files["table.txt"] = (render_table(run) + "\n").encode()
+    return files
+
+
+def streamed(source: Path, rules: str, folder: Path, *extra: str) -> dict[str, bytes]:
+    for name in OUTPUTS:
+        assert (
+            main(["assess", str(source), "--rules", rules, "--output", str(folder / name), *extra])
+            == 0
+        )
+    files = {path.name: path.read_bytes() for path in folder.iterdir()}
+    table = io.StringIO()
+    args = assess_command.add_parser(_subparsers()).parse_args(
+        [str(source), "--rules", rules, *extra]
+    )
+    assert assess_command.run_assess(args, stdout=table, stderr=io.StringIO()) == 0
+    files["table.txt"] = table.getvalue().encode()
+    return files
+
+
+def _subparsers() -> argparse._SubParsersAction:
+    return argparse.ArgumentParser().add_subparsers()
+
+
+@pytest.mark.parametrize("rules", sorted(RULE_SETS))
+def test_the_245_samples_stream_to_the_same_bytes(
+    tmp_path: Path, rules: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "before").mkdir()
+    (tmp_path / "after").mkdir()
+    expected = in_memory(BNW, rules, tmp_path / "before")
+    # Windows of 50 sites: 5 windows (each forked over 2 processes when CPUs are idle).
+    monkeypatch.setattr(forked_site_map, "WINDOW", 50)
+    got = streamed(BNW, rules, tmp_path / "after", "--processes", "2")
+    assert (
+        sorted(got)
+        == sorted(expected)
+        == sorted(
+            [
+                "out.csv",
+                "out.levy.csv",
+                "out.provenance.json",
+                "out.json",
+                "out.geojson",
+                "out.html",
+                "table.txt",
+            ]
+        )
+    )
+    for name, text in expected.items():
+        assert got[name] == text, name
+    # the run has both kinds of site, so the merge of the two spools is exercised
+    document = json.loads(got["out.json"])
+    assert document["sites"] and document["out_of_scope"]
+
+
+def geojson_of(source: Path, path: Path) -> Path:
+    """The sample shapefile as a GeoJSON in EPSG:27700, written without nrf."""
+    features = [
+        {
+            "type": "Feature",
+            "properties": f.properties,
+            "geometry": shapely.geometry.mapping(f.geometry),
+        }
+        for f in read_boundary_file(source)
+    ]
+    document = {
+        "type": "FeatureCollection",
+        "features": features,
+        "crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}},
+    }
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_a_geojson_read_as_it_goes_gives_the_features_a_whole_parse_gives(tmp_path: Path) -> None:
+    path = geojson_of(BNW, tmp_path / "bnw.geojson")
+    whole = read_boundary_file(path)
+    with open_boundary_file(path, stream_bytes=0) as source:
+        assert source.count == len(whole) == 245
+        assert list(source.features()) == whole
+        assert [f.properties for f in source.features(geometry=False)] == [
+            f.properties for f in whole
+        ]
+
+
+def test_a_shapefile_read_in_chunks_gives_the_features_of_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = read_boundary_file(BNW)
+    monkeypatch.setattr(boundary_stream, "CHUNK", 7)  # 35 reads of 7
+    with open_boundary_file(BNW) as source:
+        assert list(source.features()) == whole
+
+
+def test_a_streamed_geojson_assesses_to_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = geojson_of(BNW, tmp_path / "bnw.geojson")
+    (tmp_path / "whole").mkdir()
+    (tmp_path / "streamed").mkdir()
+    rules = "iat-2026-04"
+    expected = in_memory(path, rules, tmp_path / "whole")
+    monkeypatch.setattr(boundary_stream, "STREAM_BYTES", 0)
+    assert streamed(path, rules, tmp_path / "streamed") == expected
+
+
+def test_an_html_report_of_too_many_sites_is_refused_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(assess_command, "HTML_MAX_SITES", 244)
+    assert main(["assess", str(BNW), "--output", str(tmp_path / "r.html")]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "the file has 245 sites; an .html report holds at most 244" in err
+    assert not list(tmp_path.iterdir())
