@@ -15,14 +15,11 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 from nrf.entrypoints.exit_codes import EXIT_OK, EXIT_USAGE
 from nrf.entrypoints.output_paths import output_argument
-
-if TYPE_CHECKING:
-    from nrf.domain.model import Development
 
 # A report page of more sites than this is refused: it is built whole in memory, and a page
 # of 5,000 sites (~15 MB of HTML) is already more than a browser shows usefully.
@@ -151,7 +148,7 @@ def run_assess(
         check_writable(args.output)
 
     from nrf.adapters.outputs.result_files import render, write_all
-    from nrf.adapters.outputs.spooled_run import Spool, spool_developments, spool_run
+    from nrf.adapters.outputs.spooled_run import spool_developments, spool_run
     from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
     from nrf.domain.rules import rule_set_named
     from nrf.domain.validation import absent_columns, check_count, validated
@@ -206,12 +203,9 @@ def run_assess(
                     tempfile.TemporaryDirectory(prefix=".nrf-assess-", dir=_spool_dir(args))
                 )
             )
-            shapes: Spool[Development] = Spool(folder / "developments.pickle")
-            if args.output is not None and args.output.suffix.lower() == ".geojson":
-                developments = spool_developments(developments, shapes)
-            else:
-                shapes.close()
-            outcomes = assess.outcomes(developments, rules, count, assessing)
+            geojson = args.output is not None and args.output.suffix.lower() == ".geojson"
+            passed, shapes = spool_developments(developments, folder, keep=geojson)
+            outcomes = assess.outcomes(passed, rules, count, assessing)
             run = spool_run(outcomes, assess.provenance(rules), folder)
             marks.append(("writing", clock()))
             if args.output is not None:

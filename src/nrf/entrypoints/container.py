@@ -133,7 +133,9 @@ class Container(containers.DeclarativeContainer):
     clock = providers.Singleton(SystemClock)
     sleeper = providers.Singleton(SystemSleeper)
 
-    boundary_data = providers.Singleton(GeoPackageBoundaryData, path=config.reference_data)
+    boundary_data = providers.Singleton(
+        GeoPackageBoundaryData, path=config.reference_data, verified=config.reference_data_verified
+    )
     site_map = providers.Singleton(ForkedSiteMap, processes=config.assess_processes.as_(int))
     assess_developments = providers.Factory(
         AssessDevelopments, repository=boundary_data, site_map=site_map
@@ -387,6 +389,9 @@ def build_container(
     values["dlq_name"] = settings.dlq_name or f"{settings.queue_name}_dlq"
     path = reference_data or settings.reference_data
     values["reference_data"] = str(path or bundled_reference_data())
+    if reference_data is not None or settings.reference_data is None:
+        # The verified digest belongs to settings.reference_data only (settle_reference_data).
+        values["reference_data_verified"] = None
     values["assess_processes"] = assess_processes
     container.config.from_dict(values)
     container.worker_settings.override(providers.Object(settings))

@@ -19,6 +19,7 @@ from typing import Any
 import attrs
 from attrs import frozen
 
+from nrf.adapters.boundary_data.bundle_digest import stamped
 from nrf.adapters.boundary_data.bundle_fetch import CANCELLED, fetch_s3, verify_local
 from nrf.adapters.boundary_data.bundle_identity import bundle_identity
 from nrf.adapters.boundary_data.bundle_location import S3Location, parse_location
@@ -180,4 +181,8 @@ def settle_reference_data(
         return refused(exc.code, exc.message, EXIT_SYNTHETIC_REFUSED if synthetic else EXIT_FATAL)
     except OSError as exc:  # the cache folder cannot be made or written, say
         return refused("reference_data_io_error", str(exc), EXIT_FATAL)
-    return attrs.evolve(settings, reference_data=str(ready.path))
+    # The digest travels with the path (stamped with its size and mtime): the worker and job
+    # processes, and a job process replacing one that died, open the bundle without hashing
+    # it again, so the one hash is here, while the task is STARTING and /ready says so.
+    verified = stamped(ready.path, ready.info.sha256)
+    return attrs.evolve(settings, reference_data=str(ready.path), reference_data_verified=verified)

@@ -66,6 +66,22 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return digest
 
 
+def stamped(path: str | os.PathLike[str], digest: str) -> str:
+    """``digest`` with the file's size and mtime, to hand to another process of this task."""
+    stamp = _stamp(Path(path))
+    return f"{digest}:{stamp['size']}:{stamp['mtime_ns']}"
+
+
+def unchanged_digest(path: str | os.PathLike[str], verified: str) -> str | None:
+    """The digest of a ``stamped`` text while the file keeps that size and mtime, else None
+    (the same rule as the sidecar: a file changed since is hashed again)."""
+    digest, _, rest = verified.partition(":")
+    try:
+        return digest if rest == "{size}:{mtime_ns}".format(**_stamp(Path(path))) else None
+    except OSError:
+        return None
+
+
 def remember(path: str | os.PathLike[str], digest: str) -> None:
     """Record a digest just computed in full (a verified download), so readers skip hashing."""
     target = Path(path)

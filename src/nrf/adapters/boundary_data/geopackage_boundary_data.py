@@ -15,7 +15,7 @@ from typing import Any
 import shapely
 
 from nrf.adapters.boundary_data import geopackage_lookups
-from nrf.adapters.boundary_data.bundle_digest import file_sha256
+from nrf.adapters.boundary_data.bundle_digest import file_sha256, unchanged_digest
 from nrf.adapters.boundary_data.geopackage_schema import (
     COEFFICIENT_COLUMNS,
     COEFFICIENT_LAYER,
@@ -57,7 +57,10 @@ def _coefficient(value: object) -> float | None:
 class GeoPackageBoundaryData:
     """Reads one bundle: validated at construction, then one R-tree query per site."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, verified: str | None = None) -> None:
+        """``verified``: the digest the worker's start-up step verified or computed, stamped
+        with the file's size and mtime (``bundle_digest.stamped``); used while they match,
+        so no process of the worker hashes the bundle again."""
         self.path = Path(path)
         if not self.path.is_file():
             raise BrokenBundle(f"bundle file not found: {self.path}")
@@ -76,7 +79,7 @@ class GeoPackageBoundaryData:
             record_valid(self.path, SMALL_LAYERS)
         self._check_coefficients = COEFFICIENT_LAYER not in trusted
         self._lookups, self._info = self._load_tables()
-        self._sha256: str | None = None
+        self._sha256 = unchanged_digest(self.path, verified) if verified else None
         coeff = schema[COEFFICIENT_LAYER]
         cols = ", ".join(f"t.{q(coeff.columns[c])}" for c in COEFFICIENT_COLUMNS)
         self._coefficient_sql = (

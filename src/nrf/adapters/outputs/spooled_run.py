@@ -70,9 +70,18 @@ class Spool(Generic[_T]):
 
 
 def spool_developments(
-    developments: Iterable[Development], into: Spool[Development]
-) -> Iterator[Development]:
-    """``developments`` passed on unchanged, each also appended to ``into`` (for the maps)."""
+    developments: Iterable[Development], folder: Path, *, keep: bool
+) -> tuple[Iterable[Development], Spool[Development]]:
+    """``developments`` to pass on, and the spool that (when ``keep``) each is appended to as
+    it passes, for the writers that need the boundaries (GeoJSON); otherwise left empty."""
+    shapes: Spool[Development] = Spool(folder / "developments.pickle")
+    if not keep:
+        shapes.close()
+        return developments, shapes
+    return _copied(developments, shapes), shapes
+
+
+def _copied(developments: Iterable[Development], into: Spool[Development]) -> Iterator[Development]:
     for development in developments:
         into.append(development)
         yield development
