@@ -29,7 +29,9 @@ def reference_pieces(
     for coef in coefficients:
         if not shapely.intersects(coef.geometry, boundary):
             continue
-        part = shapely.intersection(boundary, coef.geometry)
+        # issue 20: a parcel wholly inside the site is its own part (no overlay)
+        inside = shapely.contains_properly(boundary, coef.geometry)
+        part = coef.geometry if inside else shapely.intersection(boundary, coef.geometry)
         for nn in catchments:
             if not shapely.intersects(nn.geometry, boundary):
                 continue
@@ -124,3 +126,24 @@ def test_pieces_and_majorities_match_the_plain_loops(seed: int) -> None:
         assert majority_value(boundary, zones) == reference_majority(boundary, zones)
         compared += bool(want)
     assert compared > 5
+
+
+def test_a_parcel_wholly_inside_the_site_is_its_own_part_and_agrees_with_the_overlay() -> None:
+    # Site 100 m x 100 m; parcel A 20 m x 10 m strictly inside it; parcel B shares the
+    # site's west edge (not strictly inside: overlaid as before). Catchment holds all.
+    # A: 20 x 10 = 200 m2 = 0.02 ha exactly, its own area; B: 30 x 100 = 3,000 m2 = 0.3 ha.
+    site_box = box(1000, 1000, 1100, 1100)
+    a = box(1040, 1040, 1060, 1050)
+    b = box(1000, 1000, 1030, 1100)
+    coefficients = [
+        CoefficientPolygon(
+            geometry=g, lu_curr_n_coeff=1.0, lu_curr_p_coeff=0.1, n_resi_coeff=2.0, p_resi_coeff=0.2
+        )
+        for g in (a, b)
+    ]
+    catchments = [NnCatchment(box(0, 0, 2000, 2000), "A SAC", "1")]
+    pieces = land_use_pieces(site_box, coefficients, catchments, 1.0, RULES)
+    assert [p.area_ha for p in pieces] == [0.02, 0.3]
+    # the overlay would have given the same to well below a penny of any figure
+    overlay = shapely.area(shapely.intersection(site_box, a)) / 10_000
+    assert math.isclose(pieces[0].area_ha, overlay, rel_tol=1e-12)

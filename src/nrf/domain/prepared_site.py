@@ -9,6 +9,24 @@ from numpy.typing import NDArray
 from nrf.domain.model import Boundary
 
 
+def meeting_and_inside(
+    boundary: Boundary, geoms: NDArray[np.object_]
+) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+    """The indices of ``geoms`` that meet the site, and for each whether the site
+    ``contains_properly`` it (wholly inside, no boundary shared), with the site prepared
+    once for both exact predicates (see ``intersecting``)."""
+    prepared_here = len(geoms) >= 2 and not shapely.is_prepared(boundary)
+    if prepared_here:
+        shapely.prepare(boundary)
+    try:
+        hits = np.flatnonzero(shapely.intersects(boundary, geoms))
+        inside = np.asarray(shapely.contains_properly(boundary, geoms[hits]), dtype=bool)
+    finally:
+        if prepared_here:
+            shapely.destroy_prepared(boundary)
+    return hits, inside
+
+
 def intersecting(boundary: Boundary, geoms: NDArray[np.object_]) -> NDArray[np.bool_]:
     """``shapely.intersects(geoms, boundary)``, computed with ``boundary`` prepared.
 
