@@ -77,8 +77,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="PATH",
         type=output_argument,
         help="write .csv (the legacy 31 columns, plus a .levy.csv for Excel and a "
-        ".provenance.json), .json, .geojson or .html (the report with maps) instead of "
-        "printing a table",
+        ".provenance.json), .json, .geojson or .html (the report with maps, up to 5,000 sites) "
+        "instead of printing a table",
     )
     assess.add_argument(
         "--layer",
