@@ -112,9 +112,12 @@ def html_too_large(count: int) -> str:
 
 def _spool_dir(args: argparse.Namespace) -> str | None:
     """Spool results beside the output (a national run's spool is GBs; /tmp may be memory)."""
-    if args.output is not None and args.output.parent.is_dir():
-        return str(args.output.parent)
-    return None
+    if args.output is None:
+        return None
+    folder = args.output.absolute().parent
+    while not folder.is_dir():  # the output's folder is made when it is written
+        folder = folder.parent
+    return str(folder)
 
 
 def cmd_assess(args: argparse.Namespace) -> int:

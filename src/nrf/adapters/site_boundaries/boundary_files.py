@@ -50,6 +50,18 @@ def read_boundary_file(
     of a folder); ``crs`` is the CRS of a file that does not say (a .shp without .prj, a
     GeoJSON in metres): a file that says another one is refused, never reinterpreted.
     """
+    path, layer, given = checked_file(path, limits, layer=layer, crs=crs)
+    if path.suffix.lower() == ".zip":
+        with extracted_boundary(path, limits) as inner:
+            return _read_local(inner, limits, layer=layer, given_crs=given, progress=progress)
+    return _read_local(path, limits, layer=layer, given_crs=given, progress=progress)
+
+
+def checked_file(
+    path: str | Path, limits: InputLimits, *, layer: str | None, crs: str | None
+) -> tuple[Path, str | None, str | None]:
+    """The file to read (a folder's shapefile), its layer and the given CRS, once every
+    check that needs no reading has passed (exists, type, layer, size, CRS name)."""
     path = Path(path)
     if path.is_dir():
         path = shapefile_in_folder(path, layer)
@@ -61,12 +73,8 @@ def read_boundary_file(
         message = f"--layer {layer!r} applies to a GeoPackage or a folder of shapefiles, "
         raise _refuse("unknown_layer", message + f"and {path.name!r} has one layer")
     parts = [path] + (_sidecars(path) if suffix == ".shp" else [])
-    _check_size(sum(part.stat().st_size for part in parts), limits)
-    given = accepted_crs(crs) if crs is not None else None
-    if suffix == ".zip":
-        with extracted_boundary(path, limits) as inner:
-            return _read_local(inner, limits, layer=layer, given_crs=given, progress=progress)
-    return _read_local(path, limits, layer=layer, given_crs=given, progress=progress)
+    check_size(sum(part.stat().st_size for part in parts), limits)
+    return path, layer, accepted_crs(crs) if crs is not None else None
 
 
 def read_boundary_bytes(
@@ -74,7 +82,7 @@ def read_boundary_bytes(
 ) -> list[RawFeature]:
     """Every feature of a boundary file held as bytes (from S3); ``filename`` gives its type."""
     suffix = _checked_suffix(filename)
-    _check_size(len(data), limits)
+    check_size(len(data), limits)
     if suffix == ".shp":
         message = "a bare .shp cannot be read without its .shx and .dbf; send them zipped together"
         raise _refuse("missing_shapefile_parts", message)
@@ -97,7 +105,7 @@ def _checked_suffix(name: str) -> str:
     return suffix
 
 
-def _check_size(size: int, limits: InputLimits) -> None:
+def check_size(size: int, limits: InputLimits) -> None:
     if size > limits.max_file_bytes:
         message = f"the file is {size:,} bytes; at most {limits.max_file_bytes:,} are allowed"
         raise _refuse("file_too_large", message)
@@ -123,11 +131,11 @@ def _read_local(
 ) -> list[RawFeature]:
     suffix = path.suffix.lower()
     if suffix in (".geojson", ".json"):
-        _check_size(path.stat().st_size, limits)  # a zip's inner file too, not only the zip
+        check_size(path.stat().st_size, limits)  # a zip's inner file too, not only the zip
         features = read_geojson_bytes(
             path.read_bytes(), limits, default_crs=given_crs or WGS84, progress=progress
         )
-        _check_given_crs(features[0].crs if features else None, given_crs)
+        check_given_crs(features[0].crs if features else None, given_crs)
         return features
     layer, crs, count = ogr_layer(path, limits, layer=layer, given_crs=given_crs)
     return list(ogr_features(path, layer, crs, count, progress=progress))
@@ -149,7 +157,7 @@ def ogr_layer(
         except _OGR_ERRORS as error:
             raise _refuse("unreadable_file", f"the file cannot be read ({error})") from None
     if info["crs"] is not None:
-        _check_given_crs(accepted_crs(info["crs"]), given_crs)
+        check_given_crs(accepted_crs(info["crs"]), given_crs)
     crs = given_crs if info["crs"] is None and given_crs else accepted_crs(info["crs"])
     count = int(info["features"])
     if count > limits.max_features:
@@ -208,7 +216,7 @@ def ogr_features(
             return
 
 
-def _check_given_crs(declared: str | None, given: str | None) -> None:
+def check_given_crs(declared: str | None, given: str | None) -> None:
     """A file that states its CRS keeps it: ``--crs`` naming another one is refused."""
     if given is not None and declared is not None and declared != given:
         message = f"the file says its CRS is {declared}, but {given} was given; "

@@ -15,13 +15,11 @@ from pathlib import Path
 from attrs import frozen
 
 from nrf.adapters.site_boundaries import geojson_scanner
-from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs, geojson_crs
+from nrf.adapters.site_boundaries.boundary_crs import WGS84, geojson_crs
 from nrf.adapters.site_boundaries.boundary_files import (
-    _check_given_crs,
-    _check_size,
-    _checked_suffix,
-    _refuse,
-    _sidecars,
+    check_given_crs,
+    check_size,
+    checked_file,
     ogr_features,
     ogr_layer,
 )
@@ -30,7 +28,6 @@ from nrf.adapters.site_boundaries.boundary_geojson import (
     json_budget,
     read_geojson_bytes,
 )
-from nrf.adapters.site_boundaries.boundary_layers import shapefile_in_folder
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
@@ -73,21 +70,9 @@ def open_boundary_file(
 ) -> Iterator[BoundarySource]:
     """The file as a BoundarySource, with the checks and errors of ``read_boundary_file``;
     a GeoJSON of ``stream_bytes`` (default ``STREAM_BYTES``) or more is read as it goes."""
-    path = Path(path)
-    if path.is_dir():
-        path = shapefile_in_folder(path, layer)
-        layer = None
-    if not path.is_file():
-        raise _refuse("file_not_found", f"there is no file at {str(path)!r}")
-    suffix = _checked_suffix(path.name)
-    if layer is not None and suffix != ".gpkg":
-        message = f"--layer {layer!r} applies to a GeoPackage or a folder of shapefiles, "
-        raise _refuse("unknown_layer", message + f"and {path.name!r} has one layer")
-    parts = [path] + (_sidecars(path) if suffix == ".shp" else [])
-    _check_size(sum(part.stat().st_size for part in parts), limits)
-    given = accepted_crs(crs) if crs is not None else None
+    path, layer, given = checked_file(path, limits, layer=layer, crs=crs)
     with ExitStack() as stack:
-        if suffix == ".zip":
+        if path.suffix.lower() == ".zip":
             path = stack.enter_context(extracted_boundary(path, limits))
         threshold = STREAM_BYTES if stream_bytes is None else stream_bytes
         yield _source(path, limits, layer, given, threshold)
@@ -97,13 +82,13 @@ def _source(
     path: Path, limits: InputLimits, layer: str | None, given: str | None, stream_bytes: int
 ) -> BoundarySource:
     if path.suffix.lower() in (".geojson", ".json"):
-        _check_size(path.stat().st_size, limits)
+        check_size(path.stat().st_size, limits)
         if path.stat().st_size < stream_bytes:
             whole = read_geojson_bytes(path.read_bytes(), limits, default_crs=given or WGS84)
-            _check_given_crs(whole[0].crs if whole else None, given)
+            check_given_crs(whole[0].crs if whole else None, given)
             return BoundarySource(len(whole), lambda geometry, progress: _replay(whole, progress))
         found = _walk(path, limits, given or WGS84)
-        _check_given_crs(found.crs, given)
+        check_given_crs(found.crs, given)
 
         def read_geojson(geometry: bool, progress: Progress | None) -> Iterator[RawFeature]:
             items = geojson_scanner.items(path)
