@@ -14,6 +14,7 @@ import io
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 import shapely
 
@@ -23,8 +24,9 @@ from nrf.adapters.site_boundaries import boundary_stream
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
 from nrf.adapters.site_map import forked_site_map
+from nrf.domain.errors import InvalidInput
 from nrf.domain.rules import RULE_SETS, rule_set_named
-from nrf.domain.validation import validate_features
+from nrf.domain.validation import DEFAULT_LIMITS, validate_features
 from nrf.entrypoints import assess_command
 from nrf.entrypoints.cli import EXIT_USAGE, main
 from nrf.entrypoints.container import build_container, bundled_samples
@@ -161,3 +163,39 @@ def test_an_html_report_of_too_many_sites_is_refused_before_any_work(
     err = capsys.readouterr().err
     assert "the file has 245 sites; an .html report holds at most 244" in err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("document", "limits", "code"),
+    [
+        ({"type": "Feature", "properties": {}, "geometry": None}, {}, "unreadable_file"),
+        ({"type": "FeatureCollection", "features": []}, {}, "empty_file"),
+        (
+            {"type": "FeatureCollection", "features": [{}, {}]},
+            {"max_features": 1},
+            "too_many_features",
+        ),
+        # budget: 4 x max_total_vertices (0) + 50 x max_features (0) + 1,000 = 1,000 marks;
+        # each of these 300 features has 7 (two {, three :, its inner comma and the one after
+        # it): about 2,100
+        (
+            {
+                "type": "FeatureCollection",
+                "features": [{"type": "Feature", "properties": {"a": 1}}] * 300,
+            },
+            {"max_total_vertices": 0, "max_features": 0},
+            "geojson_too_complex",
+        ),
+    ],
+)
+def test_a_large_geojson_is_refused_as_a_whole_parse_refuses_it(
+    tmp_path: Path, document: object, limits: dict[str, int], code: str
+) -> None:
+    path = tmp_path / "sites.geojson"
+    path.write_text(json.dumps(document))
+    with (
+        pytest.raises(InvalidInput) as raised,
+        open_boundary_file(path, attrs.evolve(DEFAULT_LIMITS, **limits), stream_bytes=0),
+    ):
+        pass
+    assert raised.value.problems[0].code == code
