@@ -167,7 +167,8 @@ def run_assess(
     # "starting" is loading nrf's libraries (GDAL, GEOS, PROJ): seconds on a cold disk.
     marks = [("starting", started), ("reading", clock())]
     with contextlib.ExitStack() as stack:
-        # The file is read three times and never held: its columns, every problem, the sites.
+        # The file is read twice and never held: its columns, then every problem, each site
+        # checked being spooled to disk (the assessment reads the spool, not the file again).
         boundaries = stack.enter_context(
             open_boundary_file(source, limits, layer=args.layer, crs=args.crs)
         )
@@ -180,9 +181,16 @@ def run_assess(
             boundaries.features(geometry=False, progress=progress.stage("reading", "features"))
         )
         marks.append(("validating", clock()))
-        for _ in validated(
+        folder = Path(
+            stack.enter_context(
+                tempfile.TemporaryDirectory(prefix=".nrf-assess-", dir=_spool_dir(args))
+            )
+        )
+        checking = validated(
             boundaries.features(), count, absent, limits, progress.stage("validating", "sites")
-        ):
+        )
+        checked, developments = spool_developments(checking, folder)
+        for _ in checked:
             pass  # every problem is raised together at the end
         marks.append(("assessing", clock()))
         container = build_container(
@@ -190,7 +198,6 @@ def run_assess(
             assess_processes=args.processes,
         )
         assess = container.assess_developments()
-        developments = validated(boundaries.features(), count, absent, limits)
         assessing = progress.stage("assessing", "sites")
         files: Mapping[Path, str | Iterable[str]] = {}
         if html:
@@ -201,18 +208,11 @@ def run_assess(
             marks.append(("writing", clock()))
             files = report_files(args.output, run, kept, container.boundary_data())
         else:
-            folder = Path(
-                stack.enter_context(
-                    tempfile.TemporaryDirectory(prefix=".nrf-assess-", dir=_spool_dir(args))
-                )
-            )
-            geojson = args.output is not None and args.output.suffix.lower() == ".geojson"
-            passed, shapes = spool_developments(developments, folder, keep=geojson)
-            outcomes = assess.outcomes(passed, rules, count, assessing)
+            outcomes = assess.outcomes(developments, rules, count, assessing)
             run = spool_run(outcomes, assess.provenance(rules), folder)
             marks.append(("writing", clock()))
             if args.output is not None:
-                files = render(args.output, run, shapes, progress.stage("writing", "records"))
+                files = render(args.output, run, developments, progress.stage("writing", "records"))
         if args.output is not None:
             for path in write_all(files):
                 print(f"wrote {path}", file=err)

@@ -70,14 +70,12 @@ class Spool(Generic[_T]):
 
 
 def spool_developments(
-    developments: Iterable[Development], folder: Path, *, keep: bool
-) -> tuple[Iterable[Development], Spool[Development]]:
-    """``developments`` to pass on, and the spool that (when ``keep``) each is appended to as
-    it passes, for the writers that need the boundaries (GeoJSON); otherwise left empty."""
+    developments: Iterable[Development], folder: Path
+) -> tuple[Iterator[Development], Spool[Development]]:
+    """``developments`` to pass on, and the spool each is appended to as it passes (closed
+    once they all have): the checked sites, read back to assess them and to write their
+    boundaries (GeoJSON) without reading and checking the file again."""
     shapes: Spool[Development] = Spool(folder / "developments.pickle")
-    if not keep:
-        shapes.close()
-        return developments, shapes
     return _copied(developments, shapes), shapes
 
 
