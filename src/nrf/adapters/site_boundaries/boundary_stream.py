@@ -1,7 +1,7 @@
 """A boundary file opened for reading as often as needed, a chunk of features at a time.
 
-`nrf assess` of a national file reads it three times (which columns exist, every problem,
-then the sites to assess) instead of holding 1,000,000 features: a shapefile or GeoPackage
+`nrf assess` of a national file reads it twice (which columns exist, then every problem,
+spooling the checked sites) instead of holding 1,000,000 features: a shapefile or GeoPackage
 ``CHUNK`` rows a read, a large GeoJSON a feature at a time (``geojson_scanner``). A GeoJSON
 under ``STREAM_BYTES`` is parsed whole, once, exactly as ``read_boundary_file`` does.
 """
