@@ -16,7 +16,7 @@ from support.runs import RUN
 @pytest.mark.parametrize(
     ("text", "written"),
     [
-        ("=HYPERLINK(\"http://x\",\"y\")", "'=HYPERLINK(\"http://x\",\"y\")"),
+        ('=HYPERLINK("http://x","y")', '\'=HYPERLINK("http://x","y")'),
         ("+1+cmd|' /C calc'!A0", "'+1+cmd|' /C calc'!A0"),
         ("-2+3", "'-2+3"),
         ("@SUM(A1)", "'@SUM(A1)"),

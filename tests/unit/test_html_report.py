@@ -91,7 +91,7 @@ def test_the_map_prints_its_catchment_and_edp_names_with_a_legend_beside_it() ->
     html = page(repo(), pricing=NORFOLK)
     assert re.search(r'<text data-role="nn-label"[^>]*>River Wensum SAC</text>', html)
     assert re.search(r'<text data-role="edp-label"[^>]*>EDP: 1 Norfolk</text>', html)
-    figure = html[html.index("<figure>") : html.index("</figure>")]
+    figure = html[html.index('<figure class="site-map">') : html.index("</figure>")]
     assert "<figcaption>" in figure and "works catchment" in figure
 
 
@@ -253,3 +253,25 @@ def test_the_legend_names_each_uplift_class_in_words() -> None:
     ):
         assert label in html
     assert "inf" not in html
+
+
+def test_the_overview_prints_each_site_number_on_its_site() -> None:
+    data = repo()
+    devs = [
+        Development(
+            rlb_id=n,
+            id=f"R{n}",
+            name="S",
+            dwelling_category="housing",
+            source="",
+            dwellings=10,
+            boundary=box(X0 + 300 * n, Y0 + 100, X0 + 300 * n + 100, Y0 + 200),
+        )
+        for n in (1, 2)
+    ]
+    run = AssessDevelopments(data)(devs, rule_set_named("iat-2026-04"))
+    html = render_report(run, devs, data.reference_for)
+    overview = html[html.index('<figure class="overview">') :]
+    labels = re.findall(r'<text data-role="site-label"[^>]*>(\d+)</text>', overview)
+    assert labels == ["1", "2"]
+    assert "labelled with its site number" in overview

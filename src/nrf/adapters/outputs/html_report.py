@@ -44,11 +44,15 @@ border:1px solid #505a5f;vertical-align:middle;margin:0 4px 0 12px}
 .out{color:#505a5f}code{font-size:12px;word-break:break-all}
 a{color:#1d70b8}a:focus{outline:3px solid #ffdd00;background:#ffdd00;color:#0b0c0c}
 @page{size:A4;margin:12mm}
-@media print{body{margin:0;max-width:none;font-size:12px}h2{break-before:auto;break-after:avoid}
-h3{break-after:avoid}section.site{break-inside:auto}figure,tr,caption{break-inside:avoid}
-thead{display:table-header-group}.map{width:120mm;height:120mm}
-.synthetic{-webkit-print-color-adjust:exact;print-color-adjust:exact}
-th,.legend span{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+@media print{body{margin:0;max-width:none;font-size:11px}table{font-size:11px;margin:3px 0 6px}
+th,td{padding:1px 6px}h1{font-size:20px}h2{font-size:16px;margin:10px 0 4px;padding-top:6px;
+break-after:avoid}h3{font-size:13px;margin:8px 0 3px;break-after:avoid}p,ol{margin:3px 0}
+.stamp,.legend{font-size:11px}.synthetic{font-size:13px;padding:6px;border-width:3px;
+margin:0 0 8px}section.site{break-inside:auto}figure,tr,caption{break-inside:avoid}
+thead{display:table-header-group}.map{width:85mm;height:85mm}figure{margin:3px 0}
+.overview .map{width:180mm;height:180mm}
+section.mapped{break-before:page}
+.synthetic,th,.legend span{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 """
 
 
@@ -61,16 +65,19 @@ def _site(site: SiteAssessment, dev: Development, map_svg: str) -> str:
         f"works {site.majority_wwtw_id} {escape(site.wwtw_name or '')}; LPA "
         f"{escape(site.majority_lpa)}; subcatchment {escape(site.dev_subcatchment or '–')}"
     )
+    mapped = " mapped" if map_svg else ""
     return (
-        f'<section class="site" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
+        f'<section class="site{mapped}" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
         f"<h2>Site {s.rlb_id}: {escape(s.name or s.id)} <small>({escape(s.id)})</small></h2>"
         f"<p>{facts}</p>{tables.levy(site)}{map_svg}<h3>Nutrient figures (kg/yr)</h3>"
         f"{tables.figures(site)}{tables.catchments(site)}</section>"
     )
 
 
-def _figure(map_svg: str, legend: str) -> str:
-    return f"<figure>{map_svg}<figcaption>{legend}</figcaption></figure>" if map_svg else ""
+def _figure(map_svg: str, legend: str, kind: str = "site-map") -> str:
+    if not map_svg:
+        return ""
+    return f'<figure class="{kind}">{map_svg}<figcaption>{legend}</figcaption></figure>'
 
 
 def _legend() -> str:
@@ -119,8 +126,9 @@ def _stamp(stamp: OutputStamp | None, run: AssessmentRun) -> str:
 
 def _out_of_scope(site: OutOfScopeSite, dev: Development, map_svg: str) -> str:
     s = site.site
+    mapped = " mapped" if map_svg else ""
     return (
-        f'<section class="site out" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
+        f'<section class="site out{mapped}" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
         f"<h2>Site {s.rlb_id}: {escape(s.name or s.id)} <small>({escape(s.id)})</small>: "
         f"out of scope</h2><p><code>{escape(site.reason_code)}</code>: {escape(site.reason)}"
         f"</p>{map_svg}</section>"
@@ -140,7 +148,9 @@ def render_report(
         drawn_all = svg_map.overview_map(
             ((d.rlb_id, d.boundary) for d in developments), f"{len(developments)} sites"
         )
-        overview = "<h2>Where the sites are</h2>" + _figure(drawn_all, _overview_legend())
+        overview = "<h2>Where the sites are</h2>" + _figure(
+            drawn_all, _overview_legend(), "overview"
+        )
     maps_left = MAX_SITE_MAPS
 
     def drawn(

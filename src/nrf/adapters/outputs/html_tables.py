@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from html import escape
 
-from nrf.domain.levy_text import gbp, gbp_scheduled, levy_lines, levy_sum, percent, pricing_lines
+from nrf.domain.levy_text import (
+    LevySum,
+    gbp,
+    gbp_scheduled,
+    levy_lines,
+    levy_sum,
+    percent,
+    pricing_lines,
+)
 from nrf.domain.results import AssessmentRun, Provenance, SiteAssessment
 from nrf.domain.rules import RULE_SETS
 
@@ -39,20 +47,28 @@ def totals(run: AssessmentRun) -> str:
     levy = levy_sum(run.sites)
     return (
         "<table id=totals><caption>Totals</caption>"
-        + head("", "value")
+        + head("figure", "value")
         + row("<th>sites assessed</th>", cell(str(len(run.sites)), key="sites"))
         + row("<th>sites out of scope</th>", cell(str(len(run.out_of_scope)), key="out-of-scope"))
         + row("<th>levies quoted</th>", cell(str(levy.quoted), key="quoted"))
         + row("<th>levies refused</th>", cell(str(levy.refused), key="refused"))
         + row("<th>nitrogen, kg/yr</th>", cell(f"{n:,.2f}", key="total-n"))
         + row("<th>phosphorus, kg/yr</th>", cell(f"{p:,.2f}", key="total-p"))
-        + row("<th>levy excluding VAT</th>", cell(gbp(levy.excluding_vat), key="total-levy"))
+        + _levy_totals(levy)
+        + "</table>"
+    )
+
+
+def _levy_totals(levy: LevySum) -> str:
+    if not levy.quoted:  # nothing quoted: say so, never a £0.00 that reads like a quote
+        return row("<th>levy</th>", cell("none quoted", numeric=False, key="total-levy"))
+    return (
+        row("<th>levy excluding VAT</th>", cell(gbp(levy.excluding_vat), key="total-levy"))
         + row("<th>VAT</th>", cell(gbp(levy.vat), key="total-vat"))
         + row(
             "<th>levy including VAT</th>",
             cell(gbp(levy.including_vat), key="total-levy-including-vat"),
         )
-        + "</table>"
     )
 
 
@@ -194,15 +210,9 @@ def levy(site: SiteAssessment) -> str:
             f"{words}</div>"
         )
     rid = site.site.rlb_id
+    # The table holds the figures; the dates, window and calculator are in the working below.
     rows = (
         ("EDP", f"{pricing.edp_id} {pricing.edp_name}", None),
-        ("quote date", pricing.quote_date.isoformat(), None),
-        (
-            "charge valid",
-            f"{pricing.charge_valid_from.isoformat()} to {pricing.charge_valid_to.isoformat()}",
-            None,
-        ),
-        ("EDP start date", pricing.edp_start_date.isoformat(), None),
         ("base charge per unit", gbp_scheduled(pricing.base_charge_per_unit), None),
         *(
             (f"CIL index {r.charging_year}", f"{r.cil_index} (factor {r.index_factor})", None)
@@ -214,7 +224,6 @@ def levy(site: SiteAssessment) -> str:
         ("levy excluding VAT", gbp(pricing.amount_excluding_vat), "levy"),
         (f"VAT at {percent(pricing.vat_rate)}", gbp(pricing.vat), "vat"),
         ("levy including VAT", gbp(pricing.amount_including_vat), "levy-including-vat"),
-        ("calculator", pricing.calculator_version, None),
     )
     table = "".join(
         row(f"<th>{escape(name)}</th>", cell(value, key=f"site-{rid}-{key}" if key else None))

@@ -113,15 +113,15 @@ def site_map(
     for catchment in catchments:
         layers.append(_area_label(frame, catchment.geometry, boundary, catchment.n2k_site_name))
     if edp_names:
-        layers.append(_label(16.0, 24.0, "EDP: " + "; ".join(edp_names), "edp-label", "start"))
+        layers.append(_label(16.0, 28.0, "EDP: " + "; ".join(edp_names), "edp-label", "start"))
     return _svg(frame, layers, label)
 
 
-def _label(x: float, y: float, text: str, role: str, anchor: str = "middle") -> str:
+def _label(x: float, y: float, text: str, role: str, anchor: str = "middle", size: int = 20) -> str:
     # A white halo under dark text keeps it readable over any fill, on screen and on paper.
     return (
         f'<text data-role="{role}" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" '
-        'font-size="14" font-family="Arial,Helvetica,sans-serif" fill="#0b0c0c" '
+        f'font-size="{size}" font-family="Arial,Helvetica,sans-serif" fill="#0b0c0c" '
         'stroke="#ffffff" stroke-width="3" paint-order="stroke">'
         f"{escape(text)}</text>"
     )
@@ -136,7 +136,7 @@ def _area_label(
     spare = shapely.difference(seen, avoid)
     spot = shapely.point_on_surface(spare if not spare.is_empty else seen)
     x, y = frame.pixel(spot.x, spot.y)
-    return _label(min(max(x, 60.0), frame.width - 60.0), y, text, "nn-label")
+    return _label(min(max(x, 100.0), frame.width - 100.0), y, text, "nn-label")
 
 
 def overview_map(sites: Iterable[tuple[int, Boundary]], label: str) -> str:
@@ -150,7 +150,7 @@ def overview_map(sites: Iterable[tuple[int, Boundary]], label: str) -> str:
     for rlb_id, geom in numbered:
         spot = shapely.point_on_surface(geom)
         x, y = frame.pixel(spot.x, spot.y)
-        layers.append(_label(x, y - 6, str(rlb_id), "site-label"))
+        layers.append(_label(x, y - 4, str(rlb_id), "site-label", size=11))
     return _svg(frame, layers, label)
 
 
