@@ -147,3 +147,83 @@ def test_245_sites_print_each_mapped_site_on_its_own_page(browser: Any) -> None:
     assert "Where the sites are" in pages[7] and mapped[0] == 8
     assert len(pages) == 117, len(pages)
     assert "out of scope" in pages[-1]
+
+
+NPM_QUIET = ("--no-audit", "--no-fund", "--no-save")
+WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+@pytest.fixture(scope="module")
+def axe() -> str:
+    """axe-core's script, installed from npm once (pinned) under out/axe."""
+    npm = shutil.which("npm")
+    if not AXE.exists() and npm is not None:
+        subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(AXE.parents[2]),
+                f"axe-core@{AXE_VERSION}",
+                *NPM_QUIET,
+            ],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    if not AXE.exists():
+        if os.environ.get("CI"):
+            pytest.fail("CI must have npm to install axe-core", pytrace=False)
+        pytest.skip("axe-core is not installed and npm is not available")
+    return AXE.read_text(encoding="utf-8")
+
+
+def violations(browser: Any, url: str, axe: str) -> list[dict[str, Any]]:
+    """axe-core's WCAG 2.2 A and AA violations of the page at ``url`` (the checker is the
+    only script: the pages themselves have none)."""
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    page.goto(url)
+    page.add_script_tag(content=axe)
+    found: list[dict[str, Any]] = page.evaluate(
+        """async (tags) => {
+            const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
+            return result.violations.map((v) => ({
+                id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+            }));
+        }""",
+        WCAG_22_AA,
+    )
+    context.close()
+    return found
+
+
+def test_the_report_has_no_wcag_22_aa_violations(browser: Any, axe: str) -> None:
+    html, _ = report(SMALL_JSON, "axe-report")
+    assert violations(browser, html.as_uri(), axe) == []
+
+
+def test_a_refused_levy_report_has_no_wcag_22_aa_violations(browser: Any, axe: str) -> None:
+    from support.runs import EXCLUDED
+
+    container = build_container(None)
+    developments = validate_features(read_boundary_file(SMALL_JSON))
+    run = container.assess_developments()(developments, rule_set_named(None))
+    sites = tuple(
+        attrs.evolve(s, pricing=None, levy_refusal=EXCLUDED, excluded_areas=("Fen", ""))
+        for s in run.sites
+    )
+    refused = attrs.evolve(run, sites=sites)
+    page = render_report(refused, developments, container.boundary_data().reference_for, STAMP)
+    path = OUT / "axe-refused.html"
+    path.write_text(page, encoding="utf-8")
+    assert violations(browser, path.as_uri(), axe) == []
+
+
+def test_the_upload_form_has_no_wcag_22_aa_violations(
+    browser: Any, axe: str, tmp_path: Path
+) -> None:
+    with running_server(serve_env(tmp_path / "results"), tmp_path / "serve.log") as server:
+        assert isinstance(server, Server)
+        assert violations(browser, server.base + "/", axe) == []
