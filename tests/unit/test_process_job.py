@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from shapely.geometry import box
 
 from fakes import FakeClock, FakeNotifier, FakeResultStore
@@ -240,3 +241,34 @@ def test_a_bad_boundary_with_the_store_down_is_retried_not_failed() -> None:
     assert 30 <= outcome.retry_after <= 36  # NRF_RETRY_BASE_SECONDS 30 × 2^0, +0-20 % jitter
     assert source.requests == [], "the boundary is not even read without the claim"
     assert notifier.sent == [] and store.records == {}
+
+
+class Crash(BaseException):
+    """The worker process dying (a kill, the OOM killer) in the middle of a call."""
+
+
+class CrashingOnFirstFailedSave(FakeResultStore):
+    """Dies in the first save of a FAILED record, before anything is written."""
+
+    crashed = False
+
+    def save(self, job_id, files, record):
+        if record.status is JobStatus.FAILED and not self.crashed:
+            self.crashed = True
+            raise Crash
+        return super().save(job_id, files, record)
+
+
+def test_a_crash_in_the_first_save_of_a_failure_still_sends_one_failed_email() -> None:
+    # The intent is stored before the email goes: a crash before the store has it means
+    # nothing was sent, and the redelivery sends the one email.
+    store = CrashingOnFirstFailedSave()
+    process, _, notifier = make(store=store)
+    bad = body(development={"dwellings": -1})
+    with pytest.raises(Crash):
+        process(msg(bad))
+    assert store.crashed and notifier.sent == []
+    outcome = process(msg(bad, count=2))
+    assert (outcome.status, outcome.delete) == ("failed", True)
+    assert [n.kind for n in notifier.sent] == [NotificationKind.FAILED]
+    assert store.records["job-1"].status is JobStatus.FAILED
