@@ -1,11 +1,15 @@
 """ProcessJob with recording fakes: stored once, told once, bad input failed once."""
 
+import io
 import json
+import tempfile
+import zipfile
 
 import pytest
 from shapely.geometry import box
 
-from fakes import FakeClock, FakeNotifier, FakeResultStore
+from fakes import FakeClock, FakeNotifier, FakeResultStore, FakeS3
+from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.fleet import BundleStamp
 from nrf.domain.job_request import JobRequest
@@ -272,3 +276,50 @@ def test_a_crash_in_the_first_save_of_a_failure_still_sends_one_failed_email() -
     assert (outcome.status, outcome.delete) == ("failed", True)
     assert [n.kind for n in notifier.sent] == [NotificationKind.FAILED]
     assert store.records["job-1"].status is JobStatus.FAILED
+
+
+def _zipped_shapefile_of_garbage() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for suffix, size in ((".shp", 200), (".shx", 100), (".dbf", 100)):
+            archive.writestr(f"site{suffix}", b"x" * size)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "upload", "expected"),
+    [
+        (
+            "site.gpkg",
+            b"garbage" * 100,
+            "the file cannot be read as a GeoPackage: it is not a GeoPackage",
+        ),
+        (
+            "site.gpkg",
+            b"SQLite format 3\x00" + b"\x00" * 200,  # GDAL's text quotes its SQL
+            "the file cannot be read as a GeoPackage: it is not a GeoPackage"
+            " (not an SQLite database)",
+        ),
+        (
+            "site.zip",
+            _zipped_shapefile_of_garbage(),
+            "the file cannot be read as a shapefile: it is not a shapefile",
+        ),
+    ],
+)
+def test_a_broken_upload_fails_saying_what_is_wrong_not_where_the_server_put_it(
+    name: str, upload: bytes, expected: str
+) -> None:
+    s3 = FakeS3({("inputs", f"uploads/{name}"): upload}, piece=10**9)
+    process, store, notifier = make(source=S3JobBoundarySource(s3, "inputs", "uploads/"))
+    message = json.loads(body())
+    del message["boundary"]
+    message["boundary_uri"] = f"s3://inputs/uploads/{name}"
+    outcome = process(msg(json.dumps(message)))
+    assert (outcome.status, outcome.error_codes) == ("failed", ("unreadable_file",))
+    stored = store.records["job-1"].message
+    emailed = notifier.sent[-1].personalisation["error_message"]
+    for text in (stored, emailed):
+        assert tempfile.gettempdir() not in text and "nrf-boundary" not in text
+        assert "sqlite3_" not in text and "SELECT" not in text
+    assert stored == f"unreadable_file: {expected}"
