@@ -5,7 +5,6 @@ Over 200 lines: one site's figures are computed in one readable sequence of step
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import nrf
@@ -199,7 +198,3 @@ class AssessDevelopments:
             out_of_scope=tuple(out),
             levy_total=sum_quotes(s.levy for s in sites),
         )
-
-
-def is_finite(x: float) -> bool:
-    return math.isfinite(x)

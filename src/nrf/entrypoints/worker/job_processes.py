@@ -93,11 +93,6 @@ def _pid_after(seconds: float) -> int:
     return os.getpid()
 
 
-def _run_timed_out(work: Any, seconds: float) -> Any:
-    assert _job is not None, "job process not initialised"
-    return _job.timed_out(work, seconds)  # type: ignore[attr-defined]
-
-
 class JobProcesses:
     """A pool of job processes that is replaced whole when one of them dies."""
 
@@ -128,10 +123,6 @@ class JobProcesses:
         except BrokenProcessPool:
             self.recover()
             return self._pool.submit(_run, key, work)
-
-    def submit_timed_out(self, work: Any, seconds: float) -> Future[Any]:
-        """Record a killed job as failed (``job_timeout``) and tell the requester."""
-        return self._pool.submit(_run_timed_out, work, seconds)
 
     def warm_up(self) -> None:
         """Start every job process now, so the first job does not pay for the imports.
