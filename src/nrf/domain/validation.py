@@ -14,6 +14,7 @@ import shapely
 from attrs import field, frozen
 from shapely.geometry import MultiPolygon, Polygon
 
+from nrf.domain.bng import BNG
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.feature_properties import (
     ABSENT,
@@ -25,7 +26,6 @@ from nrf.domain.feature_properties import (
 )
 from nrf.domain.model import Development
 
-BNG = "EPSG:27700"
 MIB = 1024 * 1024
 # The extent of British National Grid; a site outside it is in the wrong CRS or not in GB.
 GB_BOUNDS = (0.0, 0.0, 700_000.0, 1_300_000.0)
