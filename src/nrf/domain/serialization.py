@@ -1,4 +1,5 @@
-"""One cattrs converter for every result value: Decimals as strings, tuples as lists."""
+"""One cattrs converter for every stored or sent value (results, job records): Decimals as
+strings, tuples as lists."""
 
 from __future__ import annotations
 
