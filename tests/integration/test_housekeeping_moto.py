@@ -248,3 +248,32 @@ def test_only_multipart_uploads_older_than_an_hour_are_aborted(aws: MotoServer) 
     )()
     assert old.counts["TempFilesDeleted"] == 1
     assert uploads() == []
+
+
+def test_a_claim_taken_between_the_s3_re_check_and_its_delete_survives(aws: MotoServer) -> None:
+    """The re-check reads the claim, then deletes only what it read (If-Match on its ETag)."""
+    store, _, _ = stores("s3", aws, Path("unused"))
+    now = time.time()
+    store.claim("revived", "w-old", now - 20 * DAY, 600)  # ended 20 days ago: an orphan
+    s3 = aws.client("s3")
+
+    class TakenAfterTheRead:
+        """S3 as the inventory sees it: a worker takes the claim just after it is read."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(s3, name)
+
+        def get_object(self, **kwargs: Any) -> Any:
+            answer = s3.get_object(**kwargs)
+            store.claim("revived", "w-new", now, 600)  # lease until now + 600 s
+            return answer
+
+    inventory = S3StoreInventory(TakenAfterTheRead(), BUCKET, "results")
+    # It read the old lease (over 15 days ended), yet the delete must not land.
+    assert inventory.delete_claim("revived", now - 15 * DAY) is False
+    after = S3StoreInventory(s3, BUCKET, "results")
+    assert [(c.lease.job_id, c.lease.owner) for c in after.claims()] == [("revived", "w-new")]
+    # With nothing taken in between, the same call deletes it.
+    store.claim("orphan", "w-old", now - 20 * DAY, 600)
+    assert after.delete_claim("orphan", now - 15 * DAY) is True
+    assert [c.lease.job_id for c in after.claims()] == ["revived"]
