@@ -171,8 +171,34 @@ def tiny_disk(tmp_path: Path) -> Iterator[Path]:
     )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    yield disk
-    subprocess.run(["umount", str(disk)], check=True)
+    try:
+        yield disk
+    finally:
+        _unmount(disk)
+
+
+def _unmount(disk: Path) -> None:
+    """Always unmounts: a busy tmpfs (a child still holding a file) is detached lazily."""
+    if subprocess.run(["umount", str(disk)], capture_output=True).returncode != 0:
+        subprocess.run(["umount", "--lazy", str(disk)], capture_output=True, check=True)
+
+
+def test_the_tiny_disk_is_unmounted_even_while_a_file_on_it_is_open(tmp_path: Path) -> None:
+    """The teardown's own guarantee: a plain umount of a busy tmpfs fails and leaves it."""
+    disk = tmp_path / "busy"
+    disk.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    if subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(disk)]).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        with open(disk / "held", "w") as held:
+            held.write("x")
+            _unmount(disk)
+        assert not os.path.ismount(disk)
+    finally:
+        if os.path.ismount(disk):  # pragma: no cover - only when the assertion failed
+            subprocess.run(["umount", "--lazy", str(disk)])
 
 
 def test_a_full_disk_is_refused_with_exit_7_and_leaves_nothing(

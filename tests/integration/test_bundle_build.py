@@ -19,7 +19,7 @@ from nrf.adapters.boundary_data.geopackage_schema import COEFFICIENT_LAYER
 from nrf.adapters.boundary_data.small_layers import SMALL_LAYERS
 from nrf.adapters.boundary_data.validation_record import trusted_layers
 from nrf.adapters.outputs.result_files import result_document
-from nrf.bundles.geopackage_writer import Layer, Table, write_geopackage
+from nrf.bundles.geopackage_writer import Layer, Table
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.model import Development
 from nrf.domain.rules import RULE_SETS
@@ -32,6 +32,7 @@ from support.delivery import (
     coefficient_value,
     write_delivery,
 )
+from support.geopackages import write_geopackage
 from support.reference import QUOTE_DATE
 
 X0, Y0 = 600_000, 300_000

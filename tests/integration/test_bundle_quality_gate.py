@@ -318,3 +318,20 @@ def test_a_bad_levy_value_is_reported_once(tmp_path: Path) -> None:
     assert build(tmp_path, data) == 5
     bad = [f for f in report(tmp_path)["findings"] if f["code"] == "value_invalid"]
     assert [(f["layer"], f["key"]) for f in bad] == [("levy_rates", "table 'levy_rates' row 1")]
+
+
+def _bowtie_at(x: float, y: float) -> Polygon:
+    """A ring that crosses itself: (x, y) -> (x+100, y+100) -> (x+100, y) -> (x, y+100)."""
+    return Polygon([(x, y), (x + 100, y + 100), (x + 100, y), (x, y + 100)])
+
+
+def test_every_invalid_geometry_is_reported_not_only_the_first(tmp_path: Path) -> None:
+    data = FixtureData()
+    # Three bad cells far apart (rows 1, 10, 18; columns 1, 14, 28) and a bad LPA (fid 1):
+    # each must be named, in whichever tile or layer it sits.
+    for cromeid, (col, row) in {"CR0101": (1, 1), "CR1014": (14, 10), "CR1828": (28, 18)}.items():
+        _replace(data, cromeid, 0, _bowtie_at(X0 + col * 100, Y0 + row * 100))
+    data.lpa[1] = (_bowtie_at(X0 + 2000, Y0), "Beta District")
+    assert build(tmp_path, data) == 5
+    found = errors(tmp_path)
+    assert found["geometry_invalid"] == {"CR0101", "CR1014", "CR1828", "source fid 1"}, found

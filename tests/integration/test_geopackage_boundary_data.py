@@ -15,9 +15,10 @@ import pytest
 from shapely.geometry import LineString, Polygon, box
 
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
-from nrf.bundles.geopackage_writer import Layer, Table, write_geopackage
+from nrf.bundles.geopackage_writer import Layer, Table
 from nrf.domain.errors import BrokenBundle
 from nrf.domain.model import OccupancyRate
+from support.geopackages import write_geopackage
 
 COEFFS = ["lu_curr_n_coeff", "lu_curr_p_coeff", "n_resi_coeff", "p_resi_coeff"]
 

@@ -24,7 +24,7 @@ from nrf.bundles.output_errors import (
     publish,
     write_report,
 )
-from nrf.bundles.provenance import source_files, write_provenance
+from nrf.bundles.provenance import BundleInfo, source_files, write_provenance
 from nrf.bundles.qc.gate import previous_counts, run_gate
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.staging import stage_coefficients, stage_small
@@ -150,19 +150,14 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
             extra.append(("manifest", request.manifest))
         sources = source_files(root, manifest, extra)
         report.figures["sources"] = [s.path for s in sources]
-        write_provenance(
-            writer,
-            (
-                manifest.name,
-                request.version,
-                request.created,
-                manifest.description,
-                nrf.__version__,
-                "pending",
-                "",
-            ),
-            sources,
+        info = BundleInfo(
+            name=manifest.name,
+            version=request.version,
+            created=request.created,
+            description=manifest.description,
+            nrf_version=nrf.__version__,
         )
+        write_provenance(writer, info, sources)
         writer.flush()
         run_gate(
             writer.connection,

@@ -5,7 +5,6 @@ Over 200 lines: one site's figures are computed in one readable sequence of step
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from datetime import date
 from decimal import Decimal
@@ -240,7 +239,3 @@ class AssessDevelopments:
                 Decimal("0.00"),
             ),
         )
-
-
-def is_finite(x: float) -> bool:
-    return math.isfinite(x)

@@ -13,6 +13,7 @@ from attrs import field, frozen
 
 from nrf.domain.errors import InvalidInput, NrfError, Problem
 from nrf.domain.fleet import BundleStamp
+from nrf.domain.serialization import converter
 
 
 class JobStatus(StrEnum):
@@ -145,17 +146,14 @@ def validate_job_id(job_id: str) -> str:
     return job_id
 
 
-_converter = cattrs.Converter()
-
-
 def job_record_to_json(record: JobRecord) -> bytes:
     """Serialise a record as UTF-8 JSON (enums as their values)."""
-    return json.dumps(_converter.unstructure(record), sort_keys=True, indent=2).encode("utf-8")
+    return json.dumps(converter.unstructure(record), sort_keys=True, indent=2).encode("utf-8")
 
 
 def job_record_from_json(data: bytes | str) -> JobRecord:
     """Parse what :func:`job_record_to_json` wrote; raises ValueError if it is not a record."""
     try:
-        return _converter.structure(json.loads(data), JobRecord)
+        return converter.structure(json.loads(data), JobRecord)
     except (json.JSONDecodeError, cattrs.BaseValidationError, TypeError, KeyError) as exc:
         raise ValueError(f"not a job record: {type(exc).__name__}") from exc

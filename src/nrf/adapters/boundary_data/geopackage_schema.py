@@ -6,6 +6,8 @@ import sqlite3
 
 from attrs import frozen
 
+from nrf.domain.bng import BNG_EPSG
+
 COEFFICIENT_LAYER = "land_use_coefficients"
 COEFFICIENT_COLUMNS = ("lu_curr_n_coeff", "lu_curr_p_coeff", "n_resi_coeff", "p_resi_coeff")
 LAYERS: dict[str, tuple[str, ...]] = {
@@ -58,7 +60,6 @@ OPTIONAL_TABLES: dict[str, tuple[str, ...]] = {
         "admin_share",
     ),
 }
-BNG_EPSG = 27700
 POLYGON_TYPES = frozenset({"POLYGON", "MULTIPOLYGON"})
 _GPKG_CORE = ("gpkg_contents", "gpkg_geometry_columns", "gpkg_spatial_ref_sys")
 

@@ -12,11 +12,11 @@ from nrf.adapters.job_queue.message_fields import (
     email_field,
     text_field,
 )
+from nrf.domain.bng import geojson_crs
 from nrf.domain.errors import Problem
 from nrf.domain.job_request import JobRequest
 
 _DEFRA_REFERENCE = re.compile(r"NRF-\d{6}")
-BNG = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}
 
 
 def defra_request(data: Mapping[str, Any]) -> JobRequest:
@@ -44,7 +44,7 @@ def defra_request(data: Mapping[str, Any]) -> JobRequest:
         geometry = None
     elif "crs" not in geometry:
         # Defra's quote service documents this geometry as British National Grid.
-        geometry = {**geometry, "crs": BNG}
+        geometry = {**geometry, "crs": geojson_crs()}
     types = data.get("developmentTypes")
     category = "housing"
     if types is not None:

@@ -17,6 +17,7 @@ from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs, to_bn
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, read_geojson_bytes
 from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_in_folder
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary
+from nrf.adapters.site_boundaries.unreadable_file import unreadable_message
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
 
@@ -146,7 +147,7 @@ def _read_local(
                 raise _refuse("too_many_features", message + " are allowed")
             meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer)
         except _OGR_ERRORS as error:
-            raise _refuse("unreadable_file", f"the file cannot be read ({error})") from None
+            raise _refuse("unreadable_file", unreadable_message(error, suffix)) from None
     if len(wkbs) == 0:
         raise _refuse("empty_file", "the file has no features")
     names = [str(name) for name in meta["fields"]]

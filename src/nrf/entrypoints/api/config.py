@@ -8,8 +8,6 @@ from attrs import frozen
 
 from nrf.entrypoints.settings import ConfigError
 
-DEFAULT_BIND = "127.0.0.1:8080"
-
 
 @frozen(kw_only=True)
 class ApiSettings:
