@@ -48,8 +48,8 @@ def refusal(head: Head, detail: str) -> Answer:
     problem, request_id = ApiProblem("unauthorized", detail), uuid.uuid4().hex
     if head.path == FORM_PATH and "text/html" in head.headers.get("accept", ""):
         body = problem_page(problem).encode()
-        headers = (("content-type", "text/html; charset=utf-8"), ("x-request-id", request_id))
-        return Answer(401, headers, body)
+        page = (("content-type", "text/html; charset=utf-8"), ("x-request-id", request_id))
+        return Answer(401, page, body)
     body = (json.dumps(document(problem, request_id), indent=2) + "\n").encode()
     challenge = ("www-authenticate", f'ApiKey header="{HEADER}"')
     headers = (("content-type", PROBLEM_JSON), challenge, ("x-request-id", request_id))
