@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import uuid
+from typing import Literal
 
 import falcon
 from falcon.media.multipart import MultipartFormHandler, MultipartParseOptions
@@ -19,7 +20,7 @@ from falcon.media.multipart import MultipartFormHandler, MultipartParseOptions
 from nrf.entrypoints.api.auth import HEADER, ApiKeys
 from nrf.entrypoints.api.form import problem_page
 from nrf.entrypoints.api.problems import PROBLEM_JSON, ApiProblem, document
-from nrf.entrypoints.http_server.gate import READS, Admission, Answer, Head, NeedsPrefix
+from nrf.entrypoints.http_server.gate import MORE, READS, Admission, Answer, Head, NeedsPrefix
 
 FORM_KEY_WINDOW = 64 * 1024
 FORM_PATH = "/"
@@ -29,8 +30,9 @@ _OPTIONS.max_body_part_count = 16
 _OPTIONS.max_body_part_headers_size = 8192
 
 
-def form_key(prefix: bytes, content_type: str) -> str | None:
-    """The ``api_key`` field if it comes, whole, before any file part in ``prefix``."""
+def form_key(prefix: bytes, content_type: str) -> str | Literal["more"] | None:
+    """The ``api_key`` field if it comes, whole, before any file part in ``prefix``; None when
+    a file part comes first; MORE when ``prefix`` ends (or is malformed) before either."""
     handler = MultipartFormHandler(_OPTIONS)
     try:
         for part in handler.deserialize(io.BytesIO(prefix), content_type, len(prefix)):
@@ -39,8 +41,8 @@ def form_key(prefix: bytes, content_type: str) -> str | None:
             if part.name == KEY_FIELD:
                 return str(part.text)
     except (falcon.HTTPError, ValueError, UnicodeDecodeError):
-        return None  # cut off inside a part, or not a form at all
-    return None
+        return MORE  # cut off inside a part (or not a form: the final check refuses it)
+    return MORE
 
 
 def refusal(head: Head, detail: str) -> Answer:
@@ -69,9 +71,11 @@ def admission(keys: ApiKeys) -> Admission:
             return refusal(head, f"send your API key in the {HEADER} header")
         content_type = head.headers.get("content-type", "")
 
-        def check(prefix: bytes) -> Answer | None:
+        def check(prefix: bytes, final: bool) -> Answer | Literal["more"] | None:
             key = form_key(prefix, content_type)
-            if key is None:
+            if key == MORE and not final:
+                return MORE
+            if key is None or key == MORE:
                 detail = f"send your API key in the {HEADER} header or the form's first field"
                 return refusal(head, detail)
             return None if keys.which(key) else refusal(head, "the API key is not valid")

@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Final, Literal
 
 from attrs import frozen
 
@@ -62,12 +62,17 @@ class Answer:
     body: bytes
 
 
+MORE: Final = "more"
+
+
 @frozen
 class NeedsPrefix:
-    """Read up to ``size`` bytes of body, then let ``check`` refuse (an Answer) or admit (None)."""
+    """Let ``check`` see the body so far as it arrives, up to ``size`` bytes: it refuses (an
+    Answer), admits (None) or asks for more (MORE), which it may not once ``final`` is true
+    (``size`` bytes came, or the whole body)."""
 
     size: int
-    check: Callable[[bytes], Answer | None]
+    check: Callable[[bytes, bool], Answer | Literal["more"] | None]
 
 
 Admission = Callable[[Head], "Answer | NeedsPrefix | None"]
@@ -127,6 +132,11 @@ class Gate:
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         head = Head(scope["method"], scope["path"], _headers(scope))
+        if _head_bytes(scope) > self.limits.max_header_bytes:
+            # h11 caps headers that arrive in pieces; this caps those that came in one read.
+            detail = f"the request line and headers are over {self.limits.max_header_bytes:,} bytes"
+            await _send(send, problem(431, "headers_too_large", detail), close=True)
+            return
         verdict = self._admission(head) if self._admission is not None else None
         if isinstance(verdict, Answer):
             await _send(send, verdict, close=_has_body(head))
@@ -168,11 +178,13 @@ class Gate:
             if len(body) > limit:
                 detail = f"the request body is over {limit:,} bytes, the most allowed"
                 raise _Refused(problem(413, "body_too_large", detail))
-            if prefix is not None and (len(body) >= prefix.size or not more):
-                refusal = prefix.check(bytes(body[: prefix.size]))
-                if refusal is not None:
-                    raise _Refused(refusal)
-                prefix = None
+            if prefix is not None:
+                final = len(body) >= prefix.size or not more
+                verdict = prefix.check(bytes(body[: prefix.size]), final)
+                if isinstance(verdict, Answer):
+                    raise _Refused(verdict)
+                if verdict is None or final:
+                    prefix = None
         return bytes(body)
 
 
@@ -182,6 +194,12 @@ def _headers(scope: Scope) -> dict[str, str]:
         name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
         found[name] = f"{found[name]},{value}" if name in found else value
     return found
+
+
+def _head_bytes(scope: Scope) -> int:
+    """About the size of the request line and headers as sent."""
+    line = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + 16
+    return line + sum(len(name) + len(value) + 4 for name, value in scope.get("headers", ()))
 
 
 def _has_body(head: Head) -> bool:
