@@ -266,21 +266,30 @@ def test_the_form_key_is_checked_before_the_file_is_read(api: Server) -> None:
 
 
 @pytest.mark.parametrize(
-    ("request_bytes", "status"),
+    ("request_bytes", "status", "code"),
     [
-        (b"GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", 400),
-        (b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 431),
-        (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 20_000 + b"\r\n\r\n", 431),
-        (b"POST /v1/quotes HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", 400, "bad_request"),
+        (b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 431, "headers_too_large"),
+        (
+            b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 20_000 + b"\r\n\r\n",
+            431,
+            "headers_too_large",
+        ),
+        (
+            b"POST /v1/quotes HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+            501,
+            "unsupported_transfer_encoding",
+        ),
     ],
     ids=["bad-header", "long-line", "long-header", "unknown-encoding"],
 )
 def test_the_servers_own_refusals_are_problem_documents(
-    api: Server, request_bytes: bytes, status: int
+    api: Server, request_bytes: bytes, status: int, code: str
 ) -> None:
     found, headers, body = raw(api.port, request_bytes)
     assert (found, headers["content-type"]) == (status, PROBLEM), body[:300]
-    assert json.loads(body)["status"] == status and b"<html" not in body.lower()
+    doc = json.loads(body)
+    assert (doc["status"], doc["code"]) == (status, code) and b"<html" not in body.lower()
 
 
 def test_html_answers_cannot_be_framed_or_sniffed(api: Server) -> None:

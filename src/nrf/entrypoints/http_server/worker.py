@@ -22,17 +22,17 @@ from hypercorn.protocol.h11 import H11Protocol
 
 from nrf.entrypoints.http_server.gate import Gate, problem
 
-_CODES = {400: "bad_request", 413: "headers_too_large", 431: "headers_too_large"}
+# h11's hint for a request it cannot parse -> our code and what to tell the client.
+_REFUSALS = {
+    431: ("headers_too_large", "the request line and headers are too long"),
+    501: ("unsupported_transfer_encoding", "only Transfer-Encoding: chunked is supported"),
+}
+_MALFORMED = ("bad_request", "the request is not valid HTTP/1.1")
 
 
 async def _send_problem(self: H11Protocol, status_code: int) -> None:
     """Hypercorn's refusal of a request it could not parse, as a problem document."""
-    code = _CODES.get(status_code, "bad_request")
-    detail = (
-        "the request line and headers are too long"
-        if code == "headers_too_large"
-        else "the request is not valid HTTP/1.1"
-    )
+    code, detail = _REFUSALS.get(status_code, _MALFORMED)
     answer = problem(status_code, code, detail)
     headers = [(k.encode(), v.encode()) for k, v in answer.headers]
     headers += [
