@@ -39,7 +39,12 @@ def form_key(prefix: bytes, content_type: str) -> str | Literal["more"] | None:
             if part.filename:
                 return None
             if part.name == KEY_FIELD:
-                return str(part.text)
+                key = str(part.text)
+                # The parser gives a part cut off by the end of the prefix as if whole: the key
+                # is known only once the delimiter after it has arrived.
+                boundary = falcon.parse_header(content_type)[1].get("boundary", "")
+                whole = f"{key}\r\n--{boundary}".encode() in prefix
+                return key if whole else MORE
     except (falcon.HTTPError, ValueError, UnicodeDecodeError):
         return MORE  # cut off inside a part (or not a form: the final check refuses it)
     return MORE

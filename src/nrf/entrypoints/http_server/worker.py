@@ -76,6 +76,7 @@ class HypercornWorker(Worker):
         config.h11_max_incomplete_size = limits.max_header_bytes
         config.graceful_timeout = float(limits.graceful_seconds)
         config.accesslog = None
+        config.include_server_header = False
         config.loglevel = "WARNING"
         # gunicorn drew this worker's own number from max_requests and its jitter.
         config.max_requests = self.max_requests
