@@ -30,6 +30,8 @@ def gunicorn_command(
         WORKER_CLASS,
         "--workers",
         str(workers),
+        "--backlog",
+        str(limits.backlog),
         "--timeout",
         str(limits.silent_seconds),
         "--graceful-timeout",

@@ -36,6 +36,8 @@ class HttpLimits:
     max_requests: int = 1000
     max_requests_jitter: int = 100
     max_rss_bytes: int = 1024 * MIB
+    # Connections the kernel queues before the event loop accepts them.
+    backlog: int = 2048
     # How often the process checks its RSS and tells gunicorn it is alive.
     check_seconds: float = 1.0
     # gunicorn replaces a process that has not said it is alive for this long; a process asked

@@ -11,7 +11,9 @@ request never upgrades the connection to HTTP/2, which would bypass the header d
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import resource
 from typing import Any
 
 import h11
@@ -62,6 +64,15 @@ def resident_bytes() -> int | None:
         return None
 
 
+def open_files_up_to_the_hard_limit() -> None:
+    """Each waiting connection holds a file descriptor: allow as many as the platform does
+    (a container often starts with a soft limit of 1,024 under a higher hard one)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 class HypercornWorker(Worker):
     """Serves the Gate that gunicorn's app factory returned, on gunicorn's listening sockets."""
 
@@ -75,6 +86,8 @@ class HypercornWorker(Worker):
         config.keep_alive_timeout = limits.header_seconds
         config.h11_max_incomplete_size = limits.max_header_bytes
         config.graceful_timeout = float(limits.graceful_seconds)
+        config.backlog = limits.backlog  # hypercorn listens again on gunicorn's socket
+        open_files_up_to_the_hard_limit()
         config.accesslog = None
         config.include_server_header = False
         config.loglevel = "WARNING"
