@@ -171,3 +171,20 @@ def test_headers_over_the_limit_are_431_whatever_the_parser_let_through() -> Non
     sent, calls = run(Gate(App(), LIMITS), [b""], scope("GET", {"x-big": "b" * 1100}))
     status, _, body = status_and_doc(sent)
     assert (status, json.loads(body)["code"], calls) == (431, "headers_too_large", 0)
+
+
+def test_a_process_is_worn_only_over_its_limit_and_after_serving() -> None:
+    from nrf.entrypoints.http_server.worker import worn
+
+    mib = 1024 * 1024
+    assert worn(1025 * mib, 1024 * mib, served=1)
+    assert not worn(1024 * mib, 1024 * mib, served=1)  # at the limit, not over it
+    assert not worn(2048 * mib, 1024 * mib, served=0)  # fresh: nothing a request left
+    assert not worn(None, 1024 * mib, served=5)  # no /proc: never
+
+
+def test_the_gate_counts_only_requests_the_app_answered() -> None:
+    gate = Gate(App(), LIMITS)
+    run(gate, [b"ok"], scope())
+    run(gate, [b"x" * 11], scope())  # 11 > 10: refused by the gate, not served
+    assert gate.served == 1

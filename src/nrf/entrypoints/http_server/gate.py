@@ -110,6 +110,7 @@ class Gate:
         self, app: WsgiApp, limits: HttpLimits, admission: Admission | None = None
     ) -> None:
         self.app, self.limits, self._admission = app, limits, admission
+        self.served = 0  # requests answered by the app: a fresh process has none
         self._work = ThreadPoolExecutor(limits.work_threads, thread_name_prefix="nrf-work")
         self._reads = ThreadPoolExecutor(limits.read_threads, thread_name_prefix="nrf-read")
 
@@ -152,6 +153,7 @@ class Gate:
         pool = self._reads if head.method in READS else self._work
         loop = asyncio.get_running_loop()
         answer = await loop.run_in_executor(pool, call_wsgi, self.app, environ)
+        self.served += 1
         await _send(send, answer, close=False)
 
     async def _read_body(self, head: Head, receive: Receive, prefix: NeedsPrefix | None) -> bytes:

@@ -64,6 +64,13 @@ def resident_bytes() -> int | None:
         return None
 
 
+def worn(rss: int | None, limit: int, served: int) -> bool:
+    """Replace the process: over its RSS limit after serving requests. Only what requests left
+    counts: a process over the limit before any (a bundle bigger than the limit) would
+    otherwise be replaced for ever, once a second."""
+    return rss is not None and rss > limit and served > 0
+
+
 def open_files_up_to_the_hard_limit() -> None:
     """Each waiting connection holds a file descriptor: allow as many as the platform does
     (a container often starts with a soft limit of 1,024 under a higher hard one)."""
@@ -105,7 +112,7 @@ class HypercornWorker(Worker):
                 self.log.info("Parent changed, shutting down: %s", self)
                 return
             rss = resident_bytes()
-            if rss is not None and rss > limit:
+            if worn(rss, limit, self.wsgi.served):
                 self.log.warning("worker_recycled rss=%d limit=%d pid=%d", rss, limit, self.pid)
                 return
             await asyncio.sleep(self.wsgi.limits.check_seconds)
