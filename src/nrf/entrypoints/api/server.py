@@ -22,13 +22,17 @@ APP = "nrf.entrypoints.api.app:get_gate()"
 def gunicorn_command(
     bind: str, api: ApiSettings, max_file_bytes: int, python: str = sys.executable
 ) -> list[str]:
-    """The argv of the API server on ``bind`` (``host:port``)."""
+    """The argv of the API server on ``bind`` (``host:port``, or ``fd://N`` for a bound socket)."""
     limits = http_limits(api, max_file_bytes)
     return server_command(APP, bind, limits, workers=api.workers, python=python)
 
 
 def run_server(bind: str, environ: Mapping[str, str]) -> int:
-    """Refuse bad settings (exit 2, every problem named); else exec gunicorn in our place."""
+    """Refuse bad settings (exit 2, every problem named); bind the port and settle the pinned
+    bundle as the worker does (exit 3, or 4 for synthetic data, one JSON line with the code);
+    then exec gunicorn in our place on the bound socket, serving the verified local copy."""
+    from nrf.entrypoints.api.startup import announce, bind_port, settle_bundle
+    from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.settings import ConfigError
 
     try:
@@ -38,8 +42,17 @@ def run_server(bind: str, environ: Mapping[str, str]) -> int:
         for problem in exc.problems:
             print(f"error: bad_configuration: {problem}", file=sys.stderr)
         return 2
-    argv = gunicorn_command(bind, api, settings.max_file_bytes)
+    configure_logging(secrets=[*api.keys, settings.notify_api_key or ""])
+    bound = bind_port(bind)
+    if isinstance(bound, int):
+        return bound
+    settled = settle_bundle(settings)
+    if isinstance(settled, int):
+        return settled
+    announce(bound, settled)
+    env = {**environ, "NRF_REFERENCE_DATA": str(settled.reference_data)}
+    argv = gunicorn_command(bound.gunicorn_bind, api, settings.max_file_bytes)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(argv[0], argv)
+    os.execve(argv[0], argv, env)
     return 0  # not reached
