@@ -1,8 +1,9 @@
 """GET / : a plain upload form (no JavaScript) whose answer is the report; POST / takes it.
 
 A browser cannot send an ``x-api-key`` header from a plain form, so the form has a key field
-when keys are configured. A problem is shown as a page too (same status and codes), because
-the person who sent the form reads the answer in the browser, not a program.
+when keys are configured, first in the form: browsers send fields in order, and the server
+checks the key before it reads the file (admission.py). A problem is shown as a page too (same
+status and codes), because the person who sent the form reads the answer in the browser.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def form_page(keys: ApiKeys) -> str:
 <p>Upload a red-line boundary (GeoJSON, zipped shapefile or GeoPackage) to get the report.
 A field left empty is taken from the file's own column of that name.</p>
 <form method="post" action="/" enctype="multipart/form-data">
-<label for="boundary">Boundary file</label>
+{key}<label for="boundary">Boundary file</label>
 <input id="boundary" name="boundary" type="file" required>
 <label for="name">Development name</label><input id="name" name="name">
 <label for="id">Reference</label><input id="id" name="id">
@@ -53,7 +54,7 @@ A field left empty is taken from the file's own column of that name.</p>
 <input id="dwelling_category" name="dwelling_category" placeholder="housing">
 <label for="source">Source</label><input id="source" name="source">
 <label for="rules">Rule set</label><select id="rules" name="rules">{rules}</select>
-{key}<button type="submit">Get the report</button></form>"""
+<button type="submit">Get the report</button></form>"""
     return _PAGE.format(title="Nutrient levy quote", body=body)
 
 

@@ -55,7 +55,7 @@ def request_from(
         allowed = ", ".join((*inputs.GEOJSON_TYPES, inputs.MULTIPART))
         raise ApiProblem("unsupported_media_type", f"send the boundary as {allowed}")
     quote_date = quote_date_from(req)
-    body = read_body(req, services.limits.max_file_bytes, services.body_timeout)
+    body = read_body(req, services.limits.max_file_bytes)
     rules = req.get_param("rules")
     if kind == inputs.MULTIPART:
         upload, fields = inputs.form_parts(body, req.content_type or "")
