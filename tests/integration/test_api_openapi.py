@@ -100,6 +100,12 @@ def test_real_answers_match_the_documented_statuses_and_types(server: Server, sp
                 server.post("/v1/quotes", body, "application/geo+json", accept=accept),
             )
         )
+    for path in ("/v1/quotes", "/v1/boundary-checks"):
+        calls.append(
+            (path, "post", server.post(path, body, "application/json", accept="application/pdf"))
+        )
+    pdf = {**key, "Accept": "application/pdf"}
+    calls.append(("/v1/jobs/{job_id}", "get", server.request("GET", "/v1/jobs/none", headers=pdf)))
     for content_type in ("text/plain", "application/json"):
         calls.append(("/v1/quotes", "post", server.post("/v1/quotes", b"{}", content_type)))
     calls.append(

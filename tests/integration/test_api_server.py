@@ -103,6 +103,15 @@ def test_accept_picks_the_same_document_the_cli_writes(
     assert b"<made-at>" in unstamped(answer.body) and b"<input>" in unstamped(answer.body, body)
 
 
+@pytest.mark.parametrize(
+    "accept", ["application/pdf", "text/csv;q=0, application/*;q=0, text/*;q=0"]
+)
+def test_an_accept_nothing_meets_is_406_not_json(server: Server, accept: str) -> None:
+    answer = server.post("/v1/quotes", SMALL_JSON.read_bytes(), GEOJSON, accept=accept)
+    doc = assert_problem(answer, 406, "not_acceptable")
+    assert "text/csv" in doc["detail"]  # the answer names what could be sent
+
+
 def test_the_csv_is_the_levy_table_with_its_header_first(server: Server) -> None:
     from nrf.adapters.outputs import levy_csv
 

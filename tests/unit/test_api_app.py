@@ -129,3 +129,29 @@ def test_key_positions_name_which_key_matched() -> None:
     assert (
         ApiKeys([], anonymous=True).anonymous and not ApiKeys(["k" * 16], anonymous=True).anonymous
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "method"),
+    [("/v1/quotes", "POST"), ("/v1/boundary-checks", "POST"), ("/v1/jobs/j-1", "GET")],
+)
+def test_an_accept_header_nothing_can_meet_is_a_406_problem(path: str, method: str) -> None:
+    store = FakeResultStore()
+    store.save("j-1", {"result.json": b"{}"}, JobRecord(job_id="j-1", status=JobStatus.SUCCEEDED))
+    answer = client(store=store).simulate_request(
+        method, path, body=site_body(), headers={**HEADERS, "Accept": "application/pdf"}
+    )
+    assert answer.status_code == 406, answer.text[:300]
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.json["code"] == "not_acceptable"
+
+
+def test_q_values_choose_among_the_four_quote_types() -> None:
+    # JSON refused (q=0) beats */*'s 1 for JSON; text/csv 0.5 < text/html 0.7: the report.
+    accept = "application/json;q=0, application/geo+json;q=0, text/csv;q=0.5, text/html;q=0.7"
+    answer = client().simulate_post(
+        "/v1/quotes", body=site_body(), headers={**HEADERS, "Accept": accept}
+    )
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "text/html; charset=utf-8"
+    assert answer.headers["vary"] == "Accept"

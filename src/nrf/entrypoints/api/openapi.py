@@ -21,6 +21,7 @@ def _problems(*statuses: int) -> dict[str, Any]:
         400: "Malformed request",
         401: "Missing or wrong API key",
         404: "Not found",
+        406: "The Accept header accepts none of the types offered",
         408: "The body did not arrive in time",
         413: "Over a size limit",
         415: "Unsupported media or file type",
@@ -134,10 +135,14 @@ def openapi_document() -> dict[str, Any]:
                     "requestBody": _BOUNDARY_BODY,
                     "responses": {
                         "200": {
-                            "description": "The result, as asked for by Accept",
+                            "description": (
+                                "The result in the type Accept prefers (q-values and wildcards "
+                                "honoured; a tie, or no Accept, goes to the first of JSON, "
+                                "GeoJSON, CSV, HTML)"
+                            ),
                             "content": quote_content,
                         },
-                        **_problems(400, 401, 408, 413, 415, 422, 503),
+                        **_problems(400, 401, 406, 408, 413, 415, 422, 503),
                     },
                 }
             },
@@ -153,7 +158,7 @@ def openapi_document() -> dict[str, Any]:
                             "description": "Each site's overlaps and majorities",
                             "content": {"application/json": {"schema": _ref("BoundaryCheck")}},
                         },
-                        **_problems(400, 401, 408, 413, 415, 422, 503),
+                        **_problems(400, 401, 406, 408, 413, 415, 422, 503),
                     },
                 }
             },
@@ -181,7 +186,7 @@ def openapi_document() -> dict[str, Any]:
                                 "text/html": {"schema": {"type": "string"}},
                             },
                         },
-                        **_problems(401, 404, 503),
+                        **_problems(401, 404, 406, 503),
                     },
                 }
             },

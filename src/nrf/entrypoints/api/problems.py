@@ -46,6 +46,7 @@ STATUS = {
     "not_found": 404,
     "job_not_found": 404,
     "method_not_allowed": 405,
+    "not_acceptable": 406,
     "body_timeout": 408,
     # Refused by the server before the app (http_server/): same codes, same statuses.
     "headers_too_large": 431,

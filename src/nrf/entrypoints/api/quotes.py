@@ -111,6 +111,7 @@ class BoundaryChecksResource:
         self._services = services
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        preferred(req, (JSON,))
         services = available(self._services)
         assert services.check is not None
         request = request_from(req, services)
@@ -120,3 +121,4 @@ class BoundaryChecksResource:
         doc.update(unstructure(checked))
         resp.content_type = JSON
         resp.data = (json.dumps(doc, indent=2) + "\n").encode()
+        resp.set_header("Vary", "Accept")
