@@ -66,7 +66,7 @@ def problem_page(problem: ApiProblem) -> str:
     )
     body = (
         f"<h1>The boundary cannot be assessed</h1><p><code>{escape(problem.code)}</code>: "
-        f'{escape(problem.detail)}</p><ul>{items}</ul><p><a href="/">Back to the form</a></p>'
+        f'{escape(doc["detail"])}</p><ul>{items}</ul><p><a href="/">Back to the form</a></p>'
     )
     return _PAGE.format(title="Cannot assess", body=body)
 
