@@ -60,6 +60,20 @@ def test_form_fields_overlay_the_files_properties() -> None:
     assert dict(feature.properties) == {"name": "file", "dwellings": "7"}
 
 
+def test_a_reference_given_applies_to_a_file_of_one_site_only() -> None:
+    [one] = stamped([raw(None, id="file-ref", dwellings=3)], {"id": "REF-9", "dwellings": "7"})
+    assert dict(one.properties) == {"id": "REF-9", "dwellings": "7"}
+    two = stamped(
+        [raw_at(1, None, {"id": "a"}), raw_at(2, None, {"id": "b"})],
+        {"id": "REF-9", "dwellings": "7"},
+    )
+    # Each of two sites keeps its own id; the other fields still apply to both.
+    assert [dict(f.properties) for f in two] == [
+        {"id": "a", "dwellings": "7"},
+        {"id": "b", "dwellings": "7"},
+    ]
+
+
 def test_a_boundary_across_two_catchments_is_split_by_area() -> None:
     # 200 m x 100 m = 2 ha straddling x = X0 + 1000: 1 ha (50 %) in each catchment.
     check = CheckBoundary(repo())
