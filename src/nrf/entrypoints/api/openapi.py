@@ -9,6 +9,7 @@ from typing import Any
 
 from nrf import __version__
 from nrf.domain.rules import RULE_SETS
+from nrf.entrypoints.api.form_outputs import OUTPUTS
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -47,7 +48,10 @@ _RULES = {
     "schema": {"type": "string", "enum": sorted(RULE_SETS)},
 }
 _SITE_FIELDS = {
-    "id": {"type": "string"},
+    "id": {
+        "type": "string",
+        "description": "a reference for a file of one site (each of several keeps its own)",
+    },
     "name": {"type": "string"},
     "source": {"type": "string"},
     "dwelling_category": {"type": "string"},
@@ -102,6 +106,11 @@ def openapi_document() -> dict[str, Any]:
                         },
                         "rules": {"type": "string", "enum": sorted(RULE_SETS)},
                         "api_key": {"type": "string"},
+                        "output": {
+                            "type": "string",
+                            "enum": [output.value for output in OUTPUTS],
+                            "description": "POST / only: the answer's type (default html)",
+                        },
                         **_SITE_FIELDS,
                     },
                 },
@@ -212,8 +221,11 @@ def openapi_document() -> dict[str, Any]:
                     },
                     "responses": {
                         "200": {
-                            "description": "The HTML report",
-                            "content": {"text/html": {"schema": {"type": "string"}}},
+                            "description": (
+                                "The HTML report, or the type the output field chose, "
+                                "as a download (Content-Disposition: attachment)"
+                            ),
+                            "content": quote_content,
                         },
                         **_problems(400, 401, 408, 413, 415, 422, 503),
                     },
