@@ -41,6 +41,8 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "nrf"
         ),
         ("raise it with --max-sites", "raise it with a file with fewer sites"),
         ("use --quote-date", "use the `quoteDate` parameter"),
+        # Only a metavar goes with its flag, never the word after it.
+        ("--crs EPSG:27700 differs", "a CRS other than the file's own EPSG:27700 differs"),
         ("an unknown --some-flag stays readable", "an unknown some-flag stays readable"),
         ("a range 10 - 20 and a--b are not flags", "a range 10 - 20 and a--b are not flags"),
     ],

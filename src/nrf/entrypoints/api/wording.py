@@ -21,7 +21,8 @@ API_NAMES = {
     # The API's ceiling is the service's (NRF_MAX_SITES_PER_JOB), not the caller's to raise.
     "--max-sites": "a file with fewer sites",
 }
-_FLAG = re.compile(r"(?<![\w-])`?(--[a-z][a-z0-9-]*)`?(?: [A-Z][A-Z_.]*\b)?")
+# A flag, in backticks or not, with the metavar `nrf assess --help` shows after it, if any.
+_FLAG = re.compile(r"(?<![\w-])`?(--[a-z][a-z0-9-]*)`?(?: (?:NAME|MAP|CRS|N|PATH)\b)?")
 
 
 def for_api(message: str) -> str:
