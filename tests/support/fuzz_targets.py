@@ -49,6 +49,9 @@ KNOWN_CODES = frozenset(
         "zip_no_boundary_file",
         "zip_ambiguous",
         "zip_missing_shapefile_parts",
+        "source_corrupt",
+        "layer_not_a_table",
+        "read_timed_out",
         # features and geometry
         "missing_column",
         "missing_value",

@@ -44,6 +44,9 @@ class InputLimits:
     max_site_area_ha: float = 10_000
     max_decompressed_bytes: int = 200 * MIB
     max_zip_entries: int = 100
+    # A GeoPackage is a database: its reads are interrupted after this long (a real boundary
+    # layer reads in well under a second; a recursive view would run for ever).
+    max_read_seconds: float = 20.0
 
 
 DEFAULT_LIMITS = InputLimits()

@@ -17,6 +17,8 @@ from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs, to_bn
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, read_geojson_bytes
 from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_in_folder
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary
+from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_layers_are_tables
+from nrf.adapters.site_boundaries.shapefile_records import check_shapefile_records
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
 
@@ -129,13 +131,19 @@ def _read_local(
         )
         _check_given_crs(features[0].crs if features else None, given_crs)
         return features
+    expected = None
     if suffix == ".shp":
-        _sidecars(path)
+        shx, dbf = _sidecars(path)
+        expected = check_shapefile_records(path, shx, dbf, limits)
+    elif suffix == ".gpkg":
+        check_layers_are_tables(path, limits)
     # GDAL warns about what it tolerates (unclosed rings...); the validator reports those itself.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             layer = gpkg_layer(path, layer) if suffix == ".gpkg" else None
+            if layer is not None:
+                expected = check_layer_rows(path, layer, limits)
             info = pyogrio.read_info(path, layer=layer)
             if info["crs"] is not None:
                 _check_given_crs(accepted_crs(info["crs"]), given_crs)
@@ -147,6 +155,9 @@ def _read_local(
             meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer)
         except _OGR_ERRORS as error:
             raise _refuse("unreadable_file", f"the file cannot be read ({error})") from None
+    if expected is not None and len(wkbs) != expected:
+        message = f"the file holds {expected:,} features but only {len(wkbs):,} could be read, "
+        raise _refuse("source_corrupt", message + "so sites would be lost; export it again")
     if len(wkbs) == 0:
         raise _refuse("empty_file", "the file has no features")
     names = [str(name) for name in meta["fields"]]
