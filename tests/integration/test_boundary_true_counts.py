@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import io
 import sqlite3
-import warnings
 import zipfile
 from pathlib import Path
 
 import falcon.testing
-import numpy as np
-import pyogrio.raw
 import pytest
-from shapely.geometry import box
 
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
@@ -34,34 +30,8 @@ from nrf.entrypoints.exit_codes import EXIT_INVALID_INPUT
 from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.quotes import GetQuote
 from support.api_server import multipart
-from support.reference import STRIP_ORIGIN
+from support.boundary_sites import write_sites
 from support.reference import two_catchment_strip as repo
-
-X, Y = STRIP_ORIGIN
-
-
-def write_sites(path: Path, n: int) -> Path:
-    """``n`` 100 m squares 200 m apart with every column, as a GIS would save them."""
-    squares = [box(X + 200 * i, Y, X + 200 * i + 100, Y + 100).wkb for i in range(n)]
-    columns = {
-        "id": [f"S{i}" for i in range(1, n + 1)],
-        "name": ["site"] * n,
-        "dwelling_category": ["housing"] * n,
-        "source": ["t"] * n,
-        "dwellings": [10] * n,
-    }
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a .dbf launders long column names
-        pyogrio.raw.write(
-            path,
-            np.array(squares, dtype=object),
-            [np.array(v) for v in columns.values()],
-            fields=list(columns),
-            geometry_type="Polygon",
-            crs="EPSG:27700",
-            driver="GPKG" if path.suffix == ".gpkg" else "ESRI Shapefile",
-        )
-    return path
 
 
 def stale_gpkg(path: Path, rows: int, claimed: int | None) -> Path:

@@ -55,6 +55,7 @@ KNOWN_CODES = frozenset(
         # features and geometry
         "missing_column",
         "missing_value",
+        "invalid_text",
         "null_geometry",
         "unsupported_geometry_type",
         "empty_geometry",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs, to_bn
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, read_geojson_bytes
 from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_in_folder
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary
-from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_layers_are_tables
+from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
 from nrf.adapters.site_boundaries.shapefile_records import check_shapefile_records
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
@@ -31,6 +32,7 @@ __all__ = [
 
 SUPPORTED_SUFFIXES = (".geojson", ".json", ".shp", ".zip", ".gpkg")
 _SHAPEFILE_PARTS = (".shx", ".dbf")
+_INTERNALS = re.compile(r"select |insert |pragma |sqlite3_|nrf-boundary-|/tmp/", re.IGNORECASE)
 _OGR_ERRORS = (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, RuntimeError, OSError)
 
 
@@ -136,7 +138,7 @@ def _read_local(
         shx, dbf = _sidecars(path)
         expected = check_shapefile_records(path, shx, dbf, limits)
     elif suffix == ".gpkg":
-        check_layers_are_tables(path, limits)
+        check_plain_tables(path, limits)
     # GDAL warns about what it tolerates (unclosed rings...); the validator reports those itself.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -154,7 +156,9 @@ def _read_local(
                 raise _refuse("too_many_features", message + " are allowed")
             meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer)
         except _OGR_ERRORS as error:
-            raise _refuse("unreadable_file", f"the file cannot be read ({error})") from None
+            raise _refuse(
+                "unreadable_file", f"the file cannot be read ({_reason(error, path)})"
+            ) from None
     if expected is not None and len(wkbs) != expected:
         message = f"the file holds {expected:,} features but only {len(wkbs):,} could be read, "
         raise _refuse("source_corrupt", message + "so sites would be lost; export it again")
@@ -177,6 +181,15 @@ def _read_local(
         if progress is not None:
             progress(index, len(wkbs))
     return features
+
+
+def _reason(error: BaseException, path: Path) -> str:
+    """GDAL's reason in words about the file: never where the server put it, nor its SQL."""
+    text = " ".join(str(error).split())[:200]
+    text = text.replace(str(path), "the file").replace(str(path.parent), "the upload")
+    if _INTERNALS.search(text):
+        return "GDAL cannot make sense of its contents"
+    return text or type(error).__name__
 
 
 def _check_given_crs(declared: str | None, given: str | None) -> None:

@@ -3,7 +3,7 @@
 A GeoPackage is a database, so a small file can hold endless work: a recursive view, a view
 or computed column over ``zeroblob``, a stale ``gpkg_ogr_contents`` count that makes GDAL stop
 after the counted rows (3 sites quoted as 1) or wave 200,000 rows past the feature limit.
-So every layer must be a plain table without computed columns, its rows are counted with
+So the file may hold only plain tables without computed columns, its rows are counted with
 ``count(*)`` and must agree with the stored count, and each geometry's vertices are counted
 from its bytes; every statement runs read-only under a progress handler that interrupts it
 at the deadline. GDAL then reads a table whose size is known.
@@ -64,32 +64,27 @@ def opened(
         connection.close()
 
 
-def check_layers_are_tables(path: Path, limits: InputLimits) -> None:
-    """Every layer the GeoPackage lists is a plain table: no view, no virtual table, no column
-    computed on read (each can make reading it cost without bound)."""
+def check_plain_tables(path: Path, limits: InputLimits) -> None:
+    """The GeoPackage holds only plain tables: no view, no virtual table but GDAL's spatial
+    index (rtree), no column computed on read; each of those can cost without bound to read."""
     with opened(path, limits) as db:
-        try:
-            names = [str(row[0]) for row in db.execute("SELECT table_name FROM gpkg_contents")]
-        except sqlite3.OperationalError as error:
-            if "interrupted" in str(error):
-                raise
-            raise _refuse("unreadable_file", "the file is not a GeoPackage") from None
-        for name in names:
-            row = db.execute(
-                "SELECT type, sql FROM sqlite_master WHERE lower(name) = lower(?)", (name,)
-            ).fetchone()
-            kind = "" if row is None else str(row[0])
-            virtual = row is not None and str(row[1] or "").lstrip().upper().startswith(
-                "CREATE VIRTUAL"
-            )
-            if kind != "table" or virtual:
-                what = "a view" if kind == "view" else "not a plain table"
-                message = f"the GeoPackage layer {_short(name)} is {what}; a boundary layer "
-                raise _refuse("layer_not_a_table", message + "must be a table of features")
-            columns = db.execute(f"PRAGMA table_xinfo({_quoted(name)})").fetchall()
+        schema = db.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view')"
+        ).fetchall()
+        for kind, name, sql in schema:
+            text = " ".join(str(sql or "").upper().split())
+            if kind == "view":
+                message = f"the GeoPackage holds a view ({_short(str(name))}); a boundary layer "
+                raise _refuse("layer_not_a_table", message + "is a table: save it as one")
+            if text.startswith("CREATE VIRTUAL TABLE"):
+                if " USING RTREE" not in text:
+                    message = f"the GeoPackage holds a virtual table ({_short(str(name))}); a "
+                    raise _refuse("layer_not_a_table", message + "boundary layer is a table")
+                continue
+            columns = db.execute(f"PRAGMA table_xinfo({_quoted(str(name))})").fetchall()
             if any(column[6] == _VIRTUAL_COLUMN for column in columns):
-                message = f"the GeoPackage layer {_short(name)} has columns computed on every "
-                raise _refuse("layer_not_a_table", message + "read; save it as a plain table")
+                message = f"the GeoPackage table {_short(str(name))} has columns computed on "
+                raise _refuse("layer_not_a_table", message + "every read; save it as plain data")
 
 
 def check_layer_rows(path: Path, layer: str, limits: InputLimits) -> int:
