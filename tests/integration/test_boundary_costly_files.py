@@ -27,7 +27,7 @@ from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, rea
 from nrf.adapters.site_boundaries.geopackage_tables import opened
 from nrf.domain.errors import InvalidInput
 from nrf.domain.validation import InputLimits, validate_features
-from support.boundary_sites import X, Y, write_sites
+from support.boundary_sites import RECURSIVE, X, Y, with_view, write_sites
 
 
 def refused(read: object) -> InvalidInput:
@@ -44,20 +44,6 @@ def gdal_must_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pyogrio.raw, "read", fail)
 
 
-def with_view(path: Path, view_sql: str) -> Path:
-    """The file's one layer replaced by a view of the same name, registered as GDAL expects."""
-    write_sites(path, 1)
-    with sqlite3.connect(path) as db:
-        [(layer,)] = db.execute("SELECT table_name FROM gpkg_contents").fetchall()
-        db.execute(f'ALTER TABLE "{layer}" RENAME TO real_sites')
-        db.execute(f'CREATE VIEW "{layer}" AS {view_sql}')
-    return path
-
-
-RECURSIVE = (
-    "WITH RECURSIVE n(fid) AS (SELECT 1 UNION ALL SELECT fid + 1 FROM n) "
-    "SELECT n.fid AS fid, s.geom AS geom, s.id AS id FROM n, real_sites AS s"
-)
 ZEROBLOB = "SELECT fid, zeroblob(900000000) AS geom, id FROM real_sites"
 
 

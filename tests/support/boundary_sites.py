@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -36,3 +38,36 @@ def write_sites(path: Path, n: int) -> Path:
             driver="GPKG" if path.suffix == ".gpkg" else "ESRI Shapefile",
         )
     return path
+
+
+def stale_geopackage(rows: int, claimed: int | None) -> bytes:
+    """A GeoPackage of ``rows`` sites whose gpkg_ogr_contents says ``claimed``."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_sites(Path(folder) / "sites.gpkg", rows)
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE gpkg_ogr_contents SET feature_count = ?", (claimed,))
+        db.close()
+        return path.read_bytes()
+
+
+RECURSIVE = (
+    "WITH RECURSIVE n(fid) AS (SELECT 1 UNION ALL SELECT fid + 1 FROM n) "
+    "SELECT n.fid AS fid, s.geom AS geom, s.id AS id FROM n, real_sites AS s"
+)
+
+
+def with_view(path: Path, view_sql: str) -> Path:
+    """The file's one layer replaced by a view of the same name, registered as GDAL expects."""
+    write_sites(path, 1)
+    with sqlite3.connect(path) as db:
+        [(layer,)] = db.execute("SELECT table_name FROM gpkg_contents").fetchall()
+        db.execute(f'ALTER TABLE "{layer}" RENAME TO real_sites')
+        db.execute(f'CREATE VIEW "{layer}" AS {view_sql}')
+    db.close()
+    return path
+
+
+def recursive_view_geopackage() -> bytes:
+    """A GeoPackage whose layer is a view that never ends (a 98 kB file burnt a core)."""
+    with tempfile.TemporaryDirectory() as folder:
+        return with_view(Path(folder) / "sites.gpkg", RECURSIVE).read_bytes()

@@ -266,7 +266,17 @@ PINCHED = Polygon(
     ],
 )
 def test_geometry_codes(geometry: object, code: str) -> None:
-    assert only_code(raw(geometry=geometry)) == code
+    # Beside a good site, so the file as a whole still holds a polygon.
+    assert problems_of(raw(geometry=geometry), raw(index=2)) == [(code, 1)]
+
+
+def test_a_file_without_any_polygon_says_so_as_well() -> None:
+    point = Point(600_000, 300_000)
+    assert problems_of(raw(geometry=point), raw(index=2, geometry=None)) == [
+        ("no_polygon_found", None),
+        ("unsupported_geometry_type", 1),
+        ("null_geometry", 2),
+    ]
 
 
 def test_a_ring_that_touches_itself_is_self_intersecting() -> None:

@@ -91,6 +91,11 @@ def validate_features(
         )
         for c in absent
     ]
+    if not any(isinstance(f.geometry, Polygon | MultiPolygon) for f in features) and not any(
+        f.problems for f in features
+    ):
+        message = "the file holds no polygon: a red-line boundary is a Polygon or MultiPolygon"
+        problems.append(Problem(code="no_polygon_found", message=message, field="geometry"))
     total_vertices = 0
     developments: list[Development] = []
     for position, feature in enumerate(features, start=1):

@@ -13,7 +13,7 @@ from pyproj import CRS, Transformer
 from pyproj.exceptions import CRSError
 
 from nrf.domain.errors import InvalidInput, Problem
-from nrf.domain.validation import BNG
+from nrf.domain.validation import BNG, GB_BOUNDS
 
 WGS84 = "EPSG:4326"
 # PROJ's lookup of an arbitrary CRS text costs memory that stays (its cache): a 45 MiB GeoJSON
@@ -21,6 +21,7 @@ WGS84 = "EPSG:4326"
 # code or URN (under 60 characters); a .prj's WKT for BNG is about 650, in WKT2 about 1,200.
 MAX_CRS_NAME_CHARS = 300
 MAX_CRS_WKT_CHARS = 4_000
+_BNG_EXTENT = np.array(GB_BOUNDS[2:])
 _HOW = "use EPSG:27700 (British National Grid) or EPSG:4326 (WGS 84)"
 
 
@@ -86,15 +87,13 @@ def to_bng(
     if len(xy) and (np.abs(xy[:, 0]).max() > 180 or np.abs(xy[:, 1]).max() > 90):
         message = f"feature {feature}: coordinates are outside longitude -180 to 180, latitude "
         message += "-90 to 90 although the CRS is WGS 84 (a GeoJSON without a crs member is WGS "
-        message += "84); if they are British National Grid metres, declare EPSG:27700"
-        return None, (
-            Problem(
-                code="coordinates_look_like_metres",
-                message=message,
-                feature=feature,
-                field="geometry",
-            ),
-        )
+        metres = bool((xy.min(axis=0) >= 0).all() and (xy.max(axis=0) <= _BNG_EXTENT).all())
+        if metres:
+            message += "84); if they are British National Grid metres, declare EPSG:27700"
+        else:
+            message += "84), nor are they British National Grid metres"
+        code = "coordinates_look_like_metres" if metres else "coordinates_out_of_range"
+        return None, (Problem(code=code, message=message, feature=feature, field="geometry"),)
     projected = shapely.transform(geometry, _wgs84_to_bng)
     if not np.isfinite(shapely.get_coordinates(projected)).all():
         message = f"feature {feature}: geometry cannot be placed on British National Grid; "

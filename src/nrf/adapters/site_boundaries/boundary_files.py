@@ -17,7 +17,7 @@ import shapely
 from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs, to_bng
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, read_geojson_bytes
 from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_in_folder
-from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary
+from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary, safe_filename
 from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
 from nrf.adapters.site_boundaries.shapefile_records import check_shapefile_records
 from nrf.domain.errors import InvalidInput, Problem
@@ -77,6 +77,9 @@ def read_boundary_bytes(
     data: bytes, filename: str, limits: InputLimits = DEFAULT_LIMITS
 ) -> list[RawFeature]:
     """Every feature of a boundary file held as bytes (from S3); ``filename`` gives its type."""
+    if not safe_filename(filename):
+        message = "the file's name holds control characters or is too long; rename it"
+        raise _refuse("unsafe_filename", message)
     suffix = _checked_suffix(filename)
     _check_size(len(data), limits)
     if suffix == ".shp":
@@ -208,10 +211,15 @@ def _from_wkb(wkb: bytes | None, index: int) -> tuple[shapely.Geometry | None, t
             warnings.simplefilter("ignore")  # NaN coordinates warn; the validator reports them
             return shapely.force_2d(shapely.from_wkb(wkb)), ()
     except (shapely.errors.GEOSException, ValueError) as error:
-        message = f"feature {index}: geometry is not a valid polygon ({error})"
-        return None, (
-            Problem(code="invalid_geometry", message=message, feature=index, field="geometry"),
-        )
+        if "closed linestring" in str(error):  # GEOS: "Points of LinearRing do not form a ..."
+            message = (
+                f"feature {index}: a ring is not closed (its last point must repeat its first)"
+            )
+            code = "unclosed_ring"
+        else:
+            message = f"feature {index}: geometry is not a valid polygon ({error})"
+            code = "invalid_geometry"
+        return None, (Problem(code=code, message=message, feature=index, field="geometry"),)
 
 
 def _is_nan(value: object) -> bool:
