@@ -285,9 +285,9 @@ def test_file_not_found_and_unsupported_type(tmp_path: Path) -> None:
     assert file_code(tmp_path / "nothing.geojson") == "file_not_found"
     # A folder is read as a shapefile's folder; this one holds none.
     assert file_code(tmp_path) == "no_boundary_in_folder"
-    kml = tmp_path / "site.kml"
-    kml.write_text("<kml/>")
-    assert file_code(kml) == "unsupported_file_type"
+    dxf = tmp_path / "site.dxf"
+    dxf.write_text("0\nSECTION")
+    assert file_code(dxf) == "unsupported_file_type"
     with pytest.raises(InvalidInput) as caught:
         read_boundary_bytes(b"x", "site.csv")
     assert caught.value.codes == ["unsupported_file_type"]

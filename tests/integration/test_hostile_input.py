@@ -89,7 +89,7 @@ def _cases() -> list[Case]:
         Case(
             "hostile-unclosed",
             json.dumps(job("hostile-unclosed", boundary=polygon(unclosed))),
-            "invalid_geometry",
+            "unclosed_ring",
         ),
         Case(
             "hostile-nan-file",

@@ -47,7 +47,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="assess the red-line boundaries in a file",
         description="Assess every red-line boundary in a file: nutrient impact and levy.",
     )
-    assess.add_argument("input", help="GeoJSON, shapefile (.shp, .zip or its folder) or GeoPackage")
+    assess.add_argument(
+        "input", help="GeoJSON, shapefile (.shp, .zip or its folder), GeoPackage, KML or KMZ"
+    )
     assess.add_argument(
         "--reference-data",
         metavar="BUNDLE",
@@ -77,7 +79,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     assess.add_argument(
         "--layer",
         metavar="NAME",
-        help="the layer of a GeoPackage (or shapefile of a folder) holding several",
+        help="the layer of a GeoPackage (or shapefile of a folder, or folder of a KML) holding "
+        "several",
     )
     assess.add_argument(
         "--crs",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import math
 import re
 import tempfile
 import warnings
@@ -12,13 +11,14 @@ from pathlib import Path
 
 import pyogrio
 import pyogrio.raw
-import shapely
 
-from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs, to_bng
+from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, read_geojson_bytes
+from nrf.adapters.site_boundaries.boundary_kml import kml_layers, screen_kml
 from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_in_folder
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary, safe_filename
 from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
+from nrf.adapters.site_boundaries.ogr_rows import LayerRows, raw_features
 from nrf.adapters.site_boundaries.shapefile_records import check_shapefile_records
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
@@ -30,7 +30,7 @@ __all__ = [
     "read_boundary_file",
 ]
 
-SUPPORTED_SUFFIXES = (".geojson", ".json", ".shp", ".zip", ".gpkg")
+SUPPORTED_SUFFIXES = (".geojson", ".json", ".shp", ".zip", ".gpkg", ".kml", ".kmz")
 _SHAPEFILE_PARTS = (".shx", ".dbf")
 _INTERNALS = re.compile(r"select |insert |pragma |sqlite3_|nrf-boundary-|/tmp/", re.IGNORECASE)
 _OGR_ERRORS = (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, RuntimeError, OSError)
@@ -61,13 +61,13 @@ def read_boundary_file(
     if not path.is_file():
         raise _refuse("file_not_found", f"there is no file at {str(path)!r}")
     suffix = _checked_suffix(path.name)
-    if layer is not None and suffix != ".gpkg":
+    if layer is not None and suffix not in (".gpkg", ".kml", ".kmz"):
         message = f"--layer {layer!r} applies to a GeoPackage or a folder of shapefiles, "
         raise _refuse("unknown_layer", message + f"and {path.name!r} has one layer")
     parts = [path] + (_sidecars(path) if suffix == ".shp" else [])
     _check_size(sum(part.stat().st_size for part in parts), limits)
     given = accepted_crs(crs) if crs is not None else None
-    if suffix == ".zip":
+    if suffix in (".zip", ".kmz"):
         with extracted_boundary(path, limits) as inner:
             return _read_local(inner, limits, layer=layer, given_crs=given, progress=progress)
     return _read_local(path, limits, layer=layer, given_crs=given, progress=progress)
@@ -85,12 +85,12 @@ def read_boundary_bytes(
     if suffix == ".shp":
         message = "a bare .shp cannot be read without its .shx and .dbf; send them zipped together"
         raise _refuse("missing_shapefile_parts", message)
-    if suffix == ".zip":
+    if suffix in (".zip", ".kmz"):
         with extracted_boundary(io.BytesIO(data), limits) as inner:
             return _read_local(inner, limits)
-    if suffix == ".gpkg":
+    if suffix in (".gpkg", ".kml"):
         with tempfile.TemporaryDirectory(prefix="nrf-boundary-") as temp:
-            path = Path(temp) / "boundary.gpkg"
+            path = Path(temp) / f"boundary{suffix}"
             path.write_bytes(data)
             return _read_local(path, limits)
     return read_geojson_bytes(data, limits)
@@ -137,53 +137,51 @@ def _read_local(
         _check_given_crs(features[0].crs if features else None, given_crs)
         return features
     expected = None
+    layers: list[str | None] = [None]
     if suffix == ".shp":
         shx, dbf = _sidecars(path)
         expected = check_shapefile_records(path, shx, dbf, limits)
     elif suffix == ".gpkg":
         check_plain_tables(path, limits)
+    elif suffix == ".kml":
+        screen_kml(path, limits)
     # GDAL warns about what it tolerates (unclosed rings...); the validator reports those itself.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            layer = gpkg_layer(path, layer) if suffix == ".gpkg" else None
-            if layer is not None:
-                expected = check_layer_rows(path, layer, limits)
-            info = pyogrio.read_info(path, layer=layer)
-            if info["crs"] is not None:
-                _check_given_crs(accepted_crs(info["crs"]), given_crs)
-            crs = given_crs if info["crs"] is None and given_crs else accepted_crs(info["crs"])
-            count = int(info["features"])
-            if count > limits.max_features:
-                message = f"the file has {count:,} features; at most {limits.max_features:,}"
-                raise _refuse("too_many_features", message + " are allowed")
-            meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer)
+            if suffix == ".gpkg":
+                layers = [gpkg_layer(path, layer)]
+                expected = check_layer_rows(path, str(layers[0]), limits)
+            elif suffix == ".kml":
+                layers = list(kml_layers(path, layer))
+            read = [_read_layer(path, name, limits, given_crs) for name in layers]
         except _OGR_ERRORS as error:
             raise _refuse(
                 "unreadable_file", f"the file cannot be read ({_reason(error, path)})"
             ) from None
-    if expected is not None and len(wkbs) != expected:
-        message = f"the file holds {expected:,} features but only {len(wkbs):,} could be read, "
+    rows = sum(len(layer_rows.wkbs) for layer_rows in read)
+    if expected is not None and rows != expected:
+        message = f"the file holds {expected:,} features but only {rows:,} could be read, "
         raise _refuse("source_corrupt", message + "so sites would be lost; export it again")
-    if len(wkbs) == 0:
+    if rows == 0:
         raise _refuse("empty_file", "the file has no features")
-    names = [str(name) for name in meta["fields"]]
-    values = [[None if _is_nan(v) else v for v in column.tolist()] for column in columns]
-    features = []
-    for row, wkb in enumerate(wkbs):
-        index = row + 1
-        properties = {name: column[row] for name, column in zip(names, values, strict=True)}
-        geometry, problems = _from_wkb(wkb, index)
-        if not problems:
-            geometry, problems = to_bng(geometry, crs, index)
-        features.append(
-            RawFeature(
-                index=index, properties=properties, geometry=geometry, crs=crs, problems=problems
-            )
-        )
-        if progress is not None:
-            progress(index, len(wkbs))
-    return features
+    if rows > limits.max_features:
+        message = f"the file has {rows:,} features; at most {limits.max_features:,}"
+        raise _refuse("too_many_features", message + " are allowed")
+    return raw_features(read, drop_nulls=suffix == ".kml", progress=progress)
+
+
+def _read_layer(path: Path, layer: str | None, limits: InputLimits, given: str | None) -> LayerRows:
+    info = pyogrio.read_info(path, layer=layer)
+    if info["crs"] is not None:
+        _check_given_crs(accepted_crs(info["crs"]), given)
+    crs = given if info["crs"] is None and given else accepted_crs(info["crs"])
+    count = int(info["features"])
+    if count > limits.max_features:
+        message = f"the file has {count:,} features; at most {limits.max_features:,}"
+        raise _refuse("too_many_features", message + " are allowed")
+    meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer)
+    return LayerRows(names=[str(n) for n in meta["fields"]], columns=columns, wkbs=wkbs, crs=crs)
 
 
 def _reason(error: BaseException, path: Path) -> str:
@@ -201,27 +199,3 @@ def _check_given_crs(declared: str | None, given: str | None) -> None:
         message = f"the file says its CRS is {declared}, but {given} was given; "
         message += "leave out --crs for a file that states its CRS"
         raise _refuse("conflicting_crs", message)
-
-
-def _from_wkb(wkb: bytes | None, index: int) -> tuple[shapely.Geometry | None, tuple[Problem, ...]]:
-    if wkb is None:
-        return None, ()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # NaN coordinates warn; the validator reports them
-            return shapely.force_2d(shapely.from_wkb(wkb)), ()
-    except (shapely.errors.GEOSException, ValueError) as error:
-        if "closed linestring" in str(error):  # GEOS: "Points of LinearRing do not form a ..."
-            message = (
-                f"feature {index}: a ring is not closed (its last point must repeat its first)"
-            )
-            code = "unclosed_ring"
-        else:
-            message = f"feature {index}: geometry is not a valid polygon ({error})"
-            code = "invalid_geometry"
-        return None, (Problem(code=code, message=message, feature=index, field="geometry"),)
-
-
-def _is_nan(value: object) -> bool:
-    # GDAL files cannot hold NaN attributes: a NaN here is a null that numpy could not keep.
-    return isinstance(value, float) and math.isnan(value)

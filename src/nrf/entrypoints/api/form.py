@@ -41,7 +41,8 @@ def form_page(keys: ApiKeys) -> str:
         )
     )
     body = f"""<h1>Nutrient levy quote</h1>
-<p>Upload a red-line boundary (GeoJSON, zipped shapefile or GeoPackage) to get the report.
+<p>Upload a red-line boundary (GeoJSON, zipped shapefile, GeoPackage, or KML or KMZ as drawn in
+Google Earth) to get the report.
 A field left empty is taken from the file's own column of that name.</p>
 <form method="post" action="/" enctype="multipart/form-data">
 <label for="boundary">Boundary file</label>
