@@ -399,10 +399,7 @@ def test_missing_columns_one_problem_each(tmp_path: Path) -> None:
     path = write_ogr(tmp_path / "partial.shp", [SITE.wkb], fields)
     with pytest.raises(InvalidInput) as caught:
         assess(path)
-    assert [(p.code, p.field) for p in caught.value.problems] == [
-        ("missing_column", "dwelling_category"),
-        ("missing_column", "dwellings"),
-    ]
+    assert [(p.code, p.field) for p in caught.value.problems] == [("missing_column", "dwellings")]
 
 
 def test_a_bare_shapefile_needs_its_sidecars(tmp_path: Path) -> None:
@@ -676,9 +673,8 @@ def test_geopackage_nan_coordinates_and_null_values(tmp_path: Path) -> None:
     )
     with pytest.raises(InvalidInput) as caught:
         assess(path)
+    # name and source are absent: blank by default, not a problem.
     assert [(p.code, p.feature, p.field) for p in caught.value.problems] == [
-        ("missing_column", None, "name"),
-        ("missing_column", None, "source"),
         ("non_finite_coordinates", 1, "geometry"),
         ("missing_value", 2, "dwellings"),
     ]

@@ -59,6 +59,8 @@ KNOWN_CODES = frozenset(
         "read_timed_out",
         # features and geometry
         "missing_column",
+        "invalid_columns",
+        "unknown_layer",
         "missing_value",
         "invalid_text",
         "null_geometry",

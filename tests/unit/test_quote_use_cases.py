@@ -93,4 +93,4 @@ def test_a_boundary_check_still_refuses_bad_geometry() -> None:
     bow_tie = box(0, 0, 1, 1).exterior  # a ring, not a polygon
     with pytest.raises(InvalidInput) as caught:
         CheckBoundary(repo())(QuoteRequest((raw(bow_tie),)))
-    assert caught.value.codes == ["unsupported_geometry_type"]
+    assert caught.value.codes == ["no_polygon_found", "unsupported_geometry_type"]

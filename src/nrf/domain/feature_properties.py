@@ -28,6 +28,14 @@ COLUMNS: Mapping[str, str] = {
 # As the queue message's text fields: a site's text is echoed in every answer and report, so a
 # 45 MB name would make a 47 MB answer.
 MAX_TEXT_CHARS = 500
+# A column a planner's file may leave out, and what it then reads as (issue 19: a GeoJSON drawn by
+# hand has a name and dwellings): ``id`` is the feature's position in the file, not "".
+DEFAULTS: Mapping[str, str] = {
+    "id": "",
+    "name": "",
+    "dwelling_category": "housing",
+    "source": "",
+}
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 ABSENT = object()  # a column the feature does not have
 
@@ -38,14 +46,24 @@ def missing_column_hint(column: str) -> str:
     return f" (or {legacy})" if legacy != column else ""
 
 
+def columns_named(names: list[str]) -> str:
+    """The file's own columns for a message: each cut to 40 characters, at most 30 of them."""
+    if not names:
+        return "it has no columns"
+    shown = ", ".join(repr(n if len(n) <= 40 else n[:37] + "...") for n in names[:30])
+    return f"its columns are {shown}" + (", ..." if len(names) > 30 else "")
+
+
 def lookup(properties: Mapping[str, object], column: str) -> object:
-    """The snake_case column, else the delivered name; exact names first, then any case
-    (files exported from other tools arrive as ``DWELLINGS`` or ``dwel_cat``)."""
-    for name in (column, COLUMNS[column]):
+    """The snake_case column, else the delivered name, else the snake name as a shapefile
+    cuts it to 10 characters (``dwelling_c``); exact names first, then any case (files
+    exported from other tools arrive as ``DWELLINGS`` or ``dwel_cat``)."""
+    names = (column, COLUMNS[column], column[:10])
+    for name in names:
         if name in properties:
             return properties[name]
     folded = {key.casefold(): key for key in properties if isinstance(key, str)}
-    for name in (column, COLUMNS[column]):
+    for name in names:
         key = folded.get(name.casefold())
         if key is not None:
             return properties[key]

@@ -18,6 +18,8 @@ from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.feature_properties import (
     ABSENT,
     COLUMNS,
+    DEFAULTS,
+    columns_named,
     dwellings_of,
     lookup,
     missing_column_hint,
@@ -82,14 +84,16 @@ def validate_features(
         message = f"the file has {len(features):,} features; at most {limits.max_features:,}"
         raise InvalidInput([Problem(code="too_many_features", message=message + " are allowed")])
     absent = [c for c in COLUMNS if all(lookup(f.properties, c) is ABSENT for f in features)]
+    own = columns_named(list(dict.fromkeys(str(k) for f in features for k in f.properties)))
     problems = [
         Problem(
             code="missing_column",
-            message=f"the file has no {c} column{missing_column_hint(c)}",
+            message=f"the file has no {c} column{missing_column_hint(c)}; {own}",
             feature=None,
             field=c,
         )
         for c in absent
+        if c not in DEFAULTS
     ]
     if not any(isinstance(f.geometry, Polygon | MultiPolygon) for f in features) and not any(
         f.problems for f in features
@@ -102,8 +106,10 @@ def validate_features(
         found: list[Problem] = []
         texts = {
             c: required_text(feature.properties, feature.index, c, found)
-            for c in COLUMNS
             if c not in absent
+            else (str(feature.index) if c == "id" else DEFAULTS[c])
+            for c in COLUMNS
+            if c != "dwellings"
         }
         dwellings = (
             dwellings_of(feature.properties, feature.index, found)

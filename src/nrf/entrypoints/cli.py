@@ -218,6 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: the input cannot be assessed ({count} problem{plural}):", file=sys.stderr)
         for problem in exc.problems:
             print(f"  {problem.describe()}", file=sys.stderr)
+        if {"ambiguous_layer", "zip_ambiguous"} & set(exc.codes):
+            print("  (nrf assess --layer NAME reads the one of that name)", file=sys.stderr)
         return EXIT_INVALID_INPUT
     except NrfError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)

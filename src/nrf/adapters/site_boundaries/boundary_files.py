@@ -19,7 +19,10 @@ from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_i
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary, safe_filename
 from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
 from nrf.adapters.site_boundaries.ogr_rows import LayerRows, raw_features
-from nrf.adapters.site_boundaries.shapefile_records import check_shapefile_records
+from nrf.adapters.site_boundaries.shapefile_records import (
+    check_shapefile_records,
+    undeclared_encoding,
+)
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
 
@@ -32,6 +35,7 @@ __all__ = [
 
 SUPPORTED_SUFFIXES = (".geojson", ".json", ".shp", ".zip", ".gpkg", ".kml", ".kmz")
 _SHAPEFILE_PARTS = (".shx", ".dbf")
+_LAYERED = (".gpkg", ".kml", ".kmz", ".zip")  # a file whose layer may be chosen by name
 _INTERNALS = re.compile(r"select |insert |pragma |sqlite3_|nrf-boundary-|/tmp/", re.IGNORECASE)
 _OGR_ERRORS = (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, RuntimeError, OSError)
 
@@ -61,22 +65,24 @@ def read_boundary_file(
     if not path.is_file():
         raise _refuse("file_not_found", f"there is no file at {str(path)!r}")
     suffix = _checked_suffix(path.name)
-    if layer is not None and suffix not in (".gpkg", ".kml", ".kmz"):
-        message = f"--layer {layer!r} applies to a GeoPackage or a folder of shapefiles, "
-        raise _refuse("unknown_layer", message + f"and {path.name!r} has one layer")
+    if layer is not None and suffix not in _LAYERED:
+        message = f"a layer ({layer[:60]!r}) applies to a GeoPackage, a KML, a zip or a folder "
+        raise _refuse("unknown_layer", message + f"of shapefiles; {path.name!r} has one layer")
     parts = [path] + (_sidecars(path) if suffix == ".shp" else [])
     _check_size(sum(part.stat().st_size for part in parts), limits)
     given = accepted_crs(crs) if crs is not None else None
     if suffix in (".zip", ".kmz"):
-        with extracted_boundary(path, limits) as inner:
-            return _read_local(inner, limits, layer=layer, given_crs=given, progress=progress)
+        with extracted_boundary(path, limits, layer) as inner:
+            inner_layer = layer if inner.suffix in (".gpkg", ".kml") else None
+            return _read_local(inner, limits, layer=inner_layer, given_crs=given, progress=progress)
     return _read_local(path, limits, layer=layer, given_crs=given, progress=progress)
 
 
 def read_boundary_bytes(
-    data: bytes, filename: str, limits: InputLimits = DEFAULT_LIMITS
+    data: bytes, filename: str, limits: InputLimits = DEFAULT_LIMITS, *, layer: str | None = None
 ) -> list[RawFeature]:
-    """Every feature of a boundary file held as bytes (from S3); ``filename`` gives its type."""
+    """Every feature of a boundary file held as bytes (from S3 or an upload); ``filename`` gives
+    its type and ``layer`` picks one layer of a file (or boundary file of a zip) with several."""
     if not safe_filename(filename):
         message = "the file's name holds control characters or is too long; rename it"
         raise _refuse("unsafe_filename", message)
@@ -85,14 +91,18 @@ def read_boundary_bytes(
     if suffix == ".shp":
         message = "a bare .shp cannot be read without its .shx and .dbf; send them zipped together"
         raise _refuse("missing_shapefile_parts", message)
+    if layer is not None and suffix not in _LAYERED:
+        message = f"a layer ({layer[:60]!r}) applies to a GeoPackage, a KML or a zip; "
+        raise _refuse("unknown_layer", message + f"a {suffix} file has one layer")
     if suffix in (".zip", ".kmz"):
-        with extracted_boundary(io.BytesIO(data), limits) as inner:
-            return _read_local(inner, limits)
+        with extracted_boundary(io.BytesIO(data), limits, layer) as inner:
+            inner_layer = layer if inner.suffix in (".gpkg", ".kml") else None
+            return _read_local(inner, limits, layer=inner_layer)
     if suffix in (".gpkg", ".kml"):
         with tempfile.TemporaryDirectory(prefix="nrf-boundary-") as temp:
             path = Path(temp) / f"boundary{suffix}"
             path.write_bytes(data)
-            return _read_local(path, limits)
+            return _read_local(path, limits, layer=layer)
     return read_geojson_bytes(data, limits)
 
 
@@ -136,11 +146,12 @@ def _read_local(
         )
         _check_given_crs(features[0].crs if features else None, given_crs)
         return features
-    expected = None
+    expected, encoding = None, None
     layers: list[str | None] = [None]
     if suffix == ".shp":
         shx, dbf = _sidecars(path)
         expected = check_shapefile_records(path, shx, dbf, limits)
+        encoding = undeclared_encoding(dbf)
     elif suffix == ".gpkg":
         check_plain_tables(path, limits)
     elif suffix == ".kml":
@@ -154,7 +165,7 @@ def _read_local(
                 expected = check_layer_rows(path, str(layers[0]), limits)
             elif suffix == ".kml":
                 layers = list(kml_layers(path, layer))
-            read = [_read_layer(path, name, limits, given_crs) for name in layers]
+            read = [_read_layer(path, name, limits, given_crs, encoding) for name in layers]
         except _OGR_ERRORS as error:
             raise _refuse(
                 "unreadable_file", f"the file cannot be read ({_reason(error, path)})"
@@ -171,7 +182,9 @@ def _read_local(
     return raw_features(read, drop_nulls=suffix == ".kml", progress=progress)
 
 
-def _read_layer(path: Path, layer: str | None, limits: InputLimits, given: str | None) -> LayerRows:
+def _read_layer(
+    path: Path, layer: str | None, limits: InputLimits, given: str | None, encoding: str | None
+) -> LayerRows:
     info = pyogrio.read_info(path, layer=layer)
     if info["crs"] is not None:
         _check_given_crs(accepted_crs(info["crs"]), given)
@@ -180,7 +193,7 @@ def _read_layer(path: Path, layer: str | None, limits: InputLimits, given: str |
     if count > limits.max_features:
         message = f"the file has {count:,} features; at most {limits.max_features:,}"
         raise _refuse("too_many_features", message + " are allowed")
-    meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer)
+    meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer, encoding=encoding)
     return LayerRows(names=[str(n) for n in meta["fields"]], columns=columns, wkbs=wkbs, crs=crs)
 
 

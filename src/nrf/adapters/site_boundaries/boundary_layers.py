@@ -2,7 +2,7 @@
 
 GIS users hand over a shapefile as its folder, and a GeoPackage may hold several layers;
 when the choice is not obvious we refuse and name every layer, and the caller may choose
-one by name (``nrf assess --layer NAME``), never a guess.
+one by name (``nrf assess --layer NAME``, the API's ``layer`` field), never a guess.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pyogrio
 from nrf.domain.errors import InvalidInput, Problem
 
 _POLYGON_TYPES = ("Polygon", "MultiPolygon")
-_HOW = "choose one with --layer NAME"
+_HOW = "choose one by its name as the layer"
 
 
 def _refuse(code: str, message: str) -> InvalidInput:

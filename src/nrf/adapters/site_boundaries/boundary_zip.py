@@ -25,6 +25,7 @@ from nrf.domain.validation import InputLimits
 
 BOUNDARY_SUFFIXES = (".shp", ".geojson", ".json", ".gpkg", ".kml")
 _NESTED = (".zip", ".kmz")
+_LAYERED = (".gpkg", ".kml")  # formats with layers of their own
 MAX_NAME_CHARS = 255  # the longest file name common file systems hold
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")  # reorder text
 _REQUIRED_SIDECARS = (".shx", ".dbf")
@@ -50,14 +51,20 @@ def _refuse(code: str, message: str) -> InvalidInput:
 
 
 @contextmanager
-def extracted_boundary(source: str | Path | BinaryIO, limits: InputLimits) -> Iterator[Path]:
-    """The zip's one boundary file (with its shapefile sidecars) in a temp dir, removed after."""
+def extracted_boundary(
+    source: str | Path | BinaryIO, limits: InputLimits, layer: str | None = None
+) -> Iterator[Path]:
+    """The zip's one boundary file (with its shapefile sidecars) in a temp dir, removed after.
+
+    ``layer`` picks one of several boundary files by its name without suffix (``sites`` for
+    ``export/sites.shp``); a zip of one GeoPackage or KML keeps it for the file's own layers.
+    """
     try:
         archive = zipfile.ZipFile(source)
     except _READ_ERRORS:
         raise _refuse("invalid_zip", "the file is not a readable zip archive") from None
     with archive, tempfile.TemporaryDirectory(prefix="nrf-boundary-") as temp:
-        members = _members_to_extract(archive.infolist(), limits)
+        members = _members_to_extract(archive.infolist(), limits, layer)
         budget = limits.max_decompressed_bytes
         paths = []
         for member in members:
@@ -68,7 +75,9 @@ def extracted_boundary(source: str | Path | BinaryIO, limits: InputLimits) -> It
         yield paths[0]
 
 
-def _members_to_extract(infos: list[zipfile.ZipInfo], limits: InputLimits) -> list[zipfile.ZipInfo]:
+def _members_to_extract(
+    infos: list[zipfile.ZipInfo], limits: InputLimits, layer: str | None
+) -> list[zipfile.ZipInfo]:
     if len(infos) > limits.max_zip_entries:
         message = f"the zip has {len(infos):,} entries; at most {limits.max_zip_entries:,}"
         raise _refuse("zip_too_many_files", message + " are allowed")
@@ -106,10 +115,15 @@ def _members_to_extract(infos: list[zipfile.ZipInfo], limits: InputLimits) -> li
     if not candidates:
         message = "the zip holds no .shp, .geojson, .json, .gpkg or .kml file"
         raise _refuse("zip_no_boundary_file", message)
+    if layer is not None:
+        named = [info for info in candidates if _name(info) == layer.casefold()]
+        layered = [info for info in candidates if _suffix(info) in _LAYERED]
+        if named or len(candidates) > 1 or not layered:
+            candidates = named or _unknown_layer(candidates, layer)
     if len(candidates) > 1:
         names = ", ".join(_shown(info.filename) for info in candidates[:5])
-        message = f"the zip holds more than one boundary file ({names}); send one per zip"
-        raise _refuse("zip_ambiguous", message)
+        message = f"the zip holds more than one boundary file ({names}); send one per zip, or "
+        raise _refuse("zip_ambiguous", message + "choose one by its name as the layer")
     chosen = candidates[0]
     if _suffix(chosen) != ".shp":
         return [chosen]
@@ -174,6 +188,17 @@ def _shown(name: str) -> str:
 def _junk(name: str) -> bool:
     base = PurePosixPath(name.replace("\\", "/")).name
     return name.startswith("__MACOSX/") or base.startswith("._") or base == ".DS_Store"
+
+
+def _unknown_layer(candidates: list[zipfile.ZipInfo], layer: str) -> list[zipfile.ZipInfo]:
+    names = ", ".join(repr(PurePosixPath(info.filename).stem[:60]) for info in candidates[:20])
+    message = f"the zip holds no boundary file called {layer[:60]!r} (it holds {names})"
+    raise _refuse("unknown_layer", message)
+
+
+def _name(info: zipfile.ZipInfo) -> str:
+    """The entry's file name without folder or suffix, case-folded: what a layer calls it."""
+    return PurePosixPath(info.filename.replace("\\", "/")).stem.casefold()
 
 
 def _stem(info: zipfile.ZipInfo) -> str:

@@ -90,3 +90,25 @@ def _points(content: bytes) -> int:
     if at is None or len(content) < at + 4:
         return 0  # GDAL reports a record it cannot read; the count only guards memory
     return int.from_bytes(content[at : at + 4], "little")
+
+
+def undeclared_encoding(dbf: Path) -> str | None:
+    """How to read the text of a .dbf that does not say (no .cpg, no language byte), else None.
+
+    GDAL then reads it as Latin-1, which turns a Windows-1252 apostrophe (0x92, in "Hall’s")
+    into a control character. The records are text: if they are UTF-8 they are read as UTF-8,
+    else as Windows-1252 (what Windows tools write; equal to Latin-1 but for 0x80-0x9F).
+    """
+    if any(p.suffix.lower() == ".cpg" for p in dbf.parent.glob(dbf.stem + ".*")):
+        return None
+    data = dbf.read_bytes()
+    if len(data) < 32 or data[29] != 0:
+        return None
+    records = data[int.from_bytes(data[8:10], "little") :]
+    if records.isascii():
+        return None
+    try:
+        records.decode("utf-8")
+    except UnicodeDecodeError:
+        return "CP1252"
+    return "UTF-8"

@@ -43,7 +43,8 @@ def form_page(keys: ApiKeys) -> str:
     body = f"""<h1>Nutrient levy quote</h1>
 <p>Upload a red-line boundary (GeoJSON, zipped shapefile, GeoPackage, or KML or KMZ as drawn in
 Google Earth) to get the report.
-A field left empty is taken from the file's own column of that name.</p>
+A field left empty is taken from the file's own column of that name; without one, a site's
+reference is its position in the file, its category housing, its name and source blank.</p>
 <form method="post" action="/" enctype="multipart/form-data">
 <label for="boundary">Boundary file</label>
 <input id="boundary" name="boundary" type="file" required>
@@ -53,6 +54,10 @@ A field left empty is taken from the file's own column of that name.</p>
 <label for="dwelling_category">Dwelling category</label>
 <input id="dwelling_category" name="dwelling_category" placeholder="housing">
 <label for="source">Source</label><input id="source" name="source">
+<label for="layer">Layer (a GeoPackage's layer, KML folder or file in the zip)</label>
+<input id="layer" name="layer">
+<label for="columns">Your column names (e.g. id=Site_Ref,dwellings=No_Dwellin)</label>
+<input id="columns" name="columns">
 <label for="rules">Rule set</label><select id="rules" name="rules">{rules}</select>
 {key}<button type="submit">Get the report</button></form>"""
     return _PAGE.format(title="Nutrient levy quote", body=body)

@@ -9,6 +9,7 @@ import falcon
 
 from nrf.adapters.outputs.html_report import ReferenceFor
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
+from nrf.domain.column_mapping import parse_columns, renamed
 from nrf.domain.serialization import unstructure
 from nrf.entrypoints.api import inputs
 from nrf.entrypoints.api.body import read_body
@@ -45,11 +46,18 @@ def request_from(
         upload, fields = inputs.form_parts(body, req.content_type or "")
         if authorise is not None:
             authorise(fields)
-        features, given = inputs.form_features(upload, fields, services.limits)
+        layer = fields.get("layer", "").strip() or req.get_param("layer")
+        columns = parse_columns(fields.get("columns") or req.get_param("columns") or "")
+        features, given = inputs.form_features(upload, fields, services.limits, layer)
+        features = renamed(features, columns)
         return QuoteRequest(stamped(features, given), fields.get("rules") or rules)
     if authorise is not None:
         authorise({})
-    return QuoteRequest(tuple(inputs.geojson_features(body, services.limits)), rules)
+    if req.get_param("layer"):
+        raise ApiProblem("unknown_layer", "a GeoJSON body has one layer; send no layer")
+    columns = parse_columns(req.get_param("columns") or "")
+    features = renamed(inputs.geojson_features(body, services.limits), columns)
+    return QuoteRequest(tuple(features), rules)
 
 
 class QuotesResource:
