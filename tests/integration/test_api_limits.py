@@ -91,18 +91,6 @@ def test_a_client_that_trickles_its_body_is_cut_off_and_pins_nothing(limited: Se
     assert body["code"] == "body_timeout"
 
 
-def test_without_a_bundle_ready_and_quotes_say_503(tmp_path: Path) -> None:
-    env = serve_env(tmp_path / "results", NRF_REFERENCE_DATA=str(tmp_path / "missing.gpkg"))
-    with running_server(env, tmp_path / "serve.log") as server:
-        assert server.request("GET", "/health").status == 200
-        ready = server.request("GET", "/ready")
-        assert (ready.status, ready.json()["reason"]) == (503, "bundle_not_loaded")
-        answer = server.post("/v1/quotes", SMALL_JSON.read_bytes(), GEOJSON)
-        assert problem(answer) == (503, "application/problem+json", "broken_bundle")
-        answer = server.post("/v1/boundary-checks", SMALL_JSON.read_bytes(), GEOJSON)
-        assert problem(answer)[::2] == (503, "broken_bundle")
-
-
 def test_anonymous_mode_serves_without_a_key_and_each_worker_opens_the_bundle_once(
     tmp_path: Path,
 ) -> None:

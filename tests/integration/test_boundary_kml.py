@@ -7,23 +7,16 @@ import io
 import zipfile
 from pathlib import Path
 
-import falcon.testing
 import pyogrio
 import pytest
 from pyproj import Transformer
 
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
-from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput
-from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, validate_features
-from nrf.entrypoints.api.app import create_app
-from nrf.entrypoints.api.auth import ApiKeys
-from nrf.entrypoints.api.services import ApiServices
-from nrf.service_layer.boundary_checks import CheckBoundary
-from nrf.service_layer.quotes import GetQuote
+from nrf.domain.validation import InputLimits, validate_features
+from support.api_in_process import anonymous_client
 from support.api_server import multipart
 from support.reference import STRIP_ORIGIN
-from support.reference import two_catchment_strip as repo
 
 # The test bundle's strip starts at BNG (600,000, 300,000); its place in WGS 84:
 LON, LAT = Transformer.from_crs("EPSG:27700", "EPSG:4326", always_xy=True).transform(
@@ -131,16 +124,7 @@ def test_more_positions_than_allowed_are_refused_from_the_text(tmp_path: Path) -
 
 
 def test_the_form_quotes_a_kml_with_its_dwellings_given() -> None:
-    data = repo()
-    services = ApiServices(
-        quote=GetQuote(AssessDevelopments(data)),
-        check=CheckBoundary(data),
-        reference_for=data.reference_for,
-        store=None,
-        files=None,
-        limits=DEFAULT_LIMITS,
-    )
-    client = falcon.testing.TestClient(create_app(services, ApiKeys([], anonymous=True)))
+    client = anonymous_client()
     fields = {"id": "KML-1", "dwellings": "10", "dwelling_category": "housing", "source": "f"}
     body, content_type = multipart({"boundary": ("site.kml", kml(("S", [placemark("A")])))}, fields)
     answer = client.simulate_post(

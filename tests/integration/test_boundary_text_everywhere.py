@@ -7,24 +7,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import falcon.testing
 import pytest
 
 from nrf.adapters.job_queue.job_message import parse_job_message
-from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput
-from nrf.domain.validation import DEFAULT_LIMITS
-from nrf.entrypoints.api.app import create_app
-from nrf.entrypoints.api.auth import ApiKeys
-from nrf.entrypoints.api.services import ApiServices
 from nrf.entrypoints.cli import main
 from nrf.entrypoints.exit_codes import EXIT_INVALID_INPUT
-from nrf.service_layer.boundary_checks import CheckBoundary
-from nrf.service_layer.quotes import GetQuote
+from support.api_in_process import anonymous_client
 from support.api_server import multipart
 from support.boundary_sites import X, Y
 from support.hostile import job
-from support.reference import two_catchment_strip as repo
 
 # JSON's own escape for a lone surrogate: valid JSON, not encodable as UTF-8.
 SURROGATE_NAME = b'"Hall\\ud800"'
@@ -61,16 +53,7 @@ def test_nrf_assess_says_invalid_input_for_every_output(
 
 
 def test_the_form_answers_a_422_page_not_a_500() -> None:
-    data = repo()
-    services = ApiServices(
-        quote=GetQuote(AssessDevelopments(data)),
-        check=CheckBoundary(data),
-        reference_for=data.reference_for,
-        store=None,
-        files=None,
-        limits=DEFAULT_LIMITS,
-    )
-    client = falcon.testing.TestClient(create_app(services, ApiKeys([], anonymous=True)))
+    client = anonymous_client()
     body, content_type = multipart({"boundary": ("sites.geojson", site_with_surrogate())}, {})
     answer = client.simulate_post(
         "/", body=body, headers={"Content-Type": content_type, "Accept": "text/html"}

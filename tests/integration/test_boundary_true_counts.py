@@ -13,25 +13,18 @@ import sqlite3
 import zipfile
 from pathlib import Path
 
-import falcon.testing
 import pytest
 
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
-from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput
 from nrf.domain.job_request import JobRequest
-from nrf.domain.validation import DEFAULT_LIMITS, InputLimits
-from nrf.entrypoints.api.app import create_app
-from nrf.entrypoints.api.auth import ApiKeys
-from nrf.entrypoints.api.services import ApiServices
+from nrf.domain.validation import InputLimits
 from nrf.entrypoints.cli import main
 from nrf.entrypoints.exit_codes import EXIT_INVALID_INPUT
-from nrf.service_layer.boundary_checks import CheckBoundary
-from nrf.service_layer.quotes import GetQuote
+from support.api_in_process import anonymous_client
 from support.api_server import multipart
 from support.boundary_sites import write_sites
-from support.reference import two_catchment_strip as repo
 
 
 def stale_gpkg(path: Path, rows: int, claimed: int | None) -> Path:
@@ -117,16 +110,7 @@ def test_nrf_assess_refuses_it_with_the_input_exit_code(
 
 
 def test_the_api_refuses_an_upload_with_422(tmp_path: Path) -> None:
-    data = repo()
-    services = ApiServices(
-        quote=GetQuote(AssessDevelopments(data)),
-        check=CheckBoundary(data),
-        reference_for=data.reference_for,
-        store=None,
-        files=None,
-        limits=DEFAULT_LIMITS,
-    )
-    client = falcon.testing.TestClient(create_app(services, ApiKeys([], anonymous=True)))
+    client = anonymous_client()
     shp = cut_dbf(write_sites(tmp_path / "sites.shp", 3), claimed=1)
     body, content_type = multipart({"boundary": ("sites.zip", zipped(shp))}, {})
     answer = client.simulate_post("/v1/quotes", body=body, headers={"Content-Type": content_type})

@@ -112,6 +112,18 @@ def test_diff_prints_a_readable_summary(tmp_path: Path, capsys: pytest.CaptureFi
     assert "0 of 3 sites changed" in text
 
 
+def test_diff_reads_its_sites_under_the_configured_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The sites file has 3 sites; NRF_MAX_SITES_PER_JOB=2 (as `nrf assess` honours) refuses it.
+    old = build(tmp_path / "v1", FixtureData(), "1")
+    sites = sites_file(tmp_path / "sites.geojson")
+    monkeypatch.setenv("NRF_MAX_SITES_PER_JOB", "2")
+    capsys.readouterr()
+    assert main(["bundle", "diff", str(old), str(old), "--sites", str(sites)]) == 3
+    assert "too_many_features" in capsys.readouterr().err
+
+
 def test_diff_with_a_broken_bundle_exits_4(tmp_path: Path) -> None:
     old = build(tmp_path / "v1", FixtureData(), "1")
     broken = tmp_path / "broken.gpkg"

@@ -66,6 +66,25 @@ def test_submit_sends_one_canonical_job_per_site(aws: MotoServer) -> None:
     assert job.boundary is not None and job.boundary["type"] == "Polygon"
 
 
+def test_submit_refuses_what_the_configured_limits_refuse(aws: MotoServer) -> None:
+    # The small site's ring has more than 4 vertices; NRF_MAX_VERTICES_PER_SITE=4 is the least
+    # the worker accepts, so its workers would refuse the job: submit refuses it first.
+    sqs = aws.client("sqs")
+    url = sqs.create_queue(QueueName="submit_q")["QueueUrl"]
+    env = {
+        **os.environ,
+        "AWS_ENDPOINT_URL": aws.endpoint_url,
+        "AWS_SQS_QUEUE_NAME": "submit_q",
+        "AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"],
+        "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIALS["aws_secret_access_key"],
+        "NRF_MAX_VERTICES_PER_SITE": "4",
+    }
+    done = nrf("submit", str(SMALL), env=env)
+    assert done.returncode == 3, done.stderr
+    assert "too_many_vertices" in done.stderr
+    assert "Messages" not in sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0)
+
+
 class Probe:
     def __init__(self, healthy: bool) -> None:
         self.healthy = healthy

@@ -78,7 +78,11 @@ def test_retention_deletes_exactly_what_is_past_it_even_run_twice_at_once(
 
     def run() -> None:
         try:
-            reports.append(Housekeep(inventory, records, FakeClock(now), retention_days=90)())
+            reports.append(
+                Housekeep(
+                    inventory=inventory, records=records, clock=FakeClock(now), retention_days=90
+                )()
+            )
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -95,7 +99,9 @@ def test_retention_deletes_exactly_what_is_past_it_even_run_twice_at_once(
     # The old jobs' claims went with them (no job behind them, lease over for 90 days); the
     # new jobs' claims ended as long ago but their jobs are kept, so they stay.
     assert sorted(c.lease.job_id for c in inventory.claims()) == ["new-1", "new-2"]
-    again = Housekeep(inventory, records, FakeClock(now), retention_days=90)()
+    again = Housekeep(
+        inventory=inventory, records=records, clock=FakeClock(now), retention_days=90
+    )()
     assert set(again.counts.values()) == {0}
 
 
@@ -103,6 +109,11 @@ def test_a_dry_run_on_s3_deletes_nothing(moto_server: MotoServer, tmp_path: Path
     moto_server.reset()
     store, inventory, records = stores("s3", moto_server, tmp_path)
     save_job(store, "kept")
-    report = Housekeep(inventory, records, FakeClock(time.time() + 400 * DAY), 90)(dry_run=True)
+    report = Housekeep(
+        inventory=inventory,
+        records=records,
+        clock=FakeClock(time.time() + 400 * DAY),
+        retention_days=90,
+    )(dry_run=True)
     assert report.plan.jobs == ("kept",)
     assert store.record("kept") is not None

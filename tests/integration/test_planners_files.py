@@ -15,19 +15,12 @@ import pytest
 from shapely.geometry import box
 
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
-from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput
-from nrf.domain.validation import DEFAULT_LIMITS
-from nrf.entrypoints.api.app import create_app
-from nrf.entrypoints.api.auth import ApiKeys
-from nrf.entrypoints.api.services import ApiServices
 from nrf.entrypoints.cli import main
 from nrf.entrypoints.exit_codes import EXIT_INVALID_INPUT, EXIT_OK, EXIT_USAGE
-from nrf.service_layer.boundary_checks import CheckBoundary
-from nrf.service_layer.quotes import GetQuote
+from support.api_in_process import anonymous_client
 from support.api_server import multipart
 from support.reference import STRIP_ORIGIN
-from support.reference import two_catchment_strip as repo
 
 # Inside the bundled synthetic Norfolk bundle (as tests/integration/test_cli_inputs.py).
 NORFOLK = (620_000, 310_000)
@@ -150,16 +143,7 @@ def test_a_zip_of_two_shapefiles_is_read_by_the_one_the_layer_names(tmp_path: Pa
 
 
 def client() -> falcon.testing.TestClient:
-    data = repo()
-    services = ApiServices(
-        quote=GetQuote(AssessDevelopments(data)),
-        check=CheckBoundary(data),
-        reference_for=data.reference_for,
-        store=None,
-        files=None,
-        limits=DEFAULT_LIMITS,
-    )
-    return falcon.testing.TestClient(create_app(services, ApiKeys([], anonymous=True)))
+    return anonymous_client()
 
 
 def test_the_form_takes_a_layer_and_a_column_mapping(tmp_path: Path) -> None:

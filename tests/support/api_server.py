@@ -98,10 +98,12 @@ def multipart(
 
 
 def serve_env(results: Path, **overrides: str) -> dict[str, str]:
-    """A clean environment for `nrf serve`: one worker, local results, test key."""
+    """A clean environment for `nrf serve`: one worker, local results, test key, and the
+    bundled synthetic data allowed (``NRF_ALLOW_SYNTHETIC_DATA=""`` to refuse it)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "NRF_", "GOVUK_"))}
     env.update(
         {
+            "NRF_ALLOW_SYNTHETIC_DATA": "true",
             "NRF_API_KEYS": KEY,
             "NRF_API_WORKERS": "1",
             "NRF_API_THREADS": "4",

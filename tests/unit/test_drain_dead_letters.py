@@ -34,7 +34,9 @@ def make(support: str | None = SUPPORT):
     clock = FakeClock()
     dlq, store, notifier = FakeJobQueue(clock), FakeResultStore(), FakeNotifier()
     ledger = NotificationLedger(store, notifier)
-    drain = DrainDeadLetters(ReadingJobInbox(dlq), store, ledger, clock, support)
+    drain = DrainDeadLetters(
+        dlq=ReadingJobInbox(dlq), store=store, ledger=ledger, clock=clock, support_email=support
+    )
     return drain, dlq, store, notifier
 
 
@@ -109,7 +111,11 @@ def test_a_drain_killed_between_its_sends_and_its_save_sends_nothing_twice(
         (DiesAfterSending(dies_after)),
     )
     drain = DrainDeadLetters(
-        ReadingJobInbox(dlq), store, NotificationLedger(store, notifier), clock, SUPPORT
+        dlq=ReadingJobInbox(dlq),
+        store=store,
+        ledger=NotificationLedger(store, notifier),
+        clock=clock,
+        support_email=SUPPORT,
     )
     dlq.send(body("dead-2"))
     with pytest.raises(Died):

@@ -76,7 +76,9 @@ def test_the_writer_records_activity_and_marks_a_clean_stop() -> None:
     identity = WorkerIdentity(
         worker_id="host-7", started_at=4000.0, bundle=BUNDLE, interval_seconds=30.0
     )
-    heartbeat = FleetHeartbeat(records, clock, identity, lambda: activity)
+    heartbeat = FleetHeartbeat(
+        records=records, clock=clock, identity=identity, activity=lambda: activity
+    )
     heartbeat.beat()
     written = beat_from_json(records.data[".workers/host-7.json"])
     assert (written.state, written.jobs_in_flight, written.written_at) == (
@@ -99,7 +101,9 @@ def test_a_failed_write_is_swallowed_so_jobs_go_on() -> None:
         worker_id="host-7", started_at=4000.0, bundle=BUNDLE, interval_seconds=30.0
     )
     activity = WorkerActivity(WorkerState.RUNNING, 0, None)
-    heartbeat = FleetHeartbeat(records, FakeClock(), identity, lambda: activity)
+    heartbeat = FleetHeartbeat(
+        records=records, clock=FakeClock(), identity=identity, activity=lambda: activity
+    )
     assert heartbeat.beat() is None  # None is the writer's "not written", instead of raising
     assert records.data == {}
     records.down = False  # the store is back: the next beat writes as usual

@@ -100,11 +100,11 @@ def make_reader(
     queue: FakeQueueInspector | None = None,
 ) -> ReadFleetStatus:
     return ReadFleetStatus(
-        queue or FakeQueueInspector(),
-        records,
-        inventory,
-        store,
-        FakeClock(NOW),
+        queue=queue or FakeQueueInspector(),
+        records=records,
+        inventory=inventory,
+        store=store,
+        clock=FakeClock(NOW),
         stuck_after_seconds=3600,
     )
 

@@ -53,7 +53,9 @@ def populated() -> tuple[InMemoryStoreInventory, InMemoryOpsRecords]:
 
 def test_exactly_what_is_past_keeping_is_deleted() -> None:
     inventory, records = populated()
-    report = Housekeep(inventory, records, FakeClock(NOW), retention_days=90)()
+    report = Housekeep(
+        inventory=inventory, records=records, clock=FakeClock(NOW), retention_days=90
+    )()
     assert sorted(inventory.job_files) == ["edge", "new"]
     assert sorted(inventory.leases) == ["gone-recently", "new"]
     assert list(inventory.temps) == ["b/.status.json.y.tmp"]
@@ -73,7 +75,9 @@ def test_exactly_what_is_past_keeping_is_deleted() -> None:
 def test_a_dry_run_deletes_nothing_and_reports_the_same_plan() -> None:
     inventory, records = populated()
     before = (dict(inventory.job_files), dict(inventory.leases), dict(records.data))
-    report = Housekeep(inventory, records, FakeClock(NOW), retention_days=90)(dry_run=True)
+    report = Housekeep(
+        inventory=inventory, records=records, clock=FakeClock(NOW), retention_days=90
+    )(dry_run=True)
     assert (inventory.job_files, inventory.leases, records.data) == before
     assert inventory.deleted == []
     assert report.plan.jobs == ("half-old", "old")
@@ -82,8 +86,10 @@ def test_a_dry_run_deletes_nothing_and_reports_the_same_plan() -> None:
 
 def test_a_second_run_finds_nothing_more_to_do() -> None:
     inventory, records = populated()
-    Housekeep(inventory, records, FakeClock(NOW), retention_days=90)()
-    again = Housekeep(inventory, records, FakeClock(NOW), retention_days=90)()
+    Housekeep(inventory=inventory, records=records, clock=FakeClock(NOW), retention_days=90)()
+    again = Housekeep(
+        inventory=inventory, records=records, clock=FakeClock(NOW), retention_days=90
+    )()
     assert set(again.counts.values()) == {0}
 
 
@@ -98,6 +104,6 @@ def test_a_claim_taken_again_between_plan_and_delete_survives() -> None:
 
     racing = Racing()
     racing.leases, racing.job_files = inventory.leases, inventory.job_files
-    report = Housekeep(racing, records, FakeClock(NOW), retention_days=90)()
+    report = Housekeep(inventory=racing, records=records, clock=FakeClock(NOW), retention_days=90)()
     assert report.counts["ClaimsDeleted"] == 0
     assert "revived" in inventory.leases

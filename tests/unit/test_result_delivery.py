@@ -85,7 +85,11 @@ def test_an_undelivered_report_shows_in_status_until_dlq_settles_it() -> None:
     record = NotificationLedger(store, channels).settle(pending_record(), ask_provider=False)
     assert record.notifications[0].pending
     status = ReadFleetStatus(
-        FakeQueueInspector(), records, InMemoryStoreInventory(), store, clock
+        queue=FakeQueueInspector(),
+        records=records,
+        inventory=InMemoryStoreInventory(),
+        store=store,
+        clock=clock,
     )()
     assert status.undelivered == (JOB,)
     assert "undelivered_callbacks" in [c.code for c in concerns(status)]
@@ -105,7 +109,13 @@ def test_an_undelivered_report_shows_in_status_until_dlq_settles_it() -> None:
     )
     notifier = FakeNotifier()
     ledger = NotificationLedger(store, DeliveryChannels(notifier, backend, records, clock))
-    DrainDeadLetters(ReadingJobInbox(dlq), store, ledger, clock, "support@example.gov.uk")()
+    DrainDeadLetters(
+        dlq=ReadingJobInbox(dlq),
+        store=store,
+        ledger=ledger,
+        clock=clock,
+        support_email="support@example.gov.uk",
+    )()
     assert len(backend.sent) == 2
     assert store.records[JOB].notifications[0].sent
     assert records.get(undelivered_key(JOB)) is None

@@ -6,6 +6,7 @@ from fakes import FakeClock, FakeNotifier
 from nrf.domain.jobs import NotificationKind
 from nrf.domain.ops_ports import QueueFigures, WaitingJob
 from nrf.domain.stall import STALL_KEY, StallAction, StallState, decide_stall
+from nrf.service_layer.sent_once import SentOnce
 from nrf.service_layer.stall_alerts import WatchForStalls
 from ops_fakes import FakeQueueInspector, InMemoryOpsRecords
 
@@ -50,7 +51,14 @@ def watcher(
     clock: FakeClock,
     support: str | None = SUPPORT,
 ) -> WatchForStalls:
-    return WatchForStalls(queue, records, notifier, clock, support, threshold_seconds=900)
+    return WatchForStalls(
+        queue=queue,
+        records=records,
+        once=SentOnce(records, notifier, clock),
+        clock=clock,
+        support_email=support,
+        threshold_seconds=900,
+    )
 
 
 def kinds(notifier: FakeNotifier) -> list[tuple[str, str]]:

@@ -38,40 +38,69 @@ class FleetStatus:
 
 @frozen
 class Concern:
+    """A stable code, what is wrong, and the next step a person takes."""
+
     code: str
     sentence: str
+    next_step: str
 
 
-def concerns(status: FleetStatus) -> list[Concern]:
-    """Everything that needs a person, in a fixed order; empty when all is well."""
+def concerns(status: FleetStatus, worker_service: str = "nrf-worker") -> list[Concern]:
+    """Everything that needs a person, in a fixed order; empty when all is well.
+
+    ``worker_service`` names the workers' ECS service (and log group ``/ecs/<service>``) in
+    the next steps, so a page says where to look.
+    """
     found: list[Concern] = []
     queue, fleet = status.queue, status.fleet
+    logs = f"log group /ecs/{worker_service}"
     if queue.dlq_visible > 0:
         found.append(
             Concern(
                 "dlq_not_empty",
-                f"{queue.dlq_visible} message(s) in the dead-letter queue: run `nrf dlq`",
+                f"{queue.dlq_visible} message(s) in the dead-letter queue",
+                "run `nrf dlq`: it fails each job on the record and tells support and the "
+                "requester",
             )
         )
     waiting = queue.visible + queue.in_flight
     if waiting > 0 and not fleet.live:
-        found.append(Concern("no_live_worker", f"{waiting} message(s) waiting and no live worker"))
+        found.append(
+            Concern(
+                "no_live_worker",
+                f"{waiting} message(s) waiting and no live worker",
+                f"look at the ECS service {worker_service}: its running count, its stopped "
+                f"tasks' reasons, and `worker_cannot_start` in the {logs}",
+            )
+        )
     if status.stuck:
         names = ", ".join(s.job_id for s in status.stuck[:10])
         found.append(
             Concern(
-                "stuck_jobs", f"{len(status.stuck)} job(s) claimed, lease over, no result: {names}"
+                "stuck_jobs",
+                f"{len(status.stuck)} job(s) claimed, lease over, no result: {names}",
+                f"search the {logs} for each job id; one whose message is in neither queue "
+                "will not be retried: ask its requester to submit it again",
             )
         )
     if len(fleet.bundles) > 1:
         labels = "; ".join(b.label() for b in fleet.bundles)
-        found.append(Concern("mixed_bundles", f"live workers disagree on the bundle: {labels}"))
+        found.append(
+            Concern(
+                "mixed_bundles",
+                f"live workers disagree on the bundle: {labels}",
+                f"look at the ECS service {worker_service}'s deployments: a rollout is under "
+                "way or stuck; every task should run the NRF_REFERENCE_DATA_SHA256 pinned",
+            )
+        )
     if status.undelivered:
         names = ", ".join(status.undelivered[:10])
         found.append(
             Concern(
                 "undelivered_callbacks",
                 f"{len(status.undelivered)} job(s) whose result never reached the backend: {names}",
+                "check that the backend at BACKEND_BASE_URL answers; the worker retries each "
+                "while its message lives, and `nrf dlq` tries once more after",
             )
         )
     return found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -108,10 +109,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from nrf.bundles.diff import diff_bundles
     from nrf.bundles.diff_report import render_diff
     from nrf.domain.rules import rule_set_named
-    from nrf.domain.validation import InputLimits, validate_features
+    from nrf.domain.validation import validate_features
+    from nrf.entrypoints.assess_limits import assess_limits
     from nrf.entrypoints.container import bundled_samples
 
-    limits = InputLimits()
+    limits = assess_limits(None, os.environ)  # the NRF_MAX_* limits `nrf assess` honours
     files = [Path(f) for f in args.sites] or [
         bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp",
         bundled_samples() / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp",

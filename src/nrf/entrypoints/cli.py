@@ -103,14 +103,16 @@ def cmd_dlq(args: argparse.Namespace) -> int:
 
 def cmd_submit(args: argparse.Namespace) -> int:
     from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
-    from nrf.domain.validation import InputLimits, validate_features
+    from nrf.domain.validation import validate_features
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.job_submission import job_messages
     from nrf.entrypoints.settings import load_settings
 
-    limits = InputLimits()
+    # The worker's limits (NRF_MAX_*): a file the queue's workers would refuse is refused here.
+    container = build_container(settings=load_settings(os.environ))
+    limits = container.limits()
     developments = validate_features(read_boundary_file(Path(args.input), limits), limits)
-    queue = build_container(settings=load_settings(os.environ)).job_queue()
+    queue = container.job_queue()
     for job_id, body in job_messages(developments, args.job_prefix, args.email, args.rules):
         queue.send(body)
         print(job_id)

@@ -20,6 +20,7 @@ from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBounda
 from nrf.adapters.clock.system_clock import SystemClock, SystemSleeper
 from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
 from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue
+from nrf.adapters.job_queue.sqs_queue_inspector import SqsQueueInspector
 from nrf.adapters.notifier.data_labelling_notifier import DataLabellingNotifier
 from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier
@@ -35,7 +36,7 @@ from nrf.adapters.result_store.s3_store_inventory import S3StoreInventory
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
-from nrf.domain.jobs import NotificationKind
+from nrf.domain.jobs import NotificationKind, QueueFatalError
 from nrf.domain.validation import InputLimits
 from nrf.entrypoints.logging_setup import publish_metrics
 from nrf.entrypoints.settings import WorkerSettings
@@ -45,6 +46,9 @@ from nrf.entrypoints.worker.loop import WorkerLoop
 from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
 from nrf.service_layer.fail_job import FailJob
+from nrf.service_layer.fleet_heartbeat import FleetHeartbeat
+from nrf.service_layer.fleet_status import ReadFleetStatus
+from nrf.service_layer.housekeeping import Housekeep
 from nrf.service_layer.job_emails import NotifySettings
 from nrf.service_layer.job_outcome import RetryPolicy
 from nrf.service_layer.job_settler import JobSettler
@@ -52,6 +56,8 @@ from nrf.service_layer.notification_ledger import NotificationLedger
 from nrf.service_layer.process_job import ProcessJob
 from nrf.service_layer.quotes import GetQuote
 from nrf.service_layer.result_delivery import DeliveryChannels
+from nrf.service_layer.sent_once import SentOnce
+from nrf.service_layer.stall_alerts import WatchForStalls
 
 
 def bundled_reference_data() -> Path:
@@ -66,6 +72,14 @@ def bundled_samples() -> Path:
 
 def _queue(client: object, url: str | None, name: str) -> SqsJobQueue:
     return SqsJobQueue(client, url) if url else SqsJobQueue.from_queue_name(client, name)
+
+
+def _dlq_url(dead_letter_queue: Any) -> str | None:
+    try:
+        url: str = dead_letter_queue().queue_url
+    except QueueFatalError:
+        return None  # no DLQ: its depth reads 0, and the queue still works
+    return url
 
 
 def _templates(
@@ -273,6 +287,45 @@ class Container(containers.DeclarativeContainer):
         report_results=providers.Callable(bool, config.backend_base_url),
     )
 
+    # The operator's commands (`nrf status`, `nrf housekeep`) and the fleet heartbeat.
+    queue_inspector = providers.Singleton(
+        SqsQueueInspector,
+        sqs=sqs_client,
+        queue_url=job_queue.provided.queue_url,
+        dlq_url=providers.Callable(_dlq_url, dead_letter_queue.provider),
+        clock=clock,
+        cloudwatch=cloudwatch_client,
+    )
+    read_fleet_status = providers.Factory(
+        ReadFleetStatus,
+        queue=queue_inspector,
+        records=ops_records,
+        inventory=store_inventory,
+        store=result_store,
+        clock=clock,
+        stuck_after_seconds=config.stuck_after_seconds.as_(float),
+    )
+    housekeep = providers.Factory(
+        Housekeep,
+        inventory=store_inventory,
+        records=ops_records,
+        clock=clock,
+        retention_days=config.result_retention_days.as_(int),
+    )
+    # Stall and delay notices: the at-most-once channel beside the ledger (sent_once.py).
+    sent_once = providers.Singleton(SentOnce, records=ops_records, notifier=notifier, clock=clock)
+    watch_for_stalls = providers.Factory(
+        WatchForStalls,
+        queue=queue_inspector,
+        records=ops_records,
+        once=sent_once,
+        clock=clock,
+        support_email=config.support_email,
+        threshold_seconds=config.stall_alert_seconds.as_(float),
+    )
+    # The worker process passes its identity and activity (fleet_beats.py).
+    fleet_heartbeat = providers.Factory(FleetHeartbeat, records=ops_records, clock=clock)
+
     drain_dead_letters = providers.Factory(
         DrainDeadLetters,
         dlq=dead_letter_inbox,
@@ -306,7 +359,11 @@ class Container(containers.DeclarativeContainer):
 
     # The quote API (`nrf serve`): the same assessment, limits and store as the worker.
     get_quote = providers.Factory(
-        GetQuote, assess=assess_developments, limits=limits, default_rules=config.default_rules
+        GetQuote,
+        assess=assess_developments,
+        limits=limits,
+        default_rules=config.default_rules,
+        clock=clock,
     )
     check_boundary = providers.Factory(
         CheckBoundary, repository=boundary_data, limits=limits, default_rules=config.default_rules

@@ -39,7 +39,10 @@ EXAMPLES: dict[str, str] = {
     "bundle check": "nrf bundle check out/nrf-2026.11.gpkg",
     "bundle diff": "nrf bundle diff out/nrf-2026.10.gpkg out/nrf-2026.11.gpkg --sites s.geojson",
     "bundle publish": "nrf bundle publish out/nrf-2026.11.gpkg s3://nrf-reference-data/bundles/",
-    "serve": "NRF_API_KEYS=$(openssl rand -hex 24) nrf serve --bind 127.0.0.1:8080",
+    "serve": (
+        "NRF_API_KEYS=$(openssl rand -hex 24) NRF_REFERENCE_DATA=s3://bucket/key.gpkg \\\n"
+        "      NRF_REFERENCE_DATA_SHA256=<digest> nrf serve --bind 0.0.0.0:8080"
+    ),
     "status": "AWS_SQS_QUEUE_NAME=nrf_impact_assessment_queue nrf status --json",
     "housekeep": "AWS_SQS_QUEUE_NAME=nrf_impact_assessment_queue nrf housekeep --dry-run",
 }
@@ -50,6 +53,12 @@ OWN_EXIT_CODES: dict[str, str] = {
         "exit codes:\n  0    stopped cleanly (SIGTERM)\n"
         "  2    bad configuration (every bad variable is named)\n"
         "  3    fatal: the queue, the bundle or its digest (see the log's code)\n"
+        "  4    the bundle is synthetic and NRF_ALLOW_SYNTHETIC_DATA is not true"
+    ),
+    "serve": (
+        "exit codes:\n  0    stopped cleanly (gunicorn, on SIGTERM)\n"
+        "  2    bad configuration (every bad variable is named)\n"
+        "  3    cannot start: the port (port_in_use, cannot_bind), the bundle or its digest\n"
         "  4    the bundle is synthetic and NRF_ALLOW_SYNTHETIC_DATA is not true"
     ),
     "status": (

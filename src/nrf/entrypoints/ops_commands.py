@@ -1,7 +1,9 @@
-"""`nrf status` and `nrf housekeep`: the operator's commands, wired from the worker's settings.
+"""`nrf status` and `nrf housekeep`: the operator's commands, wired by the container.
 
 Exit codes, so either can drive a cron check or an alarm: 0 all well, 1 something needs a
-person (each reason on its own line), 2 bad usage or configuration (argparse also exits 2).
+person (each reason on its own line), 2 bad usage or configuration (argparse also exits 2):
+bad settings, a queue that cannot be reached, or a local result store that does not exist
+(an empty folder read by mistake would say "all well").
 """
 
 from __future__ import annotations
@@ -10,92 +12,117 @@ import argparse
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from nrf.domain.errors import NrfError
 from nrf.domain.jobs import QueueFatalError
+from nrf.entrypoints.settings import WorkerSettings
 
 EXIT_OK, EXIT_ATTENTION, EXIT_CONFIG = 0, 1, 2
+STORE_NOT_FOUND = "result_store_not_found"
 
 log = logging.getLogger("nrf.housekeep")
 
 
-def _parts(environ: dict[str, str]) -> tuple[Any, Any, Any]:
-    """Settings, container and queue inspector; raises ConfigError / QueueFatalError."""
-    from nrf.adapters.job_queue.sqs_queue_inspector import SqsQueueInspector
+class OpsConfigError(NrfError):
+    """What an ops command would read is not there; the message names the variables."""
+
+
+def where_the_queue_is(settings: WorkerSettings) -> str:
+    """The queue, its region and the variables that chose them, for an error a person fixes."""
+    if settings.queue_url:
+        queue = f"queue {settings.queue_url} (AWS_SQS_QUEUE_URL)"
+    else:
+        queue = f"queue {settings.queue_name!r} (AWS_SQS_QUEUE_NAME)"
+    endpoint = (
+        f", endpoint {settings.endpoint_url} (AWS_ENDPOINT_URL)" if settings.endpoint_url else ""
+    )
+    return f"{queue} in region {settings.region} (AWS_REGION){endpoint}"
+
+
+def result_store_label(settings: WorkerSettings) -> str:
+    if settings.result_store == "s3":
+        return f"s3://{settings.results_bucket}/{settings.results_prefix}"
+    return f"local {Path(settings.results_dir).resolve()}"
+
+
+def _check_store(settings: WorkerSettings) -> None:
+    if settings.result_store == "local" and not Path(settings.results_dir).is_dir():
+        raise OpsConfigError(
+            STORE_NOT_FOUND,
+            f"the local result store {Path(settings.results_dir).resolve()} does not exist: set "
+            "NRF_RESULTS_DIR to the workers' results folder, or NRF_RESULT_STORE=s3 with "
+            "NRF_RESULTS_BUCKET (and NRF_RESULTS_PREFIX) as the workers have them",
+        )
+
+
+def _container(environ: dict[str, str]) -> tuple[WorkerSettings, Any]:
+    """Settings and container; raises ConfigError, OpsConfigError or QueueFatalError."""
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.settings import load_settings
 
     settings = load_settings(environ)
-    c = build_container(settings=settings)
-    queue = c.job_queue()
-    try:
-        dlq_url: str | None = c.dead_letter_queue().queue_url
-    except QueueFatalError:
-        dlq_url = None  # no DLQ configured: its depth reads 0, and the queue still works
-    inspector = SqsQueueInspector(
-        c.sqs_client(), queue.queue_url, dlq_url, c.clock(), cloudwatch=c.cloudwatch_client()
-    )
-    return settings, c, inspector
+    _check_store(settings)
+    return settings, build_container(settings=settings)
+
+
+def _refused(exc: NrfError, settings: WorkerSettings | None) -> int:
+    """One ``error: code: message`` line; a queue that cannot be used names where it looked."""
+    message = exc.message
+    if isinstance(exc, QueueFatalError) and settings is not None:
+        message = f"{message}: {where_the_queue_is(settings)}"
+    print(f"error: {exc.code}: {message}", file=sys.stderr)
+    return EXIT_CONFIG
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     from nrf.domain.fleet_status import concerns
+    from nrf.entrypoints.ops_metrics import SERVICE
     from nrf.entrypoints.settings import ConfigError
-    from nrf.entrypoints.status_report import render_json, render_text
-    from nrf.service_layer.fleet_status import ReadFleetStatus
+    from nrf.entrypoints.status_report import StatusSources, render_json, render_text
 
+    settings = None
     try:
-        settings, c, inspector = _parts(dict(os.environ))
-    except (ConfigError, QueueFatalError) as exc:
-        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_CONFIG
-    read = ReadFleetStatus(
-        inspector,
-        c.ops_records(),
-        c.store_inventory(),
-        c.result_store(),
-        c.clock(),
-        stuck_after_seconds=settings.stuck_after_seconds,
-    )
-    try:
+        settings, c = _container(dict(os.environ))
+        read = c.read_fleet_status()
+        sources = StatusSources(
+            queue=settings.queue_url or settings.queue_name,
+            dead_letter_queue=c.config.dlq_name(),
+            region=settings.region,
+            endpoint=settings.endpoint_url,
+            result_store=result_store_label(settings),
+        )
         status = read()
+    except (ConfigError, OpsConfigError, QueueFatalError) as exc:
+        return _refused(exc, settings)
     except NrfError as exc:
         print(f"{exc.code}: {exc.message}")
         return EXIT_ATTENTION
-    found = concerns(status)
-    print(render_json(status, found) if args.json else render_text(status, found))
+    found = concerns(status, worker_service=SERVICE)
+    render = render_json if args.json else render_text
+    print(render(status, found, sources))
     return EXIT_ATTENTION if found else EXIT_OK
 
 
 def cmd_housekeep(args: argparse.Namespace) -> int:
     from nrf.domain.fleet import fleet_view
     from nrf.entrypoints.logging_setup import configure_logging
-    from nrf.entrypoints.ops_metrics import publish_counts
+    from nrf.entrypoints.ops_metrics import publish_counts, queue_stalled, stall_line
     from nrf.entrypoints.settings import ConfigError
     from nrf.service_layer.fleet_status import read_beats
-    from nrf.service_layer.housekeeping import Housekeep
-    from nrf.service_layer.stall_alerts import WatchForStalls
 
+    settings = None
     try:
-        settings, c, inspector = _parts(dict(os.environ))
-    except (ConfigError, QueueFatalError) as exc:
-        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_CONFIG
+        settings, c = _container(dict(os.environ))
+        tidy, watch = c.housekeep(), c.watch_for_stalls()
+    except (ConfigError, OpsConfigError, QueueFatalError) as exc:
+        return _refused(exc, settings)
     configure_logging(secrets=[settings.notify_api_key or "", settings.backend_api_key or ""])
     records, clock = c.ops_records(), c.clock()
     try:
-        tidy = Housekeep(c.store_inventory(), records, clock, settings.result_retention_days)
         report = tidy(dry_run=args.dry_run)
         view = fleet_view(read_beats(records), clock.now())
-        watch = WatchForStalls(
-            inspector,
-            records,
-            c.notifier(),
-            clock,
-            settings.support_email,
-            settings.stall_alert_seconds,
-        )
         stall = watch(len(view.live), dry_run=args.dry_run)
     except NrfError as exc:
         log.error("housekeeping_failed", extra={"code": exc.code, "error": exc.message})
@@ -104,7 +131,7 @@ def cmd_housekeep(args: argparse.Namespace) -> int:
     fleet = {
         "LiveWorkers": len(view.live),
         "StaleWorkers": len(view.stale),
-        "QueueStalled": int(stall.stalled_for is not None),
+        "QueueStalled": queue_stalled(stall),
     }
     log.info(
         "housekeeping_done",
@@ -128,7 +155,7 @@ def cmd_housekeep(args: argparse.Namespace) -> int:
         for kind, names in kinds:
             for name in names:
                 print(f"would delete {kind} {name}")
-        print(f"stall: {stall.action}, {stall.waiting} waiting")
+        print(stall_line(stall, dry_run=True))
     else:
         publish_counts(settings.metrics_namespace, {**report.counts, **fleet})
     return EXIT_OK

@@ -1,8 +1,9 @@
-"""Worker start: get the pinned bundle, verify it, and refuse synthetic data unless opted in.
+"""Start-up of the worker and the API: get the pinned bundle, verify it, refuse synthetic data.
 
-Runs in the supervisor before the worker process starts, with the health server already up:
-a 1.6 GB download takes minutes, and ECS must see a live task (``/health`` 200, ``starting``)
-that is not ready (``/ready`` 503) until the verified bundle is open.
+The worker runs it in its supervisor before the worker process starts, with the health server
+already up: a 1.6 GB download takes minutes, and ECS must see a live task (``/health`` 200,
+``starting``) that is not ready (``/ready`` 503) until the verified bundle is open. `nrf serve`
+runs the same steps before gunicorn starts, so no API process ever opens an unverified file.
 """
 
 from __future__ import annotations
@@ -92,6 +93,18 @@ class DownloadProgress:
         log.info("reference_data_download_progress", extra=fields)
 
 
+def refuse_unless_allowed(settings: WorkerSettings, path: Path, info: BundleInfo) -> None:
+    """Raise SyntheticDataRefused for synthetic data without ``NRF_ALLOW_SYNTHETIC_DATA``."""
+    if info.synthetic and not settings.allow_synthetic_data:
+        raise SyntheticDataRefused(
+            SYNTHETIC_REFUSED,
+            f"{path.name} ({info.name} {info.version}) is SYNTHETIC demonstration data and "
+            "would put made-up levies in real emails or quotes: set NRF_REFERENCE_DATA to a "
+            "real bundle (and NRF_REFERENCE_DATA_SHA256), or NRF_ALLOW_SYNTHETIC_DATA=true "
+            "for a demo",
+        )
+
+
 def prepare_reference_data(
     settings: WorkerSettings,
     default: Path,
@@ -118,13 +131,7 @@ def prepare_reference_data(
     else:
         path = verify_local(location, pinned) if pinned else location
     info = bundle_identity(path, pinned)
-    if info.synthetic and not settings.allow_synthetic_data:
-        raise SyntheticDataRefused(
-            SYNTHETIC_REFUSED,
-            f"{path.name} ({info.name} {info.version}) is SYNTHETIC demonstration data and "
-            "would put made-up levies in real emails: set NRF_REFERENCE_DATA to a real bundle "
-            "(and NRF_REFERENCE_DATA_SHA256), or NRF_ALLOW_SYNTHETIC_DATA=true for a demo",
-        )
+    refuse_unless_allowed(settings, path, info)
     log.info(
         "reference_data_ready",
         extra={
@@ -141,17 +148,27 @@ def prepare_reference_data(
 
 
 def settle_reference_data(
-    settings: WorkerSettings, heartbeat: HeartbeatStore, cancelled: Callable[[], bool]
+    settings: WorkerSettings,
+    heartbeat: HeartbeatStore | None,
+    cancelled: Callable[[], bool],
+    event: str = "worker_cannot_start",
 ) -> WorkerSettings | int:
-    """Settings naming the verified local bundle, or the exit code the worker stops with.
+    """Settings naming the verified local bundle, or the exit code the process stops with.
 
-    This runs in the supervisor, which lives as long as the task: it imports neither the
-    container nor the geo stack (~140 MB), only boto3 and the bundle's identity reader.
+    The worker's supervisor and `nrf serve` run this before anything opens the bundle; both
+    live as long as the task, so it imports neither the container nor the geo stack (~140 MB),
+    only boto3 and the bundle's identity reader. A refusal is logged as ``event``.
     """
     import boto3
 
     def s3() -> Any:  # configured as the container's s3_client: region and endpoint
         return boto3.client("s3", region_name=settings.region, endpoint_url=settings.endpoint_url)
+
+    def refused(code: str, error: str, exit_code: int) -> int:
+        log.error(event, extra={"code": code, "error": error})
+        if heartbeat is not None:
+            heartbeat.set_status(WorkerStatus.ERROR)
+        return exit_code
 
     try:
         ready = prepare_reference_data(settings, bundled_synthetic(), s3, heartbeat, cancelled)
@@ -159,13 +176,8 @@ def settle_reference_data(
         if exc.code == CANCELLED:
             log.info("reference_data_download_stopped")
             return EXIT_CLEAN
-        log.error("worker_cannot_start", extra={"code": exc.code, "error": exc.message})
-        heartbeat.set_status(WorkerStatus.ERROR)
-        return EXIT_SYNTHETIC_REFUSED if exc.code == SYNTHETIC_REFUSED else EXIT_FATAL
+        synthetic = exc.code == SYNTHETIC_REFUSED
+        return refused(exc.code, exc.message, EXIT_SYNTHETIC_REFUSED if synthetic else EXIT_FATAL)
     except OSError as exc:  # the cache folder cannot be made or written, say
-        log.error(
-            "worker_cannot_start", extra={"code": "reference_data_io_error", "error": str(exc)}
-        )
-        heartbeat.set_status(WorkerStatus.ERROR)
-        return EXIT_FATAL
+        return refused("reference_data_io_error", str(exc), EXIT_FATAL)
     return attrs.evolve(settings, reference_data=str(ready.path))

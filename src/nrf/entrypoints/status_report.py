@@ -1,12 +1,36 @@
-"""`nrf status` output: one screen for a person, or JSON for a script; concerns one per line."""
+"""`nrf status` output: one screen for a person, or JSON for a script; concerns one per line.
+
+It starts with what it read (queue, region, result store): "all well" about the wrong queue
+or an empty folder must be visible as such.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from attrs import frozen
+
 from nrf.domain.fleet import WorkerBeat
 from nrf.domain.fleet_status import Concern, FleetStatus
+
+
+@frozen(kw_only=True)
+class StatusSources:
+    """Where `nrf status` read: the queues, their region (and endpoint), the result store."""
+
+    queue: str
+    dead_letter_queue: str
+    region: str
+    endpoint: str | None
+    result_store: str
+
+    def line(self) -> str:
+        via = f" via {self.endpoint}" if self.endpoint else ""
+        return (
+            f"read: queue {self.queue} and dead-letter queue {self.dead_letter_queue} in "
+            f"{self.region}{via}; result store {self.result_store}"
+        )
 
 
 def _ago(now: float, then: float | None) -> str:
@@ -21,7 +45,7 @@ def _worker_line(kind: str, beat: WorkerBeat, now: float) -> str:
     )
 
 
-def render_text(status: FleetStatus, found: list[Concern]) -> str:
+def render_text(status: FleetStatus, found: list[Concern], sources: StatusSources) -> str:
     now, q, fleet = status.checked_at, status.queue, status.fleet
     if status.oldest_age_seconds is None:
         oldest = "oldest message: unknown (no CloudWatch figure)"
@@ -30,6 +54,7 @@ def render_text(status: FleetStatus, found: list[Concern]) -> str:
     else:
         oldest = f"oldest message: {status.oldest_age_seconds:.0f} s"
     lines = [
+        sources.line(),
         f"queue: {q.visible} waiting, {q.in_flight} in flight, {q.delayed} delayed; {oldest}",
         f"dead-letter queue: {q.dlq_visible}",
         f"workers: {len(fleet.live)} live, {len(fleet.stale)} stale, {len(fleet.stopped)} stopped",
@@ -44,8 +69,13 @@ def render_text(status: FleetStatus, found: list[Concern]) -> str:
     if status.undelivered:
         lines.append(f"undelivered callbacks: {', '.join(status.undelivered)}")
     lines.append("all well" if not found else "needs attention:")
-    lines += [f"{c.code}: {c.sentence}" for c in found]
+    lines += [concern_line(c) for c in found]
     return "\n".join(lines)
+
+
+def concern_line(concern: Concern) -> str:
+    """``code: what is wrong; next: what to do``: the line ends with the next step."""
+    return f"{concern.code}: {concern.sentence}; next: {concern.next_step}"
 
 
 def _beat(beat: WorkerBeat, now: float) -> dict[str, Any]:
@@ -65,11 +95,18 @@ def _beat(beat: WorkerBeat, now: float) -> dict[str, Any]:
     }
 
 
-def render_json(status: FleetStatus, found: list[Concern]) -> str:
+def render_json(status: FleetStatus, found: list[Concern], sources: StatusSources) -> str:
     now, q, fleet = status.checked_at, status.queue, status.fleet
     return json.dumps(
         {
             "checked_at": now,
+            "read": {
+                "queue": sources.queue,
+                "dead_letter_queue": sources.dead_letter_queue,
+                "region": sources.region,
+                "endpoint": sources.endpoint,
+                "result_store": sources.result_store,
+            },
             "queue": {
                 "visible": q.visible,
                 "in_flight": q.in_flight,
@@ -89,7 +126,9 @@ def render_json(status: FleetStatus, found: list[Concern]) -> str:
                 {"job_id": s.job_id, "lease_ended_at": s.lease_ended_at} for s in status.stuck
             ],
             "undelivered_callbacks": list(status.undelivered),
-            "concerns": [{"code": c.code, "sentence": c.sentence} for c in found],
+            "concerns": [
+                {"code": c.code, "sentence": c.sentence, "next_step": c.next_step} for c in found
+            ],
         },
         indent=2,
     )

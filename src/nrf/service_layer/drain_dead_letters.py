@@ -24,6 +24,7 @@ class DrainDeadLetters:
 
     def __init__(
         self,
+        *,
         dlq: JobInbox,
         store: ResultStore,
         ledger: NotificationLedger,

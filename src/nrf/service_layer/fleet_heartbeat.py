@@ -45,6 +45,7 @@ class FleetHeartbeat:
 
     def __init__(
         self,
+        *,
         records: OpsRecords,
         clock: Clock,
         identity: WorkerIdentity,

@@ -40,6 +40,7 @@ class ReadFleetStatus:
 
     def __init__(
         self,
+        *,
         queue: QueueInspector,
         records: OpsRecords,
         inventory: StoreInventory,

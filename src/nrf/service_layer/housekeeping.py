@@ -32,7 +32,7 @@ class Housekeep:
     """Plan from fresh listings, then delete; every delete tolerates a concurrent run."""
 
     def __init__(
-        self, inventory: StoreInventory, records: OpsRecords, clock: Clock, retention_days: int
+        self, *, inventory: StoreInventory, records: OpsRecords, clock: Clock, retention_days: int
     ) -> None:
         self._inventory, self._records = inventory, records
         self._clock, self._retention_days = clock, retention_days

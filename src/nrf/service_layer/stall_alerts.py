@@ -15,7 +15,7 @@ from attrs import frozen
 
 from nrf.domain.jobs import Notification, NotificationKind
 from nrf.domain.ops_ports import OpsRecords, QueueInspector
-from nrf.domain.ports import Clock, Notifier
+from nrf.domain.ports import Clock
 from nrf.domain.stall import (
     STALL_KEY,
     StallAction,
@@ -45,16 +45,17 @@ class WatchForStalls:
 
     def __init__(
         self,
+        *,
         queue: QueueInspector,
         records: OpsRecords,
-        notifier: Notifier,
+        once: SentOnce,
         clock: Clock,
         support_email: str | None,
         threshold_seconds: float,
     ) -> None:
         self._queue, self._records, self._clock = queue, records, clock
         self._support, self._threshold = support_email, threshold_seconds
-        self._once = SentOnce(records, notifier, clock)
+        self._once = once
 
     def __call__(self, live_workers: int, dry_run: bool = False) -> StallReport:
         now = self._clock.now()

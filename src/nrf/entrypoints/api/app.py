@@ -12,6 +12,7 @@ from typing import Any
 import falcon
 
 from nrf.domain.errors import NrfError
+from nrf.domain.model import BundleInfo
 from nrf.domain.validation import DEFAULT_LIMITS
 from nrf.entrypoints.api import problems
 from nrf.entrypoints.api.access_log import AccessLog
@@ -22,6 +23,7 @@ from nrf.entrypoints.api.jobs import JobsResource
 from nrf.entrypoints.api.meta import HealthResource, OpenApiResource, ReadyResource
 from nrf.entrypoints.api.quotes import BoundaryChecksResource, QuotesResource
 from nrf.entrypoints.api.services import ApiServices
+from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.api")
 
@@ -55,7 +57,7 @@ def create_app(
         "/v1/boundary-checks": BoundaryChecksResource(services),
         "/v1/jobs/{job_id}": JobsResource(services),
         "/openapi.json": OpenApiResource(),
-        "/health": HealthResource(),
+        "/health": HealthResource(services),
         "/ready": ReadyResource(services),
     }
     for path, resource in resources.items():
@@ -64,7 +66,12 @@ def create_app(
 
 
 def get_app() -> falcon.App:
-    """Gunicorn's factory, run once in each worker: the bundle is opened here, per process."""
+    """Gunicorn's factory, run once in each worker: the bundle is opened here, per process.
+
+    `nrf serve` has already fetched and verified the pinned bundle and names the local copy in
+    ``NRF_REFERENCE_DATA``; a process started otherwise still refuses an S3 location, a file
+    other than the pinned one and synthetic data without the opt-in (503, never healthy).
+    """
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.settings import load_settings
@@ -73,10 +80,9 @@ def get_app() -> falcon.App:
     settings = load_settings(os.environ)
     configure_logging(secrets=[*api.keys, settings.notify_api_key or ""])
     container = build_container(settings=settings)
-    unavailable = None
+    unavailable, info = None, None
     try:
-        # Opening and hashing now keeps that cost out of the first request.
-        info = container.boundary_data().info()
+        info = open_pinned_bundle(settings, container)
         log.info(
             "api_bundle_open",
             extra={"bundle": info.name, "version": info.version, "pid": os.getpid()},
@@ -93,5 +99,31 @@ def get_app() -> falcon.App:
         limits=container.limits() if unavailable is None else DEFAULT_LIMITS,
         body_timeout=api.body_timeout,
         unavailable=unavailable,
+        bundle=info,
     )
     return create_app(services, ApiKeys(api.keys, api.allow_anonymous))
+
+
+def open_pinned_bundle(settings: WorkerSettings, container: Any) -> BundleInfo:
+    """Open the container's bundle and hold it to the pin; NrfError when it may not be served."""
+    from nrf.adapters.boundary_data.bundle_fetch import DIGEST_MISMATCH
+    from nrf.adapters.boundary_data.bundle_location import S3Location, parse_location
+    from nrf.entrypoints.reference_bundle import refuse_unless_allowed
+
+    if settings.reference_data and isinstance(parse_location(settings.reference_data), S3Location):
+        raise NrfError(
+            "reference_data_not_fetched",
+            f"NRF_REFERENCE_DATA is {settings.reference_data}: start the API with `nrf serve`, "
+            "which downloads and verifies it first",
+        )
+    # Opening and hashing now keeps that cost out of the first request.
+    data = container.boundary_data()
+    info: BundleInfo = data.info()
+    pinned = settings.reference_data_sha256
+    if pinned and info.sha256 != pinned:
+        raise NrfError(
+            DIGEST_MISMATCH,
+            f"{data.path} has SHA-256 {info.sha256}, but NRF_REFERENCE_DATA_SHA256 pins {pinned}",
+        )
+    refuse_unless_allowed(settings, data.path, info)
+    return info

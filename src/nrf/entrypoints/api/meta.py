@@ -1,4 +1,8 @@
-"""GET /health, GET /ready and GET /openapi.json: public, cheap, never touching the bundle."""
+"""GET /health, GET /ready and GET /openapi.json: public, cheap, never touching the bundle.
+
+A process that cannot quote (its bundle refused or unreadable) is not healthy either: it will
+not get better by waiting, so /health says 503 and the orchestrator replaces it.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,14 @@ from nrf.entrypoints.api.services import ApiServices
 class HealthResource:
     public = True
 
+    def __init__(self, services: ApiServices) -> None:
+        self._services = services
+
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        if self._services.unavailable is not None:
+            resp.status = falcon.HTTP_503
+            resp.media = {"status": "error", "reason": "bundle_not_loaded"}
+            return
         resp.media = {"status": "ok"}
 
 
@@ -28,7 +39,15 @@ class ReadyResource:
             resp.status = falcon.HTTP_503
             resp.media = {"status": "not_ready", "reason": "bundle_not_loaded"}
             return
+        bundle = self._services.bundle
         resp.media = {"status": "ready", "reason": "ready"}
+        if bundle is not None:
+            resp.media.update(
+                bundle_name=bundle.name,
+                bundle_version=bundle.version,
+                bundle_sha256=bundle.sha256,
+                synthetic=bundle.synthetic,
+            )
 
 
 class OpenApiResource:

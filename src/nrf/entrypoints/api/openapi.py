@@ -110,7 +110,18 @@ def openapi_document() -> dict[str, Any]:
                 },
                 "BoundaryCheck": {"type": "object", "required": ["provenance", "sites"]},
                 "Job": {"type": "object", "required": ["job_id", "status"]},
-                "Status": {"type": "object", "required": ["status"]},
+                "Status": {
+                    "type": "object",
+                    "required": ["status"],
+                    "properties": {
+                        "status": {"type": "string"},
+                        "reason": {"type": "string"},
+                        "bundle_name": {"type": "string"},
+                        "bundle_version": {"type": "string"},
+                        "bundle_sha256": {"type": "string"},
+                        "synthetic": {"type": "boolean"},
+                    },
+                },
             },
         },
         "paths": {
@@ -219,13 +230,17 @@ def openapi_document() -> dict[str, Any]:
             "/health": {
                 "get": {
                     "operationId": "health",
-                    "summary": "The process answers",
+                    "summary": "The process answers and can quote",
                     "security": [],
                     "responses": {
                         "200": {
                             "description": "Alive",
                             "content": {"application/json": {"schema": _ref("Status")}},
-                        }
+                        },
+                        "503": {
+                            "description": "The bundle could not be opened: replace the process",
+                            "content": {"application/json": {"schema": _ref("Status")}},
+                        },
                     },
                 }
             },

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import date
 
 import falcon
 
@@ -28,6 +29,19 @@ def available(services: ApiServices) -> ApiServices:
     return services
 
 
+def quote_date_from(req: falcon.Request) -> date | None:
+    """``?quoteDate=YYYY-MM-DD``: the day to price the levy on (None: today); else a 400."""
+    text = req.get_param("quoteDate")
+    if text is None:
+        return None
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise ApiProblem("bad_quote_date", f"quoteDate {text!r} is not a date written YYYY-MM-DD")
+
+
 def request_from(
     req: falcon.Request, services: ApiServices, authorise: Authorise | None = None
 ) -> QuoteRequest:
@@ -40,6 +54,7 @@ def request_from(
     if kind not in (*inputs.GEOJSON_TYPES, inputs.MULTIPART):
         allowed = ", ".join((*inputs.GEOJSON_TYPES, inputs.MULTIPART))
         raise ApiProblem("unsupported_media_type", f"send the boundary as {allowed}")
+    quote_date = quote_date_from(req)
     body = read_body(req, services.limits.max_file_bytes, services.body_timeout)
     rules = req.get_param("rules")
     if kind == inputs.MULTIPART:
@@ -50,14 +65,14 @@ def request_from(
         columns = parse_columns(fields.get("columns") or req.get_param("columns") or "")
         features, given = inputs.form_features(upload, fields, services.limits, layer)
         features = renamed(features, columns)
-        return QuoteRequest(stamped(features, given), fields.get("rules") or rules)
+        return QuoteRequest(stamped(features, given), fields.get("rules") or rules, quote_date)
     if authorise is not None:
         authorise({})
     if req.get_param("layer"):
         raise ApiProblem("unknown_layer", "a GeoJSON body has one layer; send no layer")
     columns = parse_columns(req.get_param("columns") or "")
     features = renamed(inputs.geojson_features(body, services.limits), columns)
-    return QuoteRequest(tuple(features), rules)
+    return QuoteRequest(tuple(features), rules, quote_date)
 
 
 class QuotesResource:

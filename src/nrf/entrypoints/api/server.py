@@ -53,18 +53,31 @@ def gunicorn_command(bind: str, api: ApiSettings, python: str = sys.executable) 
 
 
 def run_server(bind: str, environ: Mapping[str, str]) -> int:
-    """Refuse bad settings (exit 2, every problem named); else exec gunicorn in our place."""
+    """Refuse bad settings (exit 2, every problem named); bind the port and settle the pinned
+    bundle as the worker does (exit 3, or 4 for synthetic data, one JSON line with the code);
+    then exec gunicorn in our place on the bound socket, serving the verified local copy."""
+    from nrf.entrypoints.api.startup import announce, bind_port, settle_bundle
+    from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.settings import ConfigError
 
     try:
         api = load_api_settings(environ)
-        load_settings(environ)
+        settings = load_settings(environ)
     except ConfigError as exc:
         for problem in exc.problems:
             print(f"error: bad_configuration: {problem}", file=sys.stderr)
         return 2
-    argv = gunicorn_command(bind, api)
+    configure_logging(secrets=[*api.keys, settings.notify_api_key or ""])
+    bound = bind_port(bind)
+    if isinstance(bound, int):
+        return bound
+    settled = settle_bundle(settings)
+    if isinstance(settled, int):
+        return settled
+    announce(bound, settled)
+    env = {**environ, "NRF_REFERENCE_DATA": str(settled.reference_data)}
+    argv = gunicorn_command(bound.gunicorn_bind, api)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(argv[0], argv)
+    os.execve(argv[0], argv, env)
     return 0  # not reached

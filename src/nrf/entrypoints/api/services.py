@@ -7,6 +7,7 @@ import threading
 from attrs import field, frozen
 
 from nrf.adapters.outputs.html_report import ReferenceFor
+from nrf.domain.model import BundleInfo
 from nrf.domain.ports import ResultFiles, ResultStore
 from nrf.domain.validation import InputLimits
 from nrf.service_layer.boundary_checks import CheckBoundary
@@ -15,7 +16,8 @@ from nrf.service_layer.quotes import GetQuote
 
 @frozen(kw_only=True)
 class ApiServices:
-    """The use cases and adapters; ``unavailable`` holds why the bundle could not be opened."""
+    """The use cases and adapters; ``unavailable`` holds why the bundle could not be opened,
+    ``bundle`` the one that was (``/ready`` names it)."""
 
     quote: GetQuote | None
     check: CheckBoundary | None
@@ -25,6 +27,7 @@ class ApiServices:
     limits: InputLimits
     body_timeout: float = 30.0
     unavailable: str | None = None
+    bundle: BundleInfo | None = None
     # One assessment or report at a time per process: the bundle's geometries are shared and
     # GEOS builds their prepared indexes lazily, which is not safe from two threads at once
     # (gthread serves several; seen as SIGSEGV under load). Bodies are read outside it.

@@ -14,12 +14,10 @@ import socket
 import threading
 from collections.abc import Callable
 
-from nrf.adapters.clock.system_clock import SystemClock
 from nrf.domain.fleet import BundleStamp, WorkerState
 from nrf.domain.health import WorkerStatus
 from nrf.domain.model import BundleInfo
-from nrf.domain.ops_ports import OpsRecords
-from nrf.domain.ports import HeartbeatStore
+from nrf.domain.ports import Clock, HeartbeatStore
 from nrf.entrypoints.ops_metrics import publish_counts
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.fleet_heartbeat import FleetHeartbeat, WorkerActivity, WorkerIdentity
@@ -90,20 +88,25 @@ class HeartbeatThread:
 
 def start_fleet_heartbeat(
     settings: WorkerSettings,
-    records: OpsRecords,
+    heartbeat: Callable[..., FleetHeartbeat],
     bundle: BundleStamp,
     shared: HeartbeatStore,
     in_flight: Callable[[], int],
+    clock: Clock,
 ) -> HeartbeatThread:
-    """The worker process's hook: one call after the loop is built, ``stop`` after it ran."""
+    """The worker process's hook: one call after the loop is built, ``stop`` after it ran.
+
+    ``heartbeat`` is the container's provider (records and clock wired there); this adds the
+    worker's identity and activity, which only the running worker process knows.
+    """
     worker_id = settings.worker_id or default_worker_id(socket.gethostname(), os.getppid())
     identity = WorkerIdentity(
         worker_id=worker_id,
-        started_at=shared.snapshot().task_started_at or SystemClock().now(),
+        started_at=shared.snapshot().task_started_at or clock.now(),
         bundle=bundle,
         interval_seconds=settings.fleet_heartbeat_seconds,
     )
-    beat = FleetHeartbeat(records, SystemClock(), identity, activity_reader(shared, in_flight))
+    beat = heartbeat(identity=identity, activity=activity_reader(shared, in_flight))
     namespace = settings.metrics_namespace
     log.info("fleet_heartbeat_started", extra={"worker_id": worker_id})
     emit = lambda: publish_counts(namespace, {"WorkerHeartbeats": 1}, worker_id=worker_id)  # noqa: E731

@@ -7,7 +7,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
@@ -56,7 +55,8 @@ def worker_process_main(
         # digest sidecar) also keeps that cost out of the first job.
         container.boundary_data().info()
         container.job_queue()
-        swept = container.result_store().sweep_temporaries(time.time(), STALE_TEMPORARY_SECONDS)
+        now = container.clock().now()
+        swept = container.result_store().sweep_temporaries(now, STALE_TEMPORARY_SECONDS)
         if swept:
             log.info("temporaries_swept", extra={"count": swept})
     except NrfError as exc:
@@ -72,10 +72,11 @@ def worker_process_main(
     loop = container.worker_loop(heartbeat=store, executor=processes, stop=stop, acks=acks)
     beats = start_fleet_heartbeat(
         settings,
-        container.ops_records(),
+        container.fleet_heartbeat,
         bundle_stamp(container.boundary_data().info()),
         store,
         lambda: loop.jobs_in_flight,
+        container.clock(),
     )
     code = loop.run()
     beats.stop(clean=code == ExitCode.CLEAN)

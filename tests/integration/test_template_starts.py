@@ -1,0 +1,283 @@
+"""The templates in deploy/ start their tasks: each task's environment, as the template gives it
+with parameters filled, passes the process's own settings check and pin handling against moto.
+
+cfn-lint only says a template is well formed; these say the worker (and the API) it deploys
+would get past start-up, and that its role may read what start-up reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+from nrf.entrypoints.container import build_container
+from nrf.entrypoints.reference_bundle import (
+    SyntheticDataRefused,
+    bundled_synthetic,
+    prepare_reference_data,
+)
+from nrf.entrypoints.settings import ConfigError, WorkerSettings, load_settings
+from support.bundle_copies import relabelled_bundle
+from support.cloudformation import (
+    PARTITION,
+    Stack,
+    load_template,
+    role_allows,
+    task_environment,
+)
+from support.moto_server import FAKE_CREDENTIALS, REGION, MotoServer
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "cloudformation"
+NOTIFY_SECRET = "arn:aws:secretsmanager:eu-west-2:123456789012:secret:notify-AbCdEf"
+# A GOV.UK Notify key has the shape name-serviceid-secret (two UUIDs).
+NOTIFY_KEY = "nrf_live-26785a09-ab16-4eb0-8407-a37497a57506-3d844edf-8d35-48ac-975b-e847b4f122b0"
+REFERENCE_BUCKET, REFERENCE_KEY = "nrf-reference", "bundles/national-2026.2.gpkg"
+
+
+@pytest.fixture(autouse=True)
+def _fake_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", FAKE_CREDENTIALS["aws_access_key_id"])
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", FAKE_CREDENTIALS["aws_secret_access_key"])
+
+
+@pytest.fixture
+def bundle(tmp_path: Path) -> tuple[Path, str]:
+    """A bundle that is not synthetic, and its SHA-256."""
+    path = relabelled_bundle(tmp_path / "national.gpkg", name="national", version="2026.2")
+    return path, hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def worker_parameters(sha256: str) -> dict[str, str]:
+    return {
+        "Image": "123456789012.dkr.ecr.eu-west-2.amazonaws.com/nrf@sha256:" + "a" * 64,
+        "ClusterName": "nrf",
+        "Subnets": "subnet-0a,subnet-0b",
+        "SecurityGroups": "sg-0a",
+        "ResultsBucketName": "nrf-results",
+        "InputBucketName": "nrf-input",
+        "ReferenceDataBucket": REFERENCE_BUCKET,
+        "ReferenceDataKey": REFERENCE_KEY,
+        "ReferenceDataSha256": sha256,
+        "NotifySecretArn": NOTIFY_SECRET,
+        "NotifyTemplateCompleted": "5b0d2a6e-2a8b-4ac8-9a76-2d3bbf7e1c11",
+        "NotifyTemplateFailed": "9e8f7a6b-1c2d-4e3f-8a9b-0c1d2e3f4a5b",
+        "SupportEmail": "nrf-support@example.gov.uk",
+        "AlarmEmail": "nrf-alarms@example.gov.uk",
+    }
+
+
+def worker_stack(sha256: str) -> Stack:
+    return Stack(load_template(DEPLOY / "worker.yaml"), worker_parameters(sha256))
+
+
+def worker_env(stack: Stack) -> dict[str, str]:
+    return task_environment(stack, "TaskDefinition", {NOTIFY_SECRET: NOTIFY_KEY})
+
+
+def publish(aws: MotoServer, bundle: Path) -> None:
+    s3 = aws.client("s3")
+    s3.create_bucket(
+        Bucket=REFERENCE_BUCKET, CreateBucketConfiguration={"LocationConstraint": REGION}
+    )
+    s3.upload_file(str(bundle), REFERENCE_BUCKET, REFERENCE_KEY)
+
+
+def start_up(settings: WorkerSettings, aws: MotoServer, cache: Path) -> WorkerSettings:
+    """The pin step of a task's start, against moto: the settings that name the local copy."""
+    on_moto = attrs.evolve(settings, endpoint_url=aws.endpoint_url, reference_data_cache=str(cache))
+    ready = prepare_reference_data(on_moto, bundled_synthetic(), lambda: aws.client("s3"))
+    return attrs.evolve(on_moto, reference_data=str(ready.path))
+
+
+def test_the_worker_task_environment_passes_the_workers_settings_check(
+    bundle: tuple[Path, str],
+) -> None:
+    _, sha256 = bundle
+    settings = load_settings(worker_env(worker_stack(sha256)))
+    assert settings.reference_data == f"s3://{REFERENCE_BUCKET}/{REFERENCE_KEY}"
+    assert settings.reference_data_sha256 == sha256
+    assert (settings.notifier, settings.result_store) == ("govuk_notify", "s3")
+    assert (settings.results_bucket, settings.input_bucket) == ("nrf-results", "nrf-input")
+    assert settings.region == REGION
+    assert not settings.allow_synthetic_data
+
+
+def test_the_check_does_fail_an_environment_the_worker_would_refuse(
+    bundle: tuple[Path, str],
+) -> None:
+    # The first template's fault: Notify chosen without its template ids (the worker exits 2).
+    env = worker_env(worker_stack(bundle[1]))
+    del env["GOVUK_NOTIFY_TEMPLATE_JOB_COMPLETED"]
+    with pytest.raises(ConfigError, match="GOVUK_NOTIFY_TEMPLATE_JOB_COMPLETED"):
+        load_settings(env)
+
+
+def test_the_worker_task_gets_its_pinned_bundle_and_reaches_queue_and_store(
+    aws: MotoServer, bundle: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, sha256 = bundle
+    stack = worker_stack(sha256)
+    publish(aws, path)
+    aws.client("sqs").create_queue(QueueName=stack.parameters["QueueName"])
+    aws.client("sqs").create_queue(QueueName=stack.parameters["QueueName"] + "_dlq")
+    aws.client("s3").create_bucket(
+        Bucket="nrf-results", CreateBucketConfiguration={"LocationConstraint": REGION}
+    )
+    settings = start_up(load_settings(worker_env(stack)), aws, tmp_path / "cache")
+    # What the worker process does next (worker/main.py): open the bundle, find the queue,
+    # sweep the store.
+    container = build_container(settings=settings)
+    info = container.boundary_data().info()
+    assert (info.name, info.version, info.sha256, info.synthetic) == (
+        "national",
+        "2026.2",
+        sha256,
+        False,
+    )
+    assert container.job_queue().queue_url.endswith("/nrf_impact_assessment_queue")
+    assert container.result_store().sweep_temporaries(time.time(), 3600) == 0
+
+
+def test_without_its_pin_the_worker_task_would_refuse_synthetic_data(
+    bundle: tuple[Path, str],
+) -> None:
+    # The first template's second fault: no NRF_REFERENCE_DATA, so the synthetic bundle (exit 4).
+    env = worker_env(worker_stack(bundle[1]))
+    del env["NRF_REFERENCE_DATA"], env["NRF_REFERENCE_DATA_SHA256"]
+    with pytest.raises(SyntheticDataRefused):
+        prepare_reference_data(load_settings(env), bundled_synthetic(), _no_s3)
+
+
+def _no_s3() -> Any:
+    raise AssertionError("no S3 client is needed for the bundled bundle")
+
+
+def test_the_worker_role_may_read_what_start_up_and_jobs_read(bundle: tuple[Path, str]) -> None:
+    stack = worker_stack(bundle[1])
+    reference = f"arn:{PARTITION}:s3:::{REFERENCE_BUCKET}/{REFERENCE_KEY}"
+    assert role_allows(stack, "TaskRole", "s3:GetObject", reference)
+    assert role_allows(stack, "TaskRole", "s3:GetObject", f"arn:{PARTITION}:s3:::nrf-input/a.zip")
+    # ... and nothing else in the reference bucket, nor writes to it.
+    other = f"arn:{PARTITION}:s3:::{REFERENCE_BUCKET}/bundles/other.gpkg"
+    assert not role_allows(stack, "TaskRole", "s3:GetObject", other)
+    assert not role_allows(stack, "TaskRole", "s3:PutObject", reference)
+    assert role_allows(stack, "ExecutionRole", "secretsmanager:GetSecretValue", NOTIFY_SECRET)
+
+
+def test_a_digest_that_is_not_one_is_refused_by_the_template() -> None:
+    with pytest.raises(ValueError, match="ReferenceDataSha256"):
+        worker_stack("not-a-digest")
+
+
+API_KEYS_SECRET = "arn:aws:secretsmanager:eu-west-2:123456789012:secret:nrf-api-keys-AbCdEf"
+API_KEYS = "backend-key-0123456789abcdef,support-key-fedcba9876543210"
+CERTIFICATE = "arn:aws:acm:eu-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+
+
+def api_stack(sha256: str) -> Stack:
+    parameters = {
+        "Image": "123456789012.dkr.ecr.eu-west-2.amazonaws.com/nrf@sha256:" + "a" * 64,
+        "ClusterName": "nrf",
+        "VpcId": "vpc-0a",
+        "LoadBalancerSubnets": "subnet-1a,subnet-1b",
+        "TaskSubnets": "subnet-0a,subnet-0b",
+        "CertificateArn": CERTIFICATE,
+        "ApiKeysSecretArn": API_KEYS_SECRET,
+        "ReferenceDataBucket": REFERENCE_BUCKET,
+        "ReferenceDataKey": REFERENCE_KEY,
+        "ReferenceDataSha256": sha256,
+        "ResultsBucketName": "nrf-results",
+        "AlarmEmail": "nrf-alarms@example.gov.uk",
+    }
+    return Stack(load_template(DEPLOY / "api.yaml"), parameters)
+
+
+def api_env(stack: Stack) -> dict[str, str]:
+    return task_environment(stack, "TaskDefinition", {API_KEYS_SECRET: API_KEYS})
+
+
+def test_the_api_task_environment_passes_the_apis_settings_check(
+    bundle: tuple[Path, str],
+) -> None:
+    from nrf.entrypoints.api.config import load_api_settings
+
+    env = api_env(api_stack(bundle[1]))
+    api = load_api_settings(env)
+    settings = load_settings(env)
+    assert api.keys == tuple(API_KEYS.split(",")) and not api.allow_anonymous
+    assert (api.workers, api.threads) == (2, 4)
+    assert settings.reference_data == f"s3://{REFERENCE_BUCKET}/{REFERENCE_KEY}"
+    assert settings.reference_data_sha256 == bundle[1]
+    assert not settings.allow_synthetic_data
+    assert (settings.result_store, settings.results_bucket) == ("s3", "nrf-results")
+
+
+def test_the_api_and_worker_stacks_quote_from_one_bundle(bundle: tuple[Path, str]) -> None:
+    api, worker = (
+        load_settings(api_env(api_stack(bundle[1]))),
+        load_settings(worker_env(worker_stack(bundle[1]))),
+    )
+    pin = ("reference_data", "reference_data_sha256", "results_bucket", "results_prefix")
+    assert [getattr(api, f) for f in pin] == [getattr(worker, f) for f in pin]
+
+
+def test_the_api_task_starts_and_serves_from_the_template_environment(
+    aws: MotoServer, bundle: tuple[Path, str], tmp_path: Path
+) -> None:
+    from support.api_server import running_server
+
+    path, sha256 = bundle
+    stack = api_stack(sha256)
+    publish(aws, path)
+    container = stack.resource("TaskDefinition")["Properties"]["ContainerDefinitions"][0]
+    assert container["Command"] == ["serve", "--bind", "0.0.0.0:8080"]
+    # Only the endpoint and the credentials are the test's own: moto stands in for AWS, and
+    # `running_server` binds loopback.
+    env = {
+        **api_env(stack),
+        "AWS_ENDPOINT_URL": aws.endpoint_url,
+        "AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"],
+        "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIALS["aws_secret_access_key"],
+        "NRF_REFERENCE_DATA_CACHE": str(tmp_path / "cache"),
+        "PATH": "/usr/bin:/bin",
+    }
+    with running_server(env, tmp_path / "serve.log") as server:
+        ready = server.request("GET", "/ready")
+        assert ready.status == 200, ready.body
+        assert (ready.json()["bundle_version"], ready.json()["bundle_sha256"]) == ("2026.2", sha256)
+
+
+def test_the_load_balancer_speaks_tls_and_checks_readiness(bundle: tuple[Path, str]) -> None:
+    stack = api_stack(bundle[1])
+    https = stack.resource("HttpsListener")["Properties"]
+    assert (https["Port"], https["Protocol"]) == (443, "HTTPS")
+    assert https["Certificates"] == [{"CertificateArn": CERTIFICATE}]
+    assert https["SslPolicy"].startswith("ELBSecurityPolicy-TLS13-1-2")
+    [redirect] = stack.resource("HttpRedirectListener")["Properties"]["DefaultActions"]
+    assert redirect["Type"] == "redirect" and redirect["RedirectConfig"]["Protocol"] == "HTTPS"
+    group = stack.resource("TargetGroup")["Properties"]
+    container = stack.resource("TaskDefinition")["Properties"]["ContainerDefinitions"][0]
+    # Traffic only once the verified bundle is open; the port is the one `serve` binds.
+    assert group["HealthCheckPath"] == "/ready"
+    assert group["Port"] == container["PortMappings"][0]["ContainerPort"] == 8080
+    [ingress] = stack.resource("TaskSecurityGroup")["Properties"]["SecurityGroupIngress"]
+    assert ingress["SourceSecurityGroupId"] == "LoadBalancerSecurityGroup-physical-id"
+    # The keys are a secret, never a plain environment entry.
+    assert "NRF_API_KEYS" not in {e["Name"] for e in container["Environment"]}
+    assert role_allows(stack, "ExecutionRole", "secretsmanager:GetSecretValue", API_KEYS_SECRET)
+
+
+def test_the_api_role_reads_the_bundle_and_results_and_writes_nothing(
+    bundle: tuple[Path, str],
+) -> None:
+    stack = api_stack(bundle[1])
+    reference = f"arn:{PARTITION}:s3:::{REFERENCE_BUCKET}/{REFERENCE_KEY}"
+    record = f"arn:{PARTITION}:s3:::nrf-results/results/job-1/status.json"
+    assert role_allows(stack, "TaskRole", "s3:GetObject", reference)
+    assert role_allows(stack, "TaskRole", "s3:GetObject", record)
+    assert not role_allows(stack, "TaskRole", "s3:PutObject", record)

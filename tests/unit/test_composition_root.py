@@ -1,0 +1,100 @@
+"""Entrypoints construct no use case or adapter by hand: container.py is the one composition root.
+
+A use case or adapter is a class from ``nrf.service_layer`` or ``nrf.adapters`` that is not a
+record (attrs), an exception or an enum: values may be built anywhere, collaborators are wired
+in one place, or the second root drifts from the first (issue 18).
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import importlib
+from pathlib import Path
+
+import attrs
+
+import nrf
+
+PACKAGE = Path(nrf.__file__).parent
+ROOT = "container.py"
+WIRED_LAYERS = ("nrf.service_layer", "nrf.adapters")
+# The supervisor and the worker's health server live as long as the task and must not import
+# the container (it pulls in the geo stack, ~140 MB per process): the supervisor creates the
+# shared-memory heartbeat segment and owns its lifetime, the health server attaches to it by
+# name. Nothing else may be added here without a reason as strong.
+EXEMPT = {
+    ("supervisor.py", "SharedMemoryHeartbeatStore"),
+    ("health_app.py", "SharedMemoryHeartbeatStore"),
+}
+
+
+def _is_component(module: str, name: str) -> bool:
+    """A class of a wired layer that is not a value: a use case or an adapter."""
+    try:
+        found = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return False
+    if not isinstance(found, type):
+        return False
+    value = attrs.has(found) or issubclass(found, BaseException | enum.Enum)
+    return not value
+
+
+def _constructions(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    imported: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and (node.module or "").startswith(WIRED_LAYERS)
+        ):
+            for alias in node.names:
+                imported[alias.asname or alias.name] = str(node.module)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        # Cls(...) or Cls.from_something(...), with Cls imported from a wired layer.
+        name = func.id if isinstance(func, ast.Name) else None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            name = func.value.id
+        if (path.name, name) in EXEMPT:
+            continue
+        if name in imported and _is_component(imported[name], name):
+            found.append(f"{path.name}:{node.lineno} builds {name}")
+    return found
+
+
+def offenders(entrypoints: Path) -> list[str]:
+    return [
+        found
+        for module in sorted(entrypoints.rglob("*.py"))
+        if module.name != ROOT
+        for found in _constructions(module)
+    ]
+
+
+def test_no_entrypoint_builds_a_use_case_or_adapter_outside_the_container() -> None:
+    assert offenders(PACKAGE / "entrypoints") == []
+
+
+def test_a_planted_offender_is_found(tmp_path: Path) -> None:
+    (tmp_path / "ops.py").write_text(
+        "from nrf.service_layer.housekeeping import Housekeep, HousekeepingReport\n"
+        "from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue\n"
+        "from nrf.domain.jobs import QueueFatalError\n"
+        "from nrf.service_layer.stall_alerts import StallReport\n\n\n"
+        "def run(c, s):\n"
+        "    tidy = Housekeep(inventory=c.i, records=c.r, clock=c.c, retention_days=9)\n"
+        "    queue = SqsJobQueue.from_queue_name(c.sqs, 'q')\n"
+        "    ok = StallReport(action=None, waiting=0, stalled_for=None)\n"
+        "    raise QueueFatalError('no queue')\n"
+    )
+    # The container itself may build anything.
+    (tmp_path / ROOT).write_text(
+        "from nrf.service_layer.housekeeping import Housekeep\n\nx = Housekeep()\n"
+    )
+    assert offenders(tmp_path) == ["ops.py:8 builds Housekeep", "ops.py:9 builds SqsJobQueue"]
