@@ -71,11 +71,14 @@ def expected_totals(doc: dict[str, Any]) -> dict[str, str]:
     # Whole pennies summed, as a planner adds up the sites' 2-dp totals by hand.
     n = sum(round(s["n_total"] * 100) for s in doc["sites"]) / 100
     p = sum(round(s["p_total"] * 100) for s in doc["sites"]) / 100
-    levy = Decimal(doc["levy_total"]["levy_gbp"])
+    # The levy: the quoted sites' amounts excluding VAT added up; "none quoted" when no site
+    # was (never a £0.00 that reads like a quote).
+    quotes = [Decimal(s["pricing"]["amount_excluding_vat"]) for s in doc["sites"] if s["pricing"]]
+    levy = f"£{sum(quotes, Decimal('0.00')):,.2f}" if quotes else "none quoted"
     return {
         "total-n": f"{n:,.2f}",
         "total-p": f"{p:,.2f}",
-        "total-levy": f"£{levy:,.2f}",
+        "total-levy": levy,
         "sites": str(len(doc["sites"])),
     }
 

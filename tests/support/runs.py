@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 
 from shapely.geometry import MultiPolygon, Polygon, box
@@ -10,7 +11,11 @@ from nrf.domain.model import Development
 from nrf.domain.results import (
     AssessmentRun,
     EdpLevy,
+    EdpOverlap,
+    IndexRow,
+    LevyPricing,
     LevyQuote,
+    LevyRefusal,
     OutOfScopeSite,
     Provenance,
     SiteAssessment,
@@ -38,8 +43,74 @@ def quote(levy: str, monitoring: str, maintenance: str, admin: str) -> LevyQuote
     )
 
 
+# Norfolk EDP's charge, not indexed (quoted in the EDP's start year): 10 units x £2,675.00
+# = £26,750.00 excluding VAT; VAT 20 % = £5,350.00; £32,100.00 including VAT.
+NORFOLK = LevyPricing(
+    edp_id=1,
+    edp_name="Norfolk",
+    units=10,
+    quote_date=date(2026, 11, 26),
+    edp_start_date=date(2026, 4, 1),
+    charge_valid_from=date(2026, 4, 1),
+    charge_valid_to=date(2027, 3, 31),
+    base_charge_per_unit=Decimal("2675.0000"),
+    per_unit_charge=Decimal("2675.00"),
+    index_rows=(),
+    base_amount=Decimal("26750.00"),
+    amount_inflation_adjusted=Decimal("26750.00"),
+    amount_excluding_vat=Decimal("26750.00"),
+    vat_rate=Decimal("0.20"),
+    vat=Decimal("5350.00"),
+    amount_including_vat=Decimal("32100.00"),
+    calculator_version="edp-schedule-1",
+)
+# Quoted in 2027 for an EDP that started in 2026: 2,675.0000 x 1.0450 / 1.0000 = 2,795.375
+# -> £2,795.38 per unit; 3 units = £8,386.14 (provisional 3 x 2,675.00 = £8,025.00);
+# VAT 20 % of 8,386.14 = 1,677.228 -> £1,677.23; total £10,063.37.
+INDEXED = LevyPricing(
+    edp_id=1,
+    edp_name="Norfolk",
+    units=3,
+    quote_date=date(2027, 5, 4),
+    edp_start_date=date(2026, 4, 1),
+    charge_valid_from=date(2027, 4, 1),
+    charge_valid_to=date(2028, 3, 31),
+    base_charge_per_unit=Decimal("2675.0000"),
+    per_unit_charge=Decimal("2795.38"),
+    index_rows=(
+        IndexRow(charging_year=2026, cil_index=Decimal("381"), index_factor=Decimal("1.0000")),
+        IndexRow(charging_year=2027, cil_index=Decimal("398.1"), index_factor=Decimal("1.0450")),
+    ),
+    base_amount=Decimal("8025.00"),
+    amount_inflation_adjusted=Decimal("8386.14"),
+    amount_excluding_vat=Decimal("8386.14"),
+    vat_rate=Decimal("0.20"),
+    vat=Decimal("1677.23"),
+    amount_including_vat=Decimal("10063.37"),
+    calculator_version="edp-schedule-1",
+)
+EXCLUDED = LevyRefusal(
+    "excluded_area",
+    "the boundary meets excluded areas Broad Fen SSSI buffer; (unnamed): "
+    "the route is a Habitats Regulations Assessment",
+)
+NO_EDP = LevyRefusal("no_edp", "the boundary meets no EDP")
+NORFOLK_OVERLAP = EdpOverlap(
+    edp_id=1, edp_name="Norfolk", overlap_m2=2500.0, overlap_percentage=100.0
+)
+
+
 def site(
-    rlb_id: int, name: str, n: float, p: float, edps: tuple[EdpLevy, ...], levy: LevyQuote
+    rlb_id: int,
+    name: str,
+    n: float,
+    p: float,
+    edps: tuple[EdpLevy, ...],
+    levy: LevyQuote,
+    *,
+    pricing: LevyPricing | None = None,
+    refusal: LevyRefusal | None = None,
+    excluded: tuple[str, ...] = (),
 ) -> SiteAssessment:
     identity = SiteIdentity(
         rlb_id=rlb_id,
@@ -47,7 +118,7 @@ def site(
         name=name,
         dwelling_category="housing",
         source="t",
-        dwellings=10,
+        dwellings=10 if pricing is None else pricing.units,
     )
     return SiteAssessment(
         site=identity,
@@ -80,6 +151,10 @@ def site(
         catchments=(),
         levy_by_edp=edps,
         levy=levy,
+        edps=(NORFOLK_OVERLAP,) if pricing is not None or excluded else (),
+        excluded_areas=excluded,
+        pricing=pricing,
+        levy_refusal=refusal,
     )
 
 
@@ -104,9 +179,29 @@ LONE = EdpLevy(
 RUN = AssessmentRun(
     provenance=PROVENANCE,
     sites=(
-        site(2, "Richardson’s Yard", 2.32, 0.3, (WENSUM, BROADS), WENSUM.quote),  # type: ignore[arg-type]
-        site(1, "Mill Lane", 2.0, 0.5, (LONE,), LONE.quote),  # type: ignore[arg-type]
-        site(4, "Outside", -0.25, 0.0, (), quote("0.00", "0.00", "0.00", "0.00")),
+        site(
+            2,
+            "Richardson’s Yard",
+            2.32,
+            0.3,
+            (WENSUM, BROADS),
+            WENSUM.quote,  # type: ignore[arg-type]
+            refusal=EXCLUDED,
+            excluded=("Broad Fen SSSI buffer", ""),
+        ),
+        site(1, "Mill Lane", 2.0, 0.5, (LONE,), LONE.quote, pricing=NORFOLK),  # type: ignore[arg-type]
+        site(
+            4,
+            "Outside",
+            -0.25,
+            0.0,
+            (),
+            quote("0.00", "0.00", "0.00", "0.00"),
+            refusal=NO_EDP,
+        ),
+        site(
+            5, "Later Phase", 1.0, 0.1, (), quote("0.00", "0.00", "0.00", "0.00"), pricing=INDEXED
+        ),
     ),
     out_of_scope=(
         OutOfScopeSite(
@@ -139,5 +234,5 @@ DEVELOPMENTS = [
         dwellings=10,
         boundary=_boundary(n),
     )
-    for n in (1, 2, 3, 4)
+    for n in (1, 2, 3, 4, 5)
 ]

@@ -10,6 +10,7 @@ from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.serialization import structure, unstructure
 from support.reference import QUOTE_DATE, wensum_square
+from support.runs import RUN
 
 X0, Y0 = 600_000.0, 300_000.0
 
@@ -45,3 +46,13 @@ def test_assessment_run_round_trips_through_json() -> None:
     # 38.53 x 3000.50 + 2.89 x 40000 = 115609.265 + 115600 = 231209.265 -> 231209.27.
     assert doc["sites"][0]["levy"]["levy_gbp"] == "231209.27"  # money as exact text
     assert structure(doc, AssessmentRun) == run
+
+
+def test_a_quote_round_trips_with_exact_money_and_iso_dates() -> None:
+    doc = json.loads(json.dumps(unstructure(RUN)))
+    mill = next(s for s in doc["sites"] if s["site"]["id"] == "S1")
+    # support/runs.py: 10 units x £2,675.00 = £26,750.00, the base kept to 4 places.
+    assert mill["pricing"]["amount_excluding_vat"] == "26750.00"  # money as exact text
+    assert mill["pricing"]["base_charge_per_unit"] == "2675.0000"
+    assert mill["pricing"]["quote_date"] == "2026-11-26"  # a date as ISO text
+    assert structure(doc, AssessmentRun) == RUN

@@ -12,7 +12,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TextIO
 
@@ -164,6 +164,7 @@ def run_assess(
     environ: Mapping[str, str] = os.environ,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> int:
     """The whole command; ``clock`` and the streams are injected for tests."""
     started = clock()
@@ -223,14 +224,19 @@ def run_assess(
         developments, rules, quote_date, progress=progress.stage("assessing", "sites")
     )
     marks.append(("writing", clock()))
+    from nrf.domain.output_stamp import OutputStamp
+
+    # Every output says when and from which input it was made; a local run has no reference.
+    stamp = OutputStamp(wall_clock(), source.name)
     if args.output is not None:
         files: Mapping[Path, str | Iterable[str]]
         if args.output.suffix.lower() == ".html":
             from nrf.adapters.outputs.html_report import report_files
 
-            files = report_files(args.output, run, developments, container.boundary_data())
+            files = report_files(args.output, run, developments, container.boundary_data(), stamp)
         else:
-            files = render(args.output, run, developments, progress.stage("writing", "records"))
+            writing = progress.stage("writing", "records")
+            files = render(args.output, run, developments, writing, stamp)
         for path in write_all(files):
             print(f"wrote {path}", file=err)
         if run.provenance.synthetic_data:
@@ -240,7 +246,7 @@ def run_assess(
             # Redirected on Windows, stdout is the ANSI code page (cp1252): a site name
             # outside it must not crash the run at its last step.
             sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]
-        print(render_table(run), file=out)
+        print(render_table(run, stamp), file=out)
     finished = clock()
     stages = ", ".join(
         f"{name} {end - begin:.1f} s"

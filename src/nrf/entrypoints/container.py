@@ -276,7 +276,7 @@ class Container(containers.DeclarativeContainer):
         settler=settler,
         fail=fail_job,
         clock=clock,
-        render=providers.Factory(report_renderer, boundary_data),
+        render=providers.Factory(report_renderer, boundary_data, clock),
         settings=providers.Factory(
             NotifySettings,
             results_base_url=config.results_base_url,

@@ -1,28 +1,26 @@
-"""A readable results table for the terminal."""
+"""A readable results table for the terminal: figures, the levy or why it was refused."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
+from nrf.domain.levy_text import gbp, levy_sum, short_levy
+from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.results import AssessmentRun
-
-
-def _money(value: Decimal) -> str:
-    return f"£{value:,.2f}"
 
 
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def render_table(run: AssessmentRun) -> str:
+def render_table(run: AssessmentRun, stamp: OutputStamp | None = None) -> str:
     lines: list[str] = []
     if run.provenance.synthetic_data:
         lines += ["!" * 78, _cut(SYNTHETIC_NOTICE, 400), "!" * 78, ""]
+    if stamp is not None:
+        lines += [f"made {stamp.made_at_text} from {stamp.input_name}", ""]
     header = (
         f"{'RLB':>4} {'id':<12} {'name':<22} {'dwell':>5} {'ha':>7} {'NN catchment':<18} "
-        f"{'WwTW':>5} {'N kg/yr':>9} {'P kg/yr':>8} {'levy':>14}"
+        f"{'WwTW':>5} {'N kg/yr':>9} {'P kg/yr':>8} {'levy excl. VAT':>30}"
     )
     lines += [header, "-" * len(header)]
     for s in sorted(run.sites, key=lambda x: x.site.rlb_id):
@@ -31,17 +29,26 @@ def render_table(run: AssessmentRun) -> str:
             f"{s.site.rlb_id:>4} {_cut(s.site.id, 12):<12} {_cut(s.site.name, 22):<22} "
             f"{s.site.dwellings:>5} {s.dev_area_ha:>7.2f} {_cut(catchments, 18):<18} "
             f"{s.majority_wwtw_id:>5} {s.n_total:>9.2f} {s.p_total:>8.2f} "
-            f"{_money(s.levy.levy_gbp):>14}"
+            f"{_cut(short_levy(s), 30):>30}"
         )
     n_total = sum(round(s.n_total * 100) for s in run.sites) / 100
     p_total = sum(round(s.p_total * 100) for s in run.sites) / 100
+    levy = levy_sum(run.sites)
     lines += [
         "-" * len(header),
-        f"{len(run.sites)} sites assessed; N {n_total:,.2f} kg/yr, P {p_total:,.2f} kg/yr; "
-        f"levy {_money(run.levy_total.levy_gbp)} (monitoring "
-        f"{_money(run.levy_total.monitoring_gbp)}, maintenance "
-        f"{_money(run.levy_total.maintenance_gbp)}, admin {_money(run.levy_total.admin_gbp)})",
+        f"{len(run.sites)} sites assessed; N {n_total:,.2f} kg/yr, P {p_total:,.2f} kg/yr",
+        f"levy {gbp(levy.excluding_vat)} excluding VAT, VAT {gbp(levy.vat)}, "
+        f"{gbp(levy.including_vat)} including VAT ({levy.quoted} quoted, {levy.refused} refused)",
     ]
+    refused = [s for s in run.sites if s.pricing is None and s.levy_refusal is not None]
+    if refused:
+        lines += ["", f"{len(refused)} levies refused (the figures above still stand):"]
+        for s in sorted(refused, key=lambda x: x.site.rlb_id):
+            assert s.levy_refusal is not None
+            lines.append(
+                f"{s.site.rlb_id:>4} {_cut(s.site.id, 12):<12} {s.levy_refusal.code}: "
+                f"{s.levy_refusal.message}"
+            )
     if run.out_of_scope:
         lines += ["", f"{len(run.out_of_scope)} sites out of scope (not charged):"]
         for o in sorted(run.out_of_scope, key=lambda x: x.site.rlb_id):

@@ -1,10 +1,14 @@
-"""The levy table a planner opens in Excel: one row per site and EDP, money as plain numbers.
+"""The levy table a planner opens in Excel: one row per site, money as plain numbers.
 
 The legacy 31-column table carries no money and must stay byte-for-byte as the tools that
 read it expect, so the levy goes in a second table beside it. Written for Excel: UTF-8 with
 a byte-order mark (or ``Richardson’s`` turns to mojibake), CRLF line ends, every figure
-printed to exactly two decimals (never ``0.8200000000000001``). Each row is a part of the
-whole, so a column's sum in Excel is the batch's total (the last row states it).
+printed to exactly two decimals (never ``0.8200000000000001``). The header is always row 1
+(a filter or import never meets a notice first); the synthetic-data notice, when there is
+one, is a column on every row, so no filtered view loses it. Each quote carries every input
+that priced it (EDP, charge window and base, index factors, units, quote date, calculator).
+A refused levy has empty money cells and its code: never a 0.00 that reads like a quote. The
+money columns of quoted rows add up to the last row.
 """
 
 from __future__ import annotations
@@ -13,7 +17,10 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 
 from nrf.adapters.outputs.csv_lines import csv_lines
-from nrf.domain.results import AssessmentRun, EdpLevy, LevyQuote, SiteAssessment, SiteIdentity
+from nrf.adapters.outputs.csv_safety import neutralise
+from nrf.domain.levy_text import area_names, is_indexed
+from nrf.domain.output_stamp import OutputStamp
+from nrf.domain.results import AssessmentRun, LevyPricing, SiteAssessment, SiteIdentity
 
 BOM = "\ufeff"
 COLUMNS = (
@@ -26,15 +33,30 @@ COLUMNS = (
     "EDP_Name",
     "N_kg_per_year",
     "P_kg_per_year",
-    "Levy_GBP",
-    "Monitoring_GBP",
-    "Maintenance_GBP",
-    "Admin_GBP",
-    "Mitigation_GBP",
+    "Units",
+    "Quote_Date",
+    "Charge_Valid_From",
+    "Charge_Valid_To",
+    "Base_Charge_Per_Unit_GBP",
+    "Index_Factors",
+    "Charge_Per_Unit_GBP",
+    "Provisional_GBP",
+    "Levy_Excl_VAT_GBP",
+    "VAT_Rate",
+    "VAT_GBP",
+    "Levy_Incl_VAT_GBP",
+    "Calculator_Version",
+    "Refusal_Code",
     "Note",
+    "Quote_Reference",
+    "Input",
+    "Made_At",
+    "Data_Notice",
 )
-NO_CATCHMENT = "outside every nutrient-neutrality catchment: no levy"
-NO_RATE = "the reference data has no levy rate for this EDP"
+MONEY = ("Provisional_GBP", "Levy_Excl_VAT_GBP", "VAT_GBP", "Levy_Incl_VAT_GBP")
+_PRICING = 13  # Units .. Calculator_Version
+HRA_NAME = "Habitats Regulations Assessment"
+HRA = "not eligible for the levy: the route is a Habitats Regulations Assessment"
 
 
 def number(value: float | Decimal | None) -> str:
@@ -45,77 +67,96 @@ def number(value: float | Decimal | None) -> str:
     return "0.00" if text == "-0.00" else text
 
 
-def _money(quote: LevyQuote | None) -> list[str]:
-    if quote is None:
-        return [""] * 5
-    return [
-        number(quote.levy_gbp),
-        number(quote.monitoring_gbp),
-        number(quote.maintenance_gbp),
-        number(quote.admin_gbp),
-        number(quote.mitigation_gbp),
-    ]
-
-
 def _who(site: SiteIdentity) -> list[str]:
-    return [str(site.rlb_id), site.id, site.name, str(site.dwellings)]
+    return [str(site.rlb_id), neutralise(site.id), neutralise(site.name), str(site.dwellings)]
 
 
-def _edp_row(site: SiteAssessment, edp: EdpLevy) -> list[str]:
+def _factors(pricing: LevyPricing) -> str:
+    if not is_indexed(pricing):
+        return ""
+    return "; ".join(f"{r.charging_year}={r.index_factor}" for r in pricing.index_rows)
+
+
+def _priced(pricing: LevyPricing) -> list[str]:
     return [
-        *_who(site.site),
-        "assessed",
-        edp.edp_id,
-        edp.edp_name or "",
-        number(edp.n_total),
-        number(edp.p_total),
-        *_money(edp.quote),
-        "" if edp.quote else NO_RATE,
+        str(pricing.units),
+        pricing.quote_date.isoformat(),
+        pricing.charge_valid_from.isoformat(),
+        pricing.charge_valid_to.isoformat(),
+        str(pricing.base_charge_per_unit),
+        _factors(pricing),
+        number(pricing.per_unit_charge),
+        number(pricing.base_amount),
+        number(pricing.amount_excluding_vat),
+        str(pricing.vat_rate),
+        number(pricing.vat),
+        number(pricing.amount_including_vat),
+        neutralise(pricing.calculator_version),
     ]
 
 
-def _site_rows(site: SiteAssessment) -> list[list[str]]:
-    if site.levy_by_edp:
-        return [_edp_row(site, edp) for edp in site.levy_by_edp]
-    return [
-        [
-            *_who(site.site),
-            "assessed",
-            "",
-            "",
-            number(site.n_total),
-            number(site.p_total),
-            *_money(site.levy),
-            NO_CATCHMENT,
-        ]
-    ]
+def _site_row(site: SiteAssessment) -> list[str]:
+    edp_id = edp_name = ""
+    if site.pricing is not None:
+        edp_id, edp_name = str(site.pricing.edp_id), site.pricing.edp_name
+    elif len(site.edps) == 1:
+        edp_id, edp_name = str(site.edps[0].edp_id), site.edps[0].edp_name
+    figures = [number(site.n_total), number(site.p_total)]
+    if site.pricing is not None:
+        return [*_who(site.site), "quoted", edp_id, neutralise(edp_name), *figures]
+    code, note = "no_price", "the assessment gave no price and no reason"
+    if site.levy_refusal is not None:
+        code, note = site.levy_refusal.code, site.levy_refusal.message
+        if code == "excluded_area":
+            note = f"{note} (excluded areas: {area_names(site.excluded_areas)})"
+            if HRA_NAME not in note:
+                note = f"{note}; {HRA}"
+    head = [*_who(site.site), "refused", edp_id, neutralise(edp_name), *figures]
+    return [*head, *[""] * _PRICING, code, neutralise(note)]
 
 
-def table(run: AssessmentRun, notice: str | None = None) -> list[list[str]]:
-    """Every row: the notice (when given), the header, a row per site and EDP, the total."""
+def _tail(stamp: OutputStamp | None, notice: str | None) -> list[str]:
+    if stamp is None:
+        return ["", "", "", notice or ""]
+    reference = neutralise(stamp.reference or "")
+    return [reference, neutralise(stamp.input_name), stamp.made_at_text, notice or ""]
+
+
+def table(
+    run: AssessmentRun, notice: str | None = None, stamp: OutputStamp | None = None
+) -> list[list[str]]:
+    """Every row: the header, a row per site (input order), the total of the quoted levies."""
     rows: list[tuple[int, list[str]]] = []
     for site in run.sites:
-        rows += [(site.site.rlb_id, row) for row in _site_rows(site)]
+        row = _site_row(site)
+        if site.pricing is not None:
+            row += [*_priced(site.pricing), "", ""]
+        rows.append((site.site.rlb_id, row))
     for out in run.out_of_scope:
-        rows.append((out.site.rlb_id, [*_who(out.site), "out_of_scope", *[""] * 9, out.reason]))
-    rows.sort(key=lambda item: item[0])  # stable: a site's EDP rows keep their order
-    n_total = sum(Decimal(number(s.n_total)) for s in run.sites)
-    p_total = sum(Decimal(number(s.p_total)) for s in run.sites)
-    total = [
-        "",
-        "TOTAL",
-        f"{len(run.sites)} sites assessed, {len(run.out_of_scope)} out of scope",
-        "",
-        "",
-        "",
-        "",
-        number(n_total),
-        number(p_total),
-        *_money(run.levy_total),
-        "",
-    ]
-    head = [[notice]] if notice else []
-    return [*head, list(COLUMNS), *(row for _, row in rows), total]
+        blank = [""] * (4 + _PRICING)
+        rows.append(
+            (
+                out.site.rlb_id,
+                [*_who(out.site), "out_of_scope", *blank, out.reason_code, out.reason],
+            )
+        )
+    rows.sort(key=lambda item: item[0])
+    tail = _tail(stamp, notice)
+    body = [row + tail for _, row in rows]
+    quoted = [s.pricing for s in run.sites if s.pricing is not None]
+    refused = len(run.sites) - len(quoted)
+
+    def total(name: str) -> str:
+        return number(sum((getattr(p, name) for p in quoted), Decimal("0.00")))
+
+    summary = f"{len(quoted)} quoted, {refused} refused, {len(run.out_of_scope)} out of scope"
+    last = ["", "TOTAL", summary, "", "", "", ""]
+    last += [number(sum(Decimal(number(s.n_total)) for s in run.sites))]
+    last += [number(sum(Decimal(number(s.p_total)) for s in run.sites))]
+    last += [str(sum(p.units for p in quoted))] + [""] * 6
+    last += [total("base_amount"), total("amount_excluding_vat"), ""]
+    last += [total("vat"), total("amount_including_vat"), "", "", "quoted levies only"]
+    return [list(COLUMNS), *body, last + tail]
 
 
 def lines(rows: list[list[str]], tick: Callable[[], None] | None = None) -> Iterator[str]:
@@ -124,6 +165,6 @@ def lines(rows: list[list[str]], tick: Callable[[], None] | None = None) -> Iter
     yield from csv_lines(rows, "\r\n", tick)
 
 
-def render(run: AssessmentRun, notice: str | None = None) -> str:
-    """The table as text (BOM first); ``notice`` (synthetic data) is the first line when given."""
-    return "".join(lines(table(run, notice)))
+def render(run: AssessmentRun, notice: str | None = None, stamp: OutputStamp | None = None) -> str:
+    """The table as text (BOM first, the header in row 1 always)."""
+    return "".join(lines(table(run, notice, stamp)))

@@ -15,7 +15,7 @@ from nrf.domain.errors import NrfError
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.problems import ApiProblem, document, from_error
-from nrf.entrypoints.api.quotes import QuotesResource
+from nrf.entrypoints.api.quotes import QuotesResource, answer_stamp
 from nrf.entrypoints.api.representations import HTML
 
 _PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -100,4 +100,4 @@ class FormResource:
             resp.content_type = "text/html; charset=utf-8"
             resp.text = problem_page(problem)
             return
-        resp.content_type, resp.data = self._quotes.render(quote, HTML)
+        resp.content_type, resp.data = self._quotes.render(quote, HTML, answer_stamp(req))

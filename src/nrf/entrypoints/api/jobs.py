@@ -13,7 +13,7 @@ from nrf.entrypoints.api.problems import ApiProblem
 from nrf.entrypoints.api.representations import HTML, JSON, preferred
 from nrf.entrypoints.api.services import ApiServices
 
-STORED_FILES = ("result.json", "result.geojson", "result.csv", "result.html")
+STORED_FILES = ("result.json", "result.geojson", "result.csv", "result.levy.csv", "result.html")
 
 
 class JobsResource:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import date
+from datetime import UTC, date, datetime
 
 import falcon
 
 from nrf.adapters.outputs.html_report import ReferenceFor
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
 from nrf.domain.column_mapping import parse_columns, renamed
+from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.serialization import unstructure
 from nrf.entrypoints.api import inputs
 from nrf.entrypoints.api.body import read_body
@@ -59,6 +60,8 @@ def request_from(
     rules = req.get_param("rules")
     if kind == inputs.MULTIPART:
         upload, fields = inputs.form_parts(body, req.content_type or "")
+        if upload is not None:
+            req.context.input_name = upload[0]
         if authorise is not None:
             authorise(fields)
         layer = fields.get("layer", "").strip() or req.get_param("layer")
@@ -73,6 +76,12 @@ def request_from(
     columns = parse_columns(req.get_param("columns") or "")
     features = renamed(inputs.geojson_features(body, services.limits), columns)
     return QuoteRequest(tuple(features), rules, quote_date)
+
+
+def answer_stamp(req: falcon.Request) -> OutputStamp:
+    """Now, and the uploaded file's name (or the request, for a GeoJSON body)."""
+    name = getattr(req.context, "input_name", None) or f"{req.method} {req.path} body"
+    return OutputStamp(datetime.now(UTC), name)
 
 
 class QuotesResource:
@@ -91,15 +100,17 @@ class QuotesResource:
         with services.geo_lock:
             return services.quote(request)
 
-    def render(self, quote: Quote, kind: str) -> tuple[str, bytes]:
+    def render(
+        self, quote: Quote, kind: str, stamp: OutputStamp | None = None
+    ) -> tuple[str, bytes]:
         """The answer in ``kind``; a report reads the bundle's geometries, so under the lock."""
         with self._services.geo_lock:
-            return render_quote(quote, kind, self.reference_for)
+            return render_quote(quote, kind, self.reference_for, stamp)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         kind = preferred(req)
         quote = self.quote(req)
-        resp.content_type, resp.data = self.render(quote, kind)
+        resp.content_type, resp.data = self.render(quote, kind, answer_stamp(req))
         resp.set_header("Vary", "Accept")
 
 
