@@ -174,8 +174,22 @@ def test_a_crs_name_of_a_megabyte_is_refused_before_proj_sees_it(
     name = "urn:ogc:def:crs:EPSG::27700" + " " * 1024 * 1024
     error = refused(lambda: read_boundary_bytes(geojson_with_crs(name), "site.geojson"))
     assert error.codes == ["unsupported_crs"] and len(error.message) < 300
-    # 300 characters is still read (and padded names are not what PROJ resolves).
-    assert len(boundary_crs.MAX_CRS_NAME_CHARS * "x") == 300
+
+
+def test_a_crs_name_of_300_characters_still_reaches_proj(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[int] = []
+
+    def proj(text: str) -> object:
+        asked.append(len(text))
+        raise boundary_crs.CRSError("unknown")
+
+    monkeypatch.setattr(boundary_crs.CRS, "from_user_input", proj)
+    boundary_crs._classify.cache_clear()
+    for length in (300, 301):
+        with pytest.raises(InvalidInput):
+            boundary_crs.accepted_crs("x" * length, boundary_crs.MAX_CRS_NAME_CHARS)
+    boundary_crs._classify.cache_clear()
+    assert asked == [300]  # 301 was refused before PROJ was asked
 
 
 def test_the_real_crs_names_are_well_within_the_limit() -> None:
