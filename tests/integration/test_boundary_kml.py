@@ -14,6 +14,8 @@ from pyproj import Transformer
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
 from nrf.domain.errors import InvalidInput
 from nrf.domain.validation import InputLimits, validate_features
+from nrf.entrypoints.cli import main
+from nrf.entrypoints.exit_codes import EXIT_OK
 from support.api_in_process import anonymous_client
 from support.api_server import multipart
 from support.reference import STRIP_ORIGIN
@@ -134,3 +136,18 @@ def test_the_form_quotes_a_kml_with_its_dwellings_given() -> None:
     )
     assert answer.status_code == 200, answer.text
     assert "KML-1" in answer.text
+
+
+def test_nrf_assess_quotes_a_kml_whose_placemark_carries_its_dwellings(tmp_path: Path) -> None:
+    # Inside the bundled synthetic Norfolk data (BNG 620,000, 310,000, as test_cli_inputs).
+    lon, lat = Transformer.from_crs("EPSG:27700", "EPSG:4326", always_xy=True).transform(
+        620_100, 310_100
+    )
+    extended = '<ExtendedData><Data name="dwellings"><value>10</value></Data></ExtendedData>'
+    mark = placemark("Hall’s Farm", lon, lat).replace("</name>", "</name>" + extended)
+    path = tmp_path / "site.kml"
+    path.write_bytes(kml(("Sites", [mark])))
+    out = tmp_path / "out.json"
+    assert main(["assess", str(path), "--output", str(out)]) == EXIT_OK
+    text = out.read_text()
+    assert "Hall’s Farm" in text or "Hall\\u2019s Farm" in text
