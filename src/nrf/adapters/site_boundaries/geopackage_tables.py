@@ -49,6 +49,8 @@ def opened(
         raise _refuse("unreadable_file", "the file is not a readable GeoPackage") from None
     try:
         connection.set_progress_handler(lambda: int(clock() > deadline), 1_000)
+        # Found by fuzzing: a name stored as bytes that are not UTF-8 raised UnicodeDecodeError.
+        connection.text_factory = lambda raw: raw.decode("utf-8", "replace")
         # No value (a blob, a text) may be larger than a whole upload may expand to.
         connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limits.max_decompressed_bytes)
         yield connection
@@ -58,7 +60,8 @@ def opened(
             message += "boundary layer is a plain table and reads in well under a second"
             raise _refuse("read_timed_out", message) from None
         raise _refuse("unreadable_file", "the file is not a readable GeoPackage") from None
-    except sqlite3.Error:
+    except (sqlite3.Error, UnicodeDecodeError):  # found by fuzzing: SQLite's own message about
+        # a damaged schema can hold bytes that are not UTF-8
         raise _refuse("unreadable_file", "the file is not a readable GeoPackage") from None
     finally:
         connection.close()
