@@ -168,6 +168,7 @@ TARGETS: dict[str, Callable[[bytes], str]] = {
     "zip": file_target(".zip"),
     "zip_path": zip_path_target,
     "gpkg": file_target(".gpkg"),
+    "kml": file_target(".kml"),
 }
 
 
@@ -227,7 +228,18 @@ def seeds(target: str) -> list[bytes]:
         ]
     if target == "gpkg":
         return [_geopackage()]
+    if target == "kml":
+        return [_KML]
     raise KeyError(target)
+
+
+_KML = (
+    b'<?xml version="1.0" encoding="UTF-8"?><kml xmlns="http://www.opengis.net/kml/2.2">'
+    b"<Document><Folder><name>Sites</name><Placemark><name>A</name><ExtendedData>"
+    b'<Data name="dwellings"><value>10</value></Data></ExtendedData><Polygon><outerBoundaryIs>'
+    b"<LinearRing><coordinates>1.0,52.0,0 1.001,52.0,0 1.001,52.001,0 1.0,52.0,0</coordinates>"
+    b"</LinearRing></outerBoundaryIs></Polygon></Placemark></Folder></Document></kml>"
+)
 
 
 def _zipped_shapefile() -> bytes:
