@@ -95,7 +95,7 @@ def cmd_dlq(args: argparse.Namespace) -> int:
     from nrf.entrypoints.settings import load_settings
 
     settings = load_settings(os.environ)
-    configure_logging(secrets=[settings.notify_api_key or ""])
+    configure_logging(secrets=settings.secrets())
     handled = build_container(settings=settings).drain_dead_letters()()
     print(f"{len(handled)} dead-lettered jobs marked failed: {', '.join(handled) or '-'}")
     return EXIT_OK

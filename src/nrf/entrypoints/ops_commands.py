@@ -82,7 +82,7 @@ def cmd_housekeep(args: argparse.Namespace) -> int:
     except (ConfigError, QueueFatalError) as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return EXIT_CONFIG
-    configure_logging(secrets=[settings.notify_api_key or "", settings.backend_api_key or ""])
+    configure_logging(secrets=settings.secrets())
     records, clock = c.ops_records(), c.clock()
     try:
         tidy = Housekeep(c.store_inventory(), records, clock, settings.result_retention_days)
