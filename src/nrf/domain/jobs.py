@@ -32,6 +32,7 @@ class NotificationKind(StrEnum):
     QUEUE_STALLED = "queue_stalled"  # to support: nobody consuming, or consuming again
     DELAYED = "delayed"  # to a requester: the quote waits longer than it should
     BACKEND_RESULT = "backend_result"  # the result, reported to Defra's backend (not an email)
+    QUOTE_REFUSED = "quote_refused"  # to support: a Defra quote given no levy, so no result sent
 
 
 @frozen(kw_only=True)

@@ -127,10 +127,11 @@ class BundleInfo:
         return "synthetic" in f"{self.name} {self.description}".casefold()
 
 
-@frozen
+@frozen(kw_only=True)
 class LookupTables:
     """The non-spatial tables of a bundle, small enough to hold in memory."""
 
     permits: Mapping[int, WwtwPermit]
     rates: RatesTable
     levy_rates: Mapping[str, LevyRate]
+    edps: Mapping[int, str] = field(factory=dict)  # every EDP of the bundle: id -> name

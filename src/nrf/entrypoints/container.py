@@ -6,6 +6,7 @@ Over 200 lines: the composition root names every provider in one place, on purpo
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -77,8 +78,14 @@ def _templates(
         NotificationKind.FAILED: failed or "",
         NotificationKind.DEAD_LETTERED: failed or "",
         NotificationKind.QUEUE_STALLED: failed or "",  # to support, like dead letters
+        NotificationKind.QUOTE_REFUSED: failed or "",  # to support, like dead letters
         NotificationKind.DELAYED: delayed or "",
     }
+
+
+def _edp_names(bundle: Any) -> Callable[[], Mapping[int, str]]:
+    """The bundle's EDPs (id -> name), read when a job first asks for them."""
+    return lambda: bundle.lookups().edps
 
 
 def _delivery(
@@ -252,7 +259,13 @@ class Container(containers.DeclarativeContainer):
         NotificationLedger, store=result_store, notifier=delivery
     )
     settler = providers.Singleton(JobSettler, ledger=ledger, retry=retry_policy)
-    fail_job = providers.Singleton(FailJob, store=result_store, settler=settler, clock=clock)
+    fail_job = providers.Singleton(
+        FailJob,
+        store=result_store,
+        settler=settler,
+        clock=clock,
+        support_email=config.support_email,
+    )
 
     process_job = providers.Singleton(
         ProcessJob,
@@ -271,6 +284,7 @@ class Container(containers.DeclarativeContainer):
         default_rules=config.default_rules,
         limits=limits,
         report_results=providers.Callable(bool, config.backend_base_url),
+        edp_names=providers.Callable(_edp_names, boundary_data),
     )
 
     drain_dead_letters = providers.Factory(

@@ -23,6 +23,7 @@ from nrf.domain.jobs import (
 )
 from nrf.domain.model import Development
 from nrf.domain.ports import Clock, JobBoundarySource, ResultStore
+from nrf.domain.quote_refusal import quote_refusal
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, validate_features
@@ -59,6 +60,7 @@ class ProcessJob:
         limits: InputLimits = DEFAULT_LIMITS,
         default_rules: str | None = None,
         report_results: bool = False,
+        edp_names: Callable[[], Mapping[int, str]] | None = None,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
         self._settler, self._fail, self._clock, self._render = settler, fail, clock, render
@@ -66,6 +68,8 @@ class ProcessJob:
         self._default_rules = default_rules
         # Defra quotes' results also go to the backend, as one more entry in the ledger.
         self._report_results = report_results
+        # The bundle's EDPs (id -> name), to check the EDPs a Defra quote names.
+        self._edp_names = edp_names or dict
 
     def __call__(self, job: IncomingJob) -> JobOutcome:
         ctx = {"job_id": job.job_id, "trace_id": job.trace_id}
@@ -128,12 +132,20 @@ class ProcessJob:
             return self._fail(request.job_id, exc, request.email, request.trace_id, receipt)
         run = self._assess(developments, rules)
         files = dict(self._render(run, developments))
+        if request.schema == "defra-quote":
+            refusal = quote_refusal(run, request.edp_labels, self._edp_names())
+            if refusal is not None:
+                # No levy, so nothing to PATCH: failed now, as a retry would only say it again.
+                log.info("quote_refused", extra={**ctx, "code": refusal.code})
+                return self._fail.refused(
+                    request.job_id, refusal, request.email, request.trace_id, receipt, files
+                )
         told: tuple[NotificationRecord, ...] = ()
         if request.email:
             details = personalisation(self._settings, request, run)
             told = (intent(NotificationKind.COMPLETED, request.email, details),)
         if self._report_results and request.schema == "defra-quote":
-            told += (result_intent(run, request.trace_id),)
+            told += (result_intent(run.sites[0], request.trace_id),)
         source = run.provenance
         bundle = BundleStamp(
             name=source.bundle_name, version=source.bundle_version, sha256=source.bundle_sha256

@@ -131,7 +131,7 @@ class GeoPackageBoundaryData:
         if problems or rates is None:
             raise BrokenBundle(f"{self.path.name}: " + "; ".join(problems))
         info = [geopackage_lookups.text_or_none(info_rows[0][c]) or "" for c in _INFO_COLUMNS]
-        return LookupTables(permits, rates, levies), info
+        return LookupTables(permits=permits, rates=rates, levy_rates=levies), info
 
     def info(self) -> BundleInfo:
         if self._sha256 is None:
