@@ -15,6 +15,7 @@ from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBounda
 from nrf.bundles.synthetic_bundle import generate_bundle, generate_norfolk_demo, plan_grid
 from nrf.bundles.synthetic_norfolk import BROADS, WENSUM
 from nrf.bundles.synthetic_parcels import parcel_rows
+from support.reference import QUOTE_DATE
 
 DATA = Path(str(files("nrf") / "data"))
 DEMO = DATA / "synthetic-norfolk.gpkg"
@@ -235,9 +236,9 @@ def test_processes_change_nothing_in_a_batch(demo: GeoPackageBoundaryData) -> No
     )
     rules = rule_set_named(None)
     seen: list[tuple[int, int]] = []
-    one_by_one = AssessDevelopments(demo)(sites, rules)
+    one_by_one = AssessDevelopments(demo)(sites, rules, QUOTE_DATE)
     forked = AssessDevelopments(demo, ForkedSiteMap(3))(
-        sites, rules, progress=lambda done, total: seen.append((done, total))
+        sites, rules, QUOTE_DATE, progress=lambda done, total: seen.append((done, total))
     )
     assert forked == one_by_one
     assert [s.site.rlb_id for s in forked.sites] == [s.site.rlb_id for s in one_by_one.sites]

@@ -7,6 +7,7 @@ unless given) under both bundles and lists every site whose N, P or levy changed
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -17,6 +18,7 @@ from attrs import asdict, frozen
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
 from nrf.bundles.diff_rows import KEYS, RowDiff, diff_coefficients, diff_small, open_bundle
 from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.charging import utc_day
 from nrf.domain.model import Development
 from nrf.domain.results import SiteAssessment
 from nrf.domain.rules import RuleSet
@@ -44,7 +46,8 @@ def quote_changes(
     developments: Sequence[Development],
     rules: RuleSet,
 ) -> list[SiteChange]:
-    runs = [AssessDevelopments(b)(developments, rules) for b in (old, new)]
+    today = utc_day(time.time())  # both bundles quoted on one day, so only the data differs
+    runs = [AssessDevelopments(b)(developments, rules, today) for b in (old, new)]
     before = {s.site.rlb_id: _figures(s) for s in runs[0].sites}
     after = {s.site.rlb_id: _figures(s) for s in runs[1].sites}
     return [
