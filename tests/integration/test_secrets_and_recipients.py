@@ -198,3 +198,10 @@ def test_bad_configuration_never_prints_the_key(tmp_path: Path) -> None:
     assert "WORKER_CONCURRENCY" in done.stderr
     assert key not in done.stderr + done.stdout
     assert key.rsplit("-", 5)[-5] not in done.stderr  # not even the secret half's first group
+
+
+def test_the_backend_key_was_used_on_the_wire_during_the_scan(run: Run) -> None:
+    # So the scan above covers a worker that really sent the backend's key.
+    status = status_of(run.results, "NRL-000901")
+    [report] = [n for n in status["notifications"] if n["kind"] == "backend_result"]
+    assert report["sent"] is True
