@@ -9,6 +9,8 @@ import os
 import shutil
 import signal
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -142,8 +144,8 @@ class Setup:
         self.aws, self.backend, self.notify = aws, backend, notify
         self.workers: list[WorkerProcess] = []
 
-    def start(self, **env_overrides: str) -> WorkerProcess:
-        env = worker_env(
+    def env(self, **env_overrides: str) -> dict[str, str]:
+        return worker_env(
             self.aws.endpoint_url,
             self.queues.name,
             self.results,
@@ -158,7 +160,9 @@ class Setup:
             VISIBILITY_EXTENSION_SECONDS="3",
             **env_overrides,
         )
-        worker = WorkerProcess(env).start()
+
+    def start(self, **env_overrides: str) -> WorkerProcess:
+        worker = WorkerProcess(self.env(**env_overrides)).start()
         self.workers.append(worker)
         return worker
 
@@ -330,6 +334,26 @@ def test_two_edps_and_no_charge_send_no_patch_either(
     assert_refused(setup, "NRL-000402", "no_charge_for_date")
     wait_for(lambda: queue_counts(setup.sqs, setup.queues.url) == (0, 0))
     assert backend.attempts == 0
+
+    # The bundle is updated (the bundled one has the charge); support asks for a rerun.
+    assert setup.workers[0].stop() == 0
+    rerun = subprocess.run(
+        [sys.executable, "-m", "nrf.entrypoints.cli", "dlq", "--rerun", "NRL-000402"],
+        env=setup.env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (rerun.returncode, rerun.stdout) == (0, "NRL-000402: requeued\n"), rerun.stderr
+    setup.start()
+    entry = wait_for(lambda: (e := backend_entry(setup.results, "NRL-000402")) and e["sent"] and e)
+    assert entry["pending"] is False
+    [received] = backend.patches
+    assert_valid_patch(received.body)
+    excluding_vat, _ = expected_levy(25)
+    assert received.body["edps"][0]["levyGbp"]["amountExcludingVat"] == excluding_vat
+    assert status_of(setup.results, "NRL-000402")["status"] == "succeeded"
 
 
 @pytest.mark.parametrize("window", ["before", "during", "after"])

@@ -7,11 +7,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from shapely.geometry import box
 from test_process_job import FakeBoundarySource
 
 from fakes import FakeClock, FakeNotifier, FakeResultStore
 from nrf.adapters.job_queue.job_message import read_job
-from nrf.domain.jobs import JobStatus, NotificationKind, QueueMessage
+from nrf.domain.fleet import BundleStamp
+from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind, QueueMessage
+from nrf.domain.model import BundleInfo, EdpPolygon
 from nrf.domain.result_port import BODY_FIELD
 from nrf.domain.results import AssessmentRun, LevyRefusal, OutOfScopeSite
 from nrf.service_layer.fail_job import FailJob
@@ -21,7 +24,16 @@ from nrf.service_layer.job_settler import JobSettler
 from nrf.service_layer.notification_ledger import NotificationLedger
 from nrf.service_layer.process_job import ProcessJob
 from support.backend_schema import assert_valid_patch
-from support.defra_sites import BROADS, IDENTITY, NORFOLK, norfolk_pricing, run_of, site
+from support.defra_sites import (
+    BROADS,
+    IDENTITY,
+    NORFOLK,
+    PROVENANCE,
+    norfolk_pricing,
+    run_of,
+    site,
+)
+from support.reference import InMemoryBoundaryData
 
 SUPPORT = "support@example.gov.uk"
 PLANNER = "planner@example.gov.uk"
@@ -58,9 +70,23 @@ def message(
     return json.dumps({**body, "email": email} if email else body)
 
 
+def bundle(sha256: str = PROVENANCE.bundle_sha256) -> InMemoryBoundaryData:
+    """The open bundle: its two EDPs, and its digest (by default the one the runs name)."""
+    info = BundleInfo(name="b", version="1", created="", description="", sha256=sha256)
+    edps = [EdpPolygon(box(0, 0, 1, 1), edp_id, name) for edp_id, name in EDP_LAYER.items()]
+    return InMemoryBoundaryData(edps=edps, info=info)
+
+
 class Job:
-    def __init__(self, run: AssessmentRun) -> None:
-        self.store, self.notifier, clock = FakeResultStore(), FakeNotifier(), FakeClock()
+    def __init__(
+        self,
+        run: AssessmentRun,
+        store: FakeResultStore | None = None,
+        notifier: FakeNotifier | None = None,
+        sha256: str = PROVENANCE.bundle_sha256,
+    ) -> None:
+        self.store, self.notifier = store or FakeResultStore(), notifier or FakeNotifier()
+        clock = FakeClock()
         settler = JobSettler(NotificationLedger(self.store, self.notifier), RetryPolicy())
         self.process = ProcessJob(
             assess=FixedAssessment(run),  # type: ignore[arg-type]
@@ -72,7 +98,7 @@ class Job:
             render=lambda run, devs: {"result.json": b"{}"},
             settings=NotifySettings(),
             report_results=True,
-            edp_names=lambda: EDP_LAYER,
+            bundle=bundle(sha256),
         )
 
     def __call__(self, body: str) -> JobOutcome:
@@ -146,8 +172,13 @@ def test_no_levy_means_no_patch_and_a_failed_job_told_once(case: str) -> None:
     assert job.sent(NotificationKind.BACKEND_RESULT) == []
     assert job.sent(NotificationKind.FAILED) == [PLANNER]
     assert job.sent(NotificationKind.QUOTE_REFUSED) == [SUPPORT]
-    # The figures still computed are kept beside the record.
+    # The figures still computed are kept beside the record, and the message, for a rerun;
+    # the record names the bundle that refused it.
     assert "result.json" in job.store.files["NRL-000123"]
+    assert job.store.files["NRL-000123"]["message.json"] == message(labels=labels).encode()
+    assert record.bundle == BundleStamp(
+        name="synthetic-norfolk", version="2026.1", sha256="ab" * 32
+    )
     # Met again (a redelivery), nothing more is sent.
     before = len(job.notifier.sent)
     assert job(message(labels=labels)).delete
@@ -162,3 +193,40 @@ def test_the_requester_reads_why_in_plain_words() -> None:
     assert failed.personalisation["error_message"] == (
         "excluded_area: The boundary meets 'Somewhere SSSI'."
     )
+
+
+def test_sent_again_under_the_same_bundle_the_refusal_stands() -> None:
+    job = Job(run_of(site(refusal=EXCLUDED)))
+    job(message())
+    before = len(job.notifier.sent)
+    again = job(message())
+    assert (again.status, again.delete) == ("already_finished", True)
+    assert len(job.notifier.sent) == before
+
+
+def test_sent_again_after_a_bundle_update_it_is_assessed_afresh() -> None:
+    refused = Job(run_of(site(refusal=LevyRefusal("no_charge_for_date", "No charge yet."))))
+    # No email: the completed email's wording is not what this test is about.
+    refused(message(email=None))
+    # The new bundle (another digest) has a charge: the same message is now priced.
+    updated = Job(
+        run_of(site(pricing=norfolk_pricing())),
+        store=refused.store,
+        notifier=refused.notifier,
+        sha256="cd" * 32,
+    )
+    outcome = updated(message(email=None))
+    assert (outcome.status, outcome.delete) == ("succeeded", True)
+    assert updated.store.records["NRL-000123"].status is JobStatus.SUCCEEDED
+    [report] = updated.sent(NotificationKind.BACKEND_RESULT)
+    assert report == "backend"  # one PATCH, to the backend
+
+
+def test_a_bad_message_is_never_assessed_again_whatever_the_bundle() -> None:
+    job = Job(run_of(site(pricing=norfolk_pricing())), sha256="cd" * 32)
+    # Failed on its input: no bundle on the record, so a new bundle changes nothing.
+    job.store.records["NRL-000123"] = JobRecord(
+        job_id="NRL-000123", status=JobStatus.FAILED, error_codes=("invalid_field",)
+    )
+    assert job(message()).status == "already_finished"
+    assert job.sent(NotificationKind.BACKEND_RESULT) == []

@@ -74,7 +74,8 @@ class JobRecord:
     finished_at: float = 0.0
     notifications: tuple[NotificationRecord, ...] = ()
     trace_id: str | None = None
-    # The reference data a succeeded job was assessed with, so the record alone traces it.
+    # The reference data a succeeded job was assessed with, so the record alone traces it;
+    # on a failed job, the bundle that refused its quote for want of data (None: bad input).
     bundle: BundleStamp | None = None
 
 

@@ -6,7 +6,6 @@ Over 200 lines: the composition root names every provider in one place, on purpo
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -52,6 +51,7 @@ from nrf.service_layer.job_settler import JobSettler
 from nrf.service_layer.notification_ledger import NotificationLedger
 from nrf.service_layer.process_job import ProcessJob
 from nrf.service_layer.quotes import GetQuote
+from nrf.service_layer.rerun_refused import RerunRefusedQuotes
 from nrf.service_layer.result_delivery import DeliveryChannels
 
 
@@ -81,11 +81,6 @@ def _templates(
         NotificationKind.QUOTE_REFUSED: failed or "",  # to support, like dead letters
         NotificationKind.DELAYED: delayed or "",
     }
-
-
-def _edp_names(bundle: Any) -> Callable[[], Mapping[int, str]]:
-    """The bundle's EDPs (id -> name), read when a job first asks for them."""
-    return lambda: bundle.lookups().edps
 
 
 def _delivery(
@@ -284,7 +279,7 @@ class Container(containers.DeclarativeContainer):
         default_rules=config.default_rules,
         limits=limits,
         report_results=providers.Callable(bool, config.backend_base_url),
-        edp_names=providers.Callable(_edp_names, boundary_data),
+        bundle=boundary_data,
     )
 
     drain_dead_letters = providers.Factory(
@@ -333,6 +328,9 @@ class Container(containers.DeclarativeContainer):
         config.result_store,
         local=providers.Singleton(LocalResultFiles, result_store),
         s3=providers.Singleton(S3ResultFiles, result_store, s3_client),
+    )
+    rerun_refused_quotes = providers.Factory(
+        RerunRefusedQuotes, store=result_store, files=result_files, queue=job_queue
     )
 
 

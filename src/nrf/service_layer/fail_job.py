@@ -11,6 +11,7 @@ import logging
 from collections.abc import Mapping
 
 from nrf.domain.errors import InvalidInput, NrfError, Problem
+from nrf.domain.fleet import BundleStamp
 from nrf.domain.job_request import IncomingJob, Receipt
 from nrf.domain.jobs import (
     JobRecord,
@@ -63,10 +64,16 @@ class FailJob:
         trace_id: str | None,
         receipt: Receipt,
         files: Mapping[str, bytes],
+        bundle: BundleStamp,
     ) -> JobOutcome:
-        """A quote given no levy: failed with the refusal's code, its files kept, support told."""
+        """A quote given no levy: failed with the refusal's code, its files kept, support told.
+
+        The record names the bundle that refused it, so a later bundle may run it again.
+        """
         error = InvalidInput([Problem(code=refusal.code, message=refusal.message)])
-        return self(job_id, error, email, trace_id, receipt, files=files, tell_support=True)
+        return self(
+            job_id, error, email, trace_id, receipt, files=files, tell_support=True, bundle=bundle
+        )
 
     def timed_out(self, job: IncomingJob, seconds: float) -> JobOutcome:
         """The job's process was killed after ``seconds``: fail it for good (it would again).
@@ -86,6 +93,7 @@ class FailJob:
         *,
         files: Mapping[str, bytes] | None = None,
         tell_support: bool = False,
+        bundle: BundleStamp | None = None,
     ) -> JobOutcome:
         ctx = {"job_id": job_id, "trace_id": trace_id, "codes": error.codes}
         try:
@@ -118,6 +126,7 @@ class FailJob:
             finished_at=self._clock.now(),
             notifications=told,
             trace_id=trace_id,
+            bundle=bundle,
         )
         try:
             self._store.save(job_id, dict(files or {}), record)
