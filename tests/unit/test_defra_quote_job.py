@@ -230,3 +230,21 @@ def test_a_bad_message_is_never_assessed_again_whatever_the_bundle() -> None:
     )
     assert job(message()).status == "already_finished"
     assert job.sent(NotificationKind.BACKEND_RESULT) == []
+
+
+def test_refused_again_after_an_update_the_new_refusal_replaces_the_old() -> None:
+    refused = Job(run_of(site(refusal=LevyRefusal("no_charge_for_date", "No charge yet."))))
+    refused(message())
+    still = Job(
+        run_of(site(refusal=EXCLUDED)),
+        store=refused.store,
+        notifier=refused.notifier,
+        sha256="cd" * 32,
+    )
+    assert still(message()).error_codes == ("excluded_area",)
+    record = still.store.records["NRL-000123"]
+    assert record.error_codes == ("excluded_area",)
+    # Stamped with the refusing bundle's digest (the run's provenance), told again once each.
+    assert record.bundle is not None and record.bundle.sha256 == PROVENANCE.bundle_sha256
+    assert still.sent(NotificationKind.FAILED) == [PLANNER, PLANNER]
+    assert still.sent(NotificationKind.QUOTE_REFUSED) == [SUPPORT, SUPPORT]

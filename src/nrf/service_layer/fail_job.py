@@ -65,14 +65,24 @@ class FailJob:
         receipt: Receipt,
         files: Mapping[str, bytes],
         bundle: BundleStamp,
+        rerun: bool = False,
     ) -> JobOutcome:
         """A quote given no levy: failed with the refusal's code, its files kept, support told.
 
-        The record names the bundle that refused it, so a later bundle may run it again.
+        The record names the bundle that refused it, so a later bundle may run it again; a
+        ``rerun`` (refused before, by another bundle) replaces the earlier refusal's record.
         """
         error = InvalidInput([Problem(code=refusal.code, message=refusal.message)])
         return self(
-            job_id, error, email, trace_id, receipt, files=files, tell_support=True, bundle=bundle
+            job_id,
+            error,
+            email,
+            trace_id,
+            receipt,
+            files=files,
+            tell_support=True,
+            bundle=bundle,
+            replace=rerun,
         )
 
     def timed_out(self, job: IncomingJob, seconds: float) -> JobOutcome:
@@ -94,10 +104,11 @@ class FailJob:
         files: Mapping[str, bytes] | None = None,
         tell_support: bool = False,
         bundle: BundleStamp | None = None,
+        replace: bool = False,
     ) -> JobOutcome:
         ctx = {"job_id": job_id, "trace_id": trace_id, "codes": error.codes}
         try:
-            existing = self._store.record(job_id)
+            existing = None if replace else self._store.record(job_id)
             if existing is not None:
                 # A redelivered bad message: it was failed (and told, or is being) before.
                 return self._settler.finish_existing(existing, receipt, ctx)

@@ -119,9 +119,10 @@ class ProcessJob:
     def _run(self, request: JobRequest, receipt: Receipt, started: float, body: str) -> JobOutcome:
         ctx: dict[str, Any] = {"job_id": request.job_id, "trace_id": request.trace_id}
         existing = self._store.record(request.job_id)
-        if existing is not None and self._refused_by_another_bundle(existing):
+        rerun = existing is not None and self._refused_by_another_bundle(existing)
+        if rerun:
             # Sent again (`nrf dlq --rerun`) after a bundle update: assessed afresh.
-            assert existing.bundle is not None
+            assert existing is not None and existing.bundle is not None
             log.info("quote_rerun", extra={**ctx, "refused_by": existing.bundle.label()})
             existing = None
         if existing is not None:
@@ -159,7 +160,14 @@ class ProcessJob:
                 log.info("quote_refused", extra={**ctx, "code": refusal.code})
                 files[MESSAGE_FILE] = body.encode("utf-8", "surrogatepass")
                 return self._fail.refused(
-                    request.job_id, refusal, request.email, request.trace_id, receipt, files, bundle
+                    request.job_id,
+                    refusal,
+                    request.email,
+                    request.trace_id,
+                    receipt,
+                    files,
+                    bundle,
+                    rerun=rerun,
                 )
         told: tuple[NotificationRecord, ...] = ()
         if request.email:
