@@ -182,7 +182,9 @@ STRIP_ORIGIN = (600_000.0, 300_000.0)
 
 
 def two_catchment_strip(info: BundleInfo | None = None) -> InMemoryBoundaryData:
-    """A 2 km strip at STRIP_ORIGIN: Wensum (EDP 1) west, Broads (EDP 2) east, nothing south.
+    """A 2 km strip at STRIP_ORIGIN: Wensum (id 1) west, Broads (id 2) east, nothing south.
+
+    Both catchments lie in one EDP (1, the Norfolk EDP, £2,675.0000 a home over 2026-2027).
 
     Shared by the quote, API and report tests, which read their figures off this layout.
     """
@@ -209,6 +211,8 @@ def two_catchment_strip(info: BundleInfo | None = None) -> InMemoryBoundaryData:
         ],
         permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0), subcatchment="Wensum")],
         levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+        edps=[EdpPolygon(box(X0, Y0, X0 + 2000, Y0 + 1000), 1, NORFOLK_EDP)],
+        charges=[levy_charge()],
         info=info,
     )
 
@@ -222,7 +226,8 @@ def wensum_square(
 ) -> InMemoryBoundaryData:
     """A 1 km square at ``origin``: the Wensum (EDP 1) over works 1065 (Sculthorpe, 27/10 mg/l
     N and 1 mg/l P), one coefficient polygon (current N/P as given, resi 12 and 0.5 kg/ha), and
-    the Wensum's levy: £3,000.50 per kg N, £40,000 per kg P, shares 5, 10 and 3 %."""
+    the Wensum's per-kg tariff: £3,000.50 per kg N, £40,000 per kg P, shares 5, 10 and 3 %;
+    the square is in the Norfolk EDP (1, £2,675.0000 a home over 2026-2027)."""
     x0, y0 = origin
     return InMemoryBoundaryData(
         nn=[NnCatchment(box(x0, y0, x0 + 1000, y0 + 1000), "River Wensum SAC", "1")],
@@ -238,5 +243,7 @@ def wensum_square(
         ],
         permits=[permit(1065, "Sculthorpe")],
         levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+        edps=[EdpPolygon(box(x0, y0, x0 + 1000, y0 + 1000), 1, NORFOLK_EDP)],
+        charges=[levy_charge()],
         info=info,
     )

@@ -10,9 +10,11 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
+import shapely
 from shapely.geometry import box
 
 from nrf.domain.assessment import AssessDevelopments, assess_site
+from nrf.domain.edp_geography import CLIP_FROM_VERTICES, edp_overlaps
 from nrf.domain.model import (
     CoefficientPolygon,
     Development,
@@ -187,3 +189,13 @@ def test_the_run_totals_the_priced_sites_excluding_vat() -> None:
     run = AssessDevelopments(repo())(devs, RULES, QUOTE_DATE)
     assert [s.pricing is not None for s in run.sites] == [True, True, False]
     assert run.levy_total_excluding_vat == Decimal("34775.00")
+
+
+def test_a_detailed_outline_is_measured_as_exactly_as_a_plain_one() -> None:
+    # EDP 1's west part as a square with a vertex every metre (4,000 vertices: the clipped
+    # path); the site 900-1100 by 100-200 has 100 x 100 = 10,000 of its 20,000 m2 inside.
+    detailed = shapely.segmentize(at(-1000, 0, 1000, 1000), 1.0)
+    assert shapely.get_num_coordinates(detailed) > CLIP_FROM_VERTICES
+    site = at(900, 100, 1100, 200)
+    [overlap] = edp_overlaps(site, [EdpPolygon(detailed, 1, NORFOLK_EDP)])
+    assert (overlap.overlap_m2, overlap.overlap_percentage) == (10_000.0, 50.0)

@@ -71,8 +71,17 @@ def test_a_boundary_across_two_catchments_is_split_by_area() -> None:
         Overlap(name="River Wensum SAC", edp_id="1", area_ha=1.0, share_percent=50.0),
         Overlap(name="The Broads SAC", edp_id="2", area_ha=1.0, share_percent=50.0),
     )
-    # This bundle has no EDP layer: NN catchments are not EDPs, so none is reported.
-    assert (site.intersecting_edps, site.intersecting_excluded_areas) == ((), ())
+    # Both catchments lie in one EDP (the Norfolk EDP over the whole 2 km strip): one EDP,
+    # all 20,000 m2 (100 %) of the site, 50 % of it in each catchment; no excluded area.
+    assert [(e.edp_id, e.overlap_m2, e.overlap_percentage) for e in site.intersecting_edps] == [
+        (1, 20000.0, 100.0)
+    ]
+    [inside] = site.edp_catchments
+    assert [(c.label, c.overlap_percentage) for c in inside] == [
+        ("River Wensum SAC", 50.0),
+        ("The Broads SAC", 50.0),
+    ]
+    assert site.intersecting_excluded_areas == ()
     assert (site.majority_wwtw_id, site.wwtw_name) == (1065, "Sculthorpe")
     assert (site.majority_lpa, site.subcatchment, site.in_scope) == ("Breckland", "Wensum", True)
 

@@ -14,34 +14,60 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
-import numpy as np
 import shapely
+from shapely import contains_properly, intersects
 
 from nrf.domain.model import Boundary, EdpPolygon, ExcludedArea, NnCatchment
 from nrf.domain.results import CatchmentOverlap, EdpOverlap
 from nrf.domain.rounding import round2
 
 MIN_OVERLAP_M2 = 0.001
+CLIP_FROM_VERTICES = 500
 K = TypeVar("K", bound=Hashable)
+
+
+def cut(outline: shapely.Geometry, boundary: Boundary) -> shapely.Geometry:
+    """``outline ∩ boundary``; a detailed outline is first clipped to the boundary's box.
+
+    Clipping to a rectangle is linear in the outline's vertices, where the overlay is not:
+    for national EDPs and catchments of thousands of vertices it cuts the cost of a
+    straddling site about threefold. Areas agree with the plain overlay to ~1e-9 m². A clip
+    may be invalid where it grazes the box; should the overlay then fail, the plain one runs.
+    """
+    if shapely.get_num_coordinates(outline) < CLIP_FROM_VERTICES:
+        return shapely.intersection(outline, boundary)
+    try:
+        return shapely.intersection(shapely.clip_by_rect(outline, *boundary.bounds), boundary)
+    except shapely.errors.GEOSException:
+        return shapely.intersection(outline, boundary)
 
 
 def _areas_by_key(
     boundary: Boundary, geometries: Sequence[shapely.Geometry], keys: Sequence[K]
 ) -> dict[K, float]:
     """{key: area (m²) of the union of its polygons' parts inside the boundary}, keys that meet."""
-    if not geometries or boundary.area == 0:
+    area = boundary.area
+    if not geometries or area == 0:
         return {}
-    geoms = np.array(geometries, dtype=object)
-    hits = np.flatnonzero(shapely.intersects(geoms, boundary))
+    # A plain loop: a site meets one to three of these features, and numpy's set-up costs
+    # more than the tests. Most sites lie wholly inside their EDP and catchment; then the
+    # part is the whole boundary, and the costly cut of a large outline is skipped.
+    whole: set[K] = set()
     parts: dict[K, list[shapely.Geometry]] = {}
-    for index, part in zip(
-        hits.tolist(), shapely.intersection(geoms[hits], boundary).tolist(), strict=True
-    ):
-        parts.setdefault(keys[index], []).append(part)
-    return {
-        key: float(pieces[0].area if len(pieces) == 1 else shapely.union_all(pieces).area)
-        for key, pieces in parts.items()
-    }
+    for geom, key in zip(geometries, keys, strict=True):
+        if key in whole or not intersects(geom, boundary):
+            continue
+        if contains_properly(geom, boundary):
+            whole.add(key)
+        else:
+            parts.setdefault(key, []).append(cut(geom, boundary))
+    areas = dict.fromkeys(whole, float(area))
+    for key, pieces in parts.items():
+        if key not in whole:
+            areas[key] = float(
+                pieces[0].area if len(pieces) == 1 else shapely.union_all(pieces).area
+            )
+    return areas
 
 
 def _percent(area: float, boundary: Boundary) -> float:

@@ -1,5 +1,4 @@
-"""One cattrs converter for every result value: Decimals as strings, dates as ISO text, tuples
-as lists (so a result is JSON as it stands, and money and dates read back exactly)."""
+"""One cattrs converter for every result value: Decimals as strings, dates ISO, tuples lists."""
 
 from __future__ import annotations
 
