@@ -246,9 +246,27 @@ def test_a_message_without_intersecting_edps_has_no_labels() -> None:
     assert parse_job_message(json.dumps(message)).edp_labels == ()
 
 
+def test_a_null_or_blank_label_is_kept_as_a_blank_name() -> None:
+    # Defra's check sends null for an EDP feature without a name: not bad input, but a name
+    # the bundle cannot match (edp_unknown, in the job path).
+    edps = [{"label": None}, {"label": "  "}, {"label": "Norfolk EDP"}]
+    message = {
+        **DEFRA,
+        "boundaryGeojson": {"boundaryGeometryOriginal": SQUARE, "intersectingEdps": edps},
+    }
+    assert parse_job_message(json.dumps(message)).edp_labels == ("", "Norfolk EDP")
+    jsonschema.Draft202012Validator(SCHEMA).validate(message)
+
+
 @pytest.mark.parametrize(
     "edps",
-    [{"label": "x"}, [{"overlapAreaHa": 1.0}], [{"label": ""}], [{"label": 7}], ["Norfolk EDP"]],
+    [
+        {"label": "x"},
+        [{"overlapAreaHa": 1.0}],
+        [{"label": 7}],
+        [{"label": "x" * 501}],
+        ["Norfolk EDP"],
+    ],
 )
 def test_intersecting_edps_without_labels_are_refused(edps: object) -> None:
     wrapper = {"boundaryGeometryOriginal": SQUARE, "intersectingEdps": edps}

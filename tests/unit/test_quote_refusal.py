@@ -75,3 +75,9 @@ def test_an_out_of_scope_site_fails_with_its_reason() -> None:
 
 def test_a_site_with_neither_price_nor_refusal_is_not_answered() -> None:
     assert code(quote_refusal(run_of(site()), (), EDP_LAYER)) == "no_levy"
+
+
+def test_an_edp_without_a_name_is_edp_unknown_in_plain_words() -> None:
+    refusal = quote_refusal(run_of(PRICED), ("",), EDP_LAYER)
+    assert code(refusal) == "edp_unknown"
+    assert refusal is not None and "an EDP without a name" in refusal.message

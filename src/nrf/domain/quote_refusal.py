@@ -23,7 +23,8 @@ def _key(name: str) -> str:
 
 def _listed(names: Iterable[str]) -> str:
     ordered = sorted(set(names))
-    return ", ".join(f"'{n}'" for n in ordered) if ordered else "no EDP"
+    shown = [f"'{n}'" if n.strip() else "an EDP without a name" for n in ordered]
+    return ", ".join(shown) if shown else "no EDP"
 
 
 def label_refusal(

@@ -2,8 +2,8 @@
 
 References are ``NRL-`` (Defra's backend today) or ``NRF-`` and six ASCII digits: ``\\d``
 would also take Arabic-Indic and other Unicode digits. Of ``intersectingEdps`` only each
-item's ``label`` (the EDP's name) is read; its other keys and ``intersectingExcludedAreas``
-are accepted and ignored, because the bundle's own layers decide.
+item's ``label`` (the EDP's name, null when Defra's layer has none) is read; its other keys
+and ``intersectingExcludedAreas`` are accepted and ignored, because the bundle's layers decide.
 """
 
 from __future__ import annotations
@@ -102,11 +102,18 @@ def _edp_labels(wrapper: Mapping[str, Any], problems: list[Problem]) -> tuple[st
         return ()
     labels: list[str] = []
     for item in items:
-        label = item.get("label") if isinstance(item, dict) else None
-        if not isinstance(label, str) or not label.strip() or len(label) > 500:
-            message = f"each item of {field} needs a label: text of 1 to 500 characters"
+        if not isinstance(item, dict) or "label" not in item:
+            message = f"each item of {field} needs a label"
             problems.append(Problem(code="invalid_field", message=message, field=field))
             return ()
-        if label.strip() not in labels:
-            labels.append(label.strip())
+        label = item["label"]
+        if label is not None and (not isinstance(label, str) or len(label) > 500):
+            message = f"each label of {field} must be text of at most 500 characters, or null"
+            problems.append(Problem(code="invalid_field", message=message, field=field))
+            return ()
+        # Defra's check sends null for an EDP feature without a name: kept as a blank name,
+        # which no EDP of the bundle has, so the quote is refused as edp_unknown, not as input.
+        name = (label or "").strip()
+        if name not in labels:
+            labels.append(name)
     return tuple(labels)
