@@ -11,9 +11,9 @@ import falcon
 from nrf.adapters.outputs.html_report import ReferenceFor
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
 from nrf.domain.output_stamp import OutputStamp
-from nrf.domain.serialization import unstructure
 from nrf.entrypoints.api import inputs
 from nrf.entrypoints.api.body import read_body
+from nrf.entrypoints.api.boundary_check_json import boundary_check_document
 from nrf.entrypoints.api.problems import ApiProblem
 from nrf.entrypoints.api.representations import JSON, preferred, render_quote
 from nrf.entrypoints.api.services import ApiServices
@@ -117,6 +117,6 @@ class BoundaryChecksResource:
         with services.geo_lock:
             checked = services.check(request)
         doc = {"notice": SYNTHETIC_NOTICE} if checked.provenance.synthetic_data else {}
-        doc.update(unstructure(checked))
+        doc.update(boundary_check_document(checked))
         resp.content_type = JSON
         resp.data = (json.dumps(doc, indent=2) + "\n").encode()
