@@ -3,7 +3,9 @@
 The delivery is laid out as Defra ships it: the Norfolk design's catchments, works, LPAs and
 WFD catchments as shapefiles, permits and rates in ``Interim_coeffs.sqlite`` (with the real
 exports' dirt), and N field-parcel-like coefficient polygons from ``synthetic_parcels`` in
-``NMSCoefficientLayerTEST.gpkg``. The build runs as a child process so its peak RSS is its own.
+``NMSCoefficientLayerTEST.gpkg``; one EDP over the NN catchments, an excluded area, and a
+charging schedule and index as Defra's CSVs. The build runs as a child process so its peak RSS
+is its own.
 
     scripts/bench-build --polygons 1000000 [--work DIR] [--keep]
 """
@@ -18,9 +20,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 import pyogrio
+import shapely
 
 from nrf.bundles import synthetic_norfolk as norfolk
 from nrf.bundles.geopackage_writer import GeoPackageWriter
@@ -56,6 +60,21 @@ def write_small(root: Path) -> None:
         )
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         pyogrio.write_dataframe(frame, root / path)
+    catchments = list(layers["nn"].geometries)
+    edp: dict[str, list[object]] = {
+        "EDP_Id": [1] * len(catchments),
+        "EDP_Name": ["Norfolk EDP"] * len(catchments),
+    }
+    write_layer(root / "nutrients/EDP/EDP_Boundaries.shp", edp, catchments)
+    x, y = shapely.centroid(shapely.union_all(catchments)).coords[0]
+    area = shapely.box(x, y, x + 200, y + 200)  # a 4 ha buffered SSSI
+    write_layer(root / "nutrients/EDP/EDP_Excluded_Areas.shp", {"site_name": ["A SSSI"]}, [area])
+
+
+def write_layer(path: Path, values: dict[str, list[object]], geometries: list[Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame = gpd.GeoDataFrame(values, geometry=geometries, crs="EPSG:27700")
+    pyogrio.write_dataframe(frame, path)
 
 
 def write_lookups(root: Path) -> None:
@@ -105,19 +124,20 @@ def write_coefficients(root: Path, polygons: int) -> int:
     return done
 
 
-def make_delivery(work: Path, polygons: int) -> tuple[Path, Path, int]:
+def make_delivery(work: Path, polygons: int) -> tuple[Path, int]:
     root = work / "iat_input"
     write_small(root)
     write_lookups(root)
     count = write_coefficients(root, polygons)
-    levy = work / "levy.csv"
-    levy.write_text(
-        "edp_id,edp_name,n_gbp_per_kg,p_gbp_per_kg,monitoring_share,maintenance_share,admin_share\n"
-        f"1,{norfolk.WENSUM},3127.45,41850.20,0.05,0.10,0.03\n"
-        f"2,{norfolk.BROADS},2684.90,36420.75,0.05,0.10,0.03\n"
+    (root / "levy_charges.csv").write_text(
+        "edp_id,edp_name,edp_start_date,charge_valid_from,charge_valid_to,base_charge_per_unit\n"
+        "1,Norfolk EDP,2026-04-01,2026-04-01,2027-03-31,2675.0000\n"
+    )
+    (root / "inflation_index.csv").write_text(
+        "charging_year,cil_index,index_factor\n2026,381,1.0000\n"
     )
     (work / "sources.toml").write_text('[options]\nduplicate_works = "first_wins"\n')
-    return root, levy, count
+    return root, count
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work / str(args.polygons)
     work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    root, levy, count = make_delivery(work, args.polygons)
+    root, count = make_delivery(work, args.polygons)
     print(f"delivery written in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     command = [
         sys.executable,
@@ -142,8 +162,6 @@ def main(argv: list[str] | None = None) -> int:
         str(work / "bundle.gpkg"),
         "--version",
         "bench",
-        "--levy-rates",
-        str(levy),
         "--default-occupancy",
         "2.4",
         "--default-water-usage",

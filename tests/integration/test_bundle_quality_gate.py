@@ -103,12 +103,45 @@ def permit_without_works(d: FixtureData) -> None:
     d.permits.append(("99999", "Nowhere WwTW", "Lower Yare", "27", "10", "1", "1"))
 
 
-def levy_for_unknown_edp(d: FixtureData) -> None:
-    d.levy.append("9,Nowhere SAC,1.00,2.00,0.05,0.10,0.03")
+# Charging schedule rows: the fixture's first window is line 2, its second line 3.
+WINDOW = "1,Yare EDP,2026-04-01,{},{},{}"
 
 
-def missing_levy_row(d: FixtureData) -> None:
-    d.levy = d.levy[:1]
+def overlapping_windows(d: FixtureData) -> None:
+    # 2027-03-01..2027-06-30 shares March 2027 with line 2 and April-June 2027 with line 3.
+    d.charges.append(WINDOW.format("2027-03-01", "2027-06-30", "2700.0000"))
+
+
+def reversed_window(d: FixtureData) -> None:
+    d.charges[1] = WINDOW.format("2027-04-01", "2027-03-31", "2750.5000")
+
+
+def zero_charge(d: FixtureData) -> None:
+    d.charges[1] = WINDOW.format("2027-04-01", "2028-03-31", "0.0000")
+
+
+def text_charge(d: FixtureData) -> None:
+    d.charges[1] = WINDOW.format("2027-04-01", "2028-03-31", "about 2750")
+
+
+def five_place_charge(d: FixtureData) -> None:
+    d.charges[1] = WINDOW.format("2027-04-01", "2028-03-31", "2750.50001")
+
+
+def charge_for_unknown_edp(d: FixtureData) -> None:
+    d.charges.append("9,Nowhere EDP,2026-04-01,2026-04-01,2027-03-31,100.0000")
+
+
+def index_year_twice(d: FixtureData) -> None:
+    d.index.append("2027,400,1.0499")
+
+
+def edp_name_with_two_ids(d: FixtureData) -> None:
+    d.edps[1] = (d.edps[1][0], 2, "Yare EDP")  # the second polygon of Yare EDP says id 2
+
+
+def edp_id_with_two_names(d: FixtureData) -> None:
+    d.edps[1] = (d.edps[1][0], 1, "Bure EDP")
 
 
 def overlapping_polygon(d: FixtureData) -> None:
@@ -159,8 +192,16 @@ CASES: list[tuple[Callable[[FixtureData], None], str, str]] = [
     (p_out_of_range, "coefficient_range", "CR0107"),
     (unknown_rates_catchment, "ref_rates_catchment", "Gamma SAC"),
     (permit_without_works, "ref_works", "99999"),
-    (levy_for_unknown_edp, "ref_levy_edp", "9"),
-    (missing_levy_row, "levy_missing", "2"),
+    (overlapping_windows, "charge_overlap", "edp_id 1 from 2027-03-01"),
+    (overlapping_windows, "charge_overlap", "edp_id 1 from 2027-04-01"),
+    (reversed_window, "charge_window_reversed", "edp_id 1 from 2027-04-01"),
+    (zero_charge, "charge_invalid", "edp_id 1 from 2027-04-01"),
+    (text_charge, "charge_invalid", "edp_id 1 from 2027-04-01"),
+    (five_place_charge, "charge_invalid", "edp_id 1 from 2027-04-01"),
+    (charge_for_unknown_edp, "ref_charge_edp", "edp_id 9 from 2026-04-01"),
+    (index_year_twice, "index_year_duplicate", "charging_year 2027"),
+    (edp_name_with_two_ids, "edp_id_conflict", "Yare EDP"),
+    (edp_id_with_two_names, "edp_id_conflict", "EDP_Id 1"),
     (overlapping_polygon, "overlap", "CR0808 / CRX"),
     (no_fallback, "fallback_missing", "141"),
     (bad_concentration, "value_invalid", "11307"),
@@ -169,7 +210,9 @@ CASES: list[tuple[Callable[[FixtureData], None], str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("breakage", "code", "key"), CASES, ids=[c[0].__name__ for c in CASES])
+@pytest.mark.parametrize(
+    ("breakage", "code", "key"), CASES, ids=[f"{c[0].__name__}-{c[2]}" for c in CASES]
+)
 def test_a_broken_delivery_is_refused_naming_rule_and_key(
     tmp_path: Path, breakage: Callable[[FixtureData], None], code: str, key: str
 ) -> None:
@@ -198,7 +241,7 @@ def test_several_faults_are_all_reported(tmp_path: Path) -> None:
         bowtie,
         duplicate_cromeid,
         n_out_of_range,
-        missing_levy_row,
+        overlapping_windows,
         overlapping_polygon,
         permit_without_works,
     ):
@@ -209,7 +252,7 @@ def test_several_faults_are_all_reported(tmp_path: Path) -> None:
         "geometry_invalid",
         "key_duplicate",
         "coefficient_range",
-        "levy_missing",
+        "charge_overlap",
         "overlap",
         "ref_works",
     } <= set(found)
@@ -277,12 +320,14 @@ def test_check_reruns_the_gate_on_a_finished_bundle(tmp_path: Path) -> None:
     assert main(["bundle", "check", str(bundle)]) == 0
     with sqlite3.connect(bundle) as db:
         db.execute("UPDATE land_use_coefficients SET p_resi_coeff = 9.5 WHERE cromeid = 'CR0510'")
-        db.execute("UPDATE levy_rates SET edp_id = '7' WHERE edp_id = '2'")
+        db.execute("UPDATE levy_charges SET edp_id = 7 WHERE charge_valid_from = '2027-04-01'")
+        db.execute("UPDATE levy_inflation_index SET charging_year = 2026")
     db.close()
     assert main(["bundle", "check", str(bundle)]) == 5
     found = errors(tmp_path)
     assert found["coefficient_range"] == {"CR0510"}
-    assert found["ref_levy_edp"] == {"7"} and found["levy_missing"] == {"2"}
+    assert found["ref_charge_edp"] == {"edp_id 7 from 2027-04-01"}
+    assert found["index_year_duplicate"] == {"charging_year 2026"}
 
 
 def test_many_tiles_over_two_processes_report_the_same(
@@ -312,9 +357,177 @@ def test_check_refuses_a_file_that_is_no_bundle(tmp_path: Path) -> None:
     assert set(errors(tmp_path)) == {"schema"}
 
 
-def test_a_bad_levy_value_is_reported_once(tmp_path: Path) -> None:
+def test_a_bad_charge_is_reported_once_and_judged_no_further(tmp_path: Path) -> None:
+    # Line 3 has a bad charge, an unknown EDP and a window over line 2's: one finding, not three.
     data = FixtureData()
-    data.levy[0] = "1,Alpha SAC,3127.45,lots,0.05,0.10,0.03"
+    data.charges[1] = "9,Nowhere EDP,2026-04-01,2026-05-01,2027-03-31,lots"
     assert build(tmp_path, data) == 5
-    bad = [f for f in report(tmp_path)["findings"] if f["code"] == "value_invalid"]
-    assert [(f["layer"], f["key"]) for f in bad] == [("levy_rates", "table 'levy_rates' row 1")]
+    bad = [f for f in report(tmp_path)["findings"] if f["severity"] == "error"]
+    assert [(f["code"], f["layer"], f["key"]) for f in bad] == [
+        ("charge_invalid", "levy_charges", "edp_id 9 from 2026-05-01")
+    ]
+    assert bad[0]["detail"] == (
+        "iat_input-levy-charges.csv line 3: base_charge_per_unit 'lots' is not a decimal: "
+        "write pounds per unit, e.g. 2675.0000"
+    )
+
+
+def test_each_gate_finding_names_the_delivered_file_line_and_the_fix(tmp_path: Path) -> None:
+    data = FixtureData()
+    overlapping_windows(data)
+    reversed_window(data)  # line 3 now runs backwards, so only line 4 overlaps line 2
+    index_year_twice(data)
+    assert build(tmp_path, data) == 5
+    details = {f["code"]: f["detail"] for f in report(tmp_path)["findings"]}
+    csv = "iat_input-levy-charges.csv"
+    assert details["charge_window_reversed"] == (
+        f"{csv} line 3: charge_valid_to 2027-03-31 is before charge_valid_from 2027-04-01: "
+        "swap them, or correct the year"
+    )
+    assert details["charge_overlap"] == (
+        f"{csv} line 4: 2027-03-01..2027-06-30 shares days with {csv} line 2's "
+        "2026-04-01..2027-03-31: end the earlier window the day before the later one starts"
+    )
+    assert details["index_year_duplicate"] == (
+        "listed 2 times (iat_input-inflation-index.csv line 3, iat_input-inflation-index.csv "
+        "line 4): keep one row"
+    )
+
+
+def test_windows_that_meet_without_sharing_a_day_pass(tmp_path: Path) -> None:
+    # The fixture's windows end 2027-03-31 and start 2027-04-01: inclusive ends, no shared day.
+    # One day more on the first (to 2027-04-01) shares exactly one day with the second.
+    data = FixtureData()
+    (tmp_path / "first").mkdir()
+    assert build(tmp_path / "first", data) == 0
+    data.charges[0] = WINDOW.format("2026-04-01", "2027-04-01", "2675.0000")
+    assert build(tmp_path, data) == 5
+    assert errors(tmp_path) == {"charge_overlap": {"edp_id 1 from 2027-04-01"}}
+
+
+def test_the_levy_tables_are_written_with_defras_columns_and_exact_text(tmp_path: Path) -> None:
+    data = FixtureData()
+    data.charges[1] = WINDOW.format("2027-04-01", "2028-03-31", "2750.5")
+    assert build(tmp_path, data, "--vat-rate", "0.175") == 0
+    with sqlite3.connect(tmp_path / "out.gpkg") as db:
+        charges = db.execute(
+            "SELECT edp_id, edp_name, edp_start_date, charge_valid_from, charge_valid_to, "
+            "base_charge_per_unit FROM levy_charges ORDER BY fid"
+        ).fetchall()
+        index = db.execute("SELECT * FROM levy_inflation_index ORDER BY fid").fetchall()
+        settings = db.execute("SELECT key, value FROM levy_settings").fetchall()
+        edps = db.execute("SELECT edp_id, edp_name FROM edp_boundaries ORDER BY fid").fetchall()
+        excluded = db.execute("SELECT name FROM excluded_areas").fetchall()
+    db.close()
+    assert charges == [
+        (1, "Yare EDP", "2026-04-01", "2026-04-01", "2027-03-31", "2675.0000"),
+        (1, "Yare EDP", "2026-04-01", "2027-04-01", "2028-03-31", "2750.5000"),  # "2750.5"
+    ]
+    # fid, year, index, factor, and the CSV line each came from
+    assert index == [(1, 2026, "381", "1.0000", 2), (2, 2027, "392.43", "1.0300", 3)]
+    assert settings == [("vat_rate", "0.175")]
+    assert edps == [(1, "Yare EDP"), (1, "Yare EDP")]
+    assert excluded == [("Gamma Fen SSSI",)]
+
+
+def test_the_vat_rate_defaults_to_20_percent_and_a_percentage_is_refused(tmp_path: Path) -> None:
+    assert build(tmp_path, FixtureData()) == 0
+    with sqlite3.connect(tmp_path / "out.gpkg") as db:
+        assert db.execute("SELECT value FROM levy_settings").fetchall() == [("0.20",)]
+    db.close()
+    (tmp_path / "again").mkdir()
+    with pytest.raises(SystemExit) as exited:
+        build(tmp_path / "again", FixtureData(), "--vat-rate", "20")
+    assert exited.value.code == 2
+
+
+def test_an_excluded_area_named_in_a_name_column_and_a_blank_name_are_read(
+    tmp_path: Path,
+) -> None:
+    data = FixtureData()
+    data.excluded_name_column = "name"  # an older export: no site_name column
+    data.excluded.append((box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200), None))
+    assert build(tmp_path, data) == 0
+    with sqlite3.connect(tmp_path / "out.gpkg") as db:
+        names = db.execute("SELECT name FROM excluded_areas ORDER BY fid").fetchall()
+    db.close()
+    assert names == [("Gamma Fen SSSI",), (None,)]
+
+
+def test_the_levy_csvs_can_be_named_in_the_manifest_inside_the_delivery(tmp_path: Path) -> None:
+    root = tmp_path / "iat_input"
+    data = FixtureData()
+    data.manifest += (
+        '[sources.levy_charges]\npath = "levy/charges.csv"\n'
+        '[sources.inflation_index]\npath = "levy/index.csv"\n'
+    )
+    paths = write_delivery(root, data)
+    (root / "levy").mkdir()
+    paths["charges"].rename(root / "levy" / "charges.csv")
+    paths["index"].rename(root / "levy" / "index.csv")
+    args = build_command(root, paths, tmp_path / "out.gpkg", "2")
+    args = [a for a in args if a not in {str(paths["charges"]), str(paths["index"])}]
+    args = [a for a in args if a not in {"--levy-charges", "--inflation-index"}]
+    assert main(args) == 0
+    sources = {f for f in report(tmp_path)["figures"]["sources"]}
+    assert {"levy/charges.csv", "levy/index.csv"} <= sources
+
+
+def test_without_a_charging_schedule_the_build_says_how_to_give_one(tmp_path: Path) -> None:
+    paths = write_delivery(tmp_path / "iat_input", FixtureData())
+    args = build_command(tmp_path / "iat_input", paths, tmp_path / "out.gpkg", "2")
+    at = args.index("--levy-charges")
+    assert main(args[:at] + args[at + 2 :]) == 6
+    [missing] = [f for f in report(tmp_path)["findings"] if f["code"] == "source_missing"]
+    assert missing["layer"] == "levy_charges"
+    assert "--levy-charges FILE" in missing["detail"]
+    assert "[sources.levy_charges] path" in missing["detail"]
+
+
+def test_a_delivered_link_leading_outside_the_delivery_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "iat_input"
+    paths = write_delivery(root, FixtureData())
+    elsewhere = tmp_path / "elsewhere"
+    (root / "nutrients" / "EDP").rename(elsewhere)  # the EDP folder now lives outside...
+    (root / "nutrients" / "EDP").symlink_to(elsewhere)  # ...reached through a link
+    (root / "levy_charges.csv").symlink_to(paths["charges"])  # and a CSV linked from outside
+    args = build_command(root, paths, tmp_path / "out.gpkg", "2")
+    at = args.index("--levy-charges")
+    assert main(args[:at] + args[at + 2 :]) == 6
+    assert errors(tmp_path)["source_outside"] == {
+        "nutrients/EDP/EDP_Boundaries.shp",
+        "nutrients/EDP/EDP_Excluded_Areas.shp",
+        "levy_charges.csv",
+    }
+    assert not (tmp_path / "out.gpkg").exists()
+
+
+def test_a_link_inside_the_delivery_is_followed(tmp_path: Path) -> None:
+    root = tmp_path / "iat_input"
+    paths = write_delivery(root, FixtureData())
+    (root / "schedules").mkdir()
+    paths["charges"].rename(root / "schedules" / "charges.csv")
+    (root / "levy_charges.csv").symlink_to(root / "schedules" / "charges.csv")
+    args = build_command(root, paths, tmp_path / "out.gpkg", "2")
+    at = args.index("--levy-charges")
+    assert main(args[:at] + args[at + 2 :]) == 0
+
+
+def test_check_refuses_a_bundle_whose_permit_rows_conflict(tmp_path: Path) -> None:
+    # The build's cleaning would catch this first; `check` must catch it on any bundle.
+    assert build(tmp_path, FixtureData()) == 0
+    bundle = tmp_path / "out.gpkg"
+    with sqlite3.connect(bundle) as db:
+        row = db.execute("SELECT * FROM wwtw_permits WHERE wwtw_id = 11307").fetchone()
+        columns = [r[1] for r in db.execute("PRAGMA table_info(wwtw_permits)")]
+        values = dict(zip(columns, row, strict=True))
+        values.pop("fid")
+        values["n_conc_2030_on"] = 99.0  # the same works, another concentration
+        names = ", ".join(values)
+        db.execute(
+            f"INSERT INTO wwtw_permits ({names}) VALUES ({', '.join('?' * len(values))})",
+            list(values.values()),
+        )
+    db.close()
+    assert main(["bundle", "check", str(bundle)]) == 5
+    assert errors(tmp_path) == {"works_code_conflict": {"11307"}}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 
 from attrs import frozen
 
@@ -63,7 +64,11 @@ class TableSchema:
     rtree: str | None = None
 
 
-def check_schema(db: sqlite3.Connection) -> tuple[dict[str, TableSchema], list[str]]:
+def check_schema(
+    db: sqlite3.Connection,
+    layers: Mapping[str, tuple[str, ...]] = LAYERS,
+    tables: Mapping[str, tuple[str, ...]] = TABLES,
+) -> tuple[dict[str, TableSchema], list[str]]:
     """The schema of every required layer and table, and a list of what is wrong."""
     names = {
         n.casefold(): n
@@ -81,8 +86,8 @@ def check_schema(db: sqlite3.Connection) -> tuple[dict[str, TableSchema], list[s
     }
     found: dict[str, TableSchema] = {}
     problems: list[str] = []
-    for wanted, columns in (LAYERS | TABLES).items():
-        is_layer = wanted in LAYERS
+    for wanted, columns in {**layers, **tables}.items():
+        is_layer = wanted in layers
         kind = "layer" if is_layer else "table"
         stored = names.get(wanted)
         if stored is None:

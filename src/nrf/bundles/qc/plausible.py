@@ -4,8 +4,7 @@ The bounds are generous on purpose: several times anything real, so no real deli
 them, yet a slipped decimal point, a sign or 1e308 does. Concentrations: treated effluent is
 permitted at tens of mg/l and raw sewage carries about 60 mg/l N and 10 mg/l P, so the limits
 are 200 mg/l N and 50 mg/l P. Occupancy: persons per dwelling in (0, 20]. Water: litres per
-person per day in (0, 1,000] (a home uses about 120, a hotel about 240). Levy: pounds per kg
-in [0, 1,000,000] (today's rates are in the tens of thousands).
+person per day in (0, 1,000] (a home uses about 120, a hotel about 240).
 """
 
 from __future__ import annotations
@@ -24,10 +23,8 @@ BOUNDS: dict[tuple[str, str], tuple[float, float, bool, str]] = {
     ("wwtw_permits", "p_conc_2030_on"): (0.0, 50.0, True, "mg/l"),
     ("occupancy_rates", "occupancy_rate"): (0.0, 20.0, False, "persons per dwelling"),
     ("occupancy_rates", "water_usage_l_per_person_day"): (0.0, 1000.0, False, "l/person/day"),
-    ("levy_rates", "n_gbp_per_kg"): (0.0, 1_000_000.0, True, "£/kg"),
-    ("levy_rates", "p_gbp_per_kg"): (0.0, 1_000_000.0, True, "£/kg"),
 }
-KEYS = {"wwtw_permits": "wwtw_id", "occupancy_rates": None, "levy_rates": "edp_id"}
+KEYS = {"wwtw_permits": "wwtw_id", "occupancy_rates": None}
 
 
 def _key(table: str, row: Mapping[str, Any]) -> object:

@@ -79,27 +79,12 @@ def _rates(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> 
             )
 
 
-def _levy(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
-    problems: list[str] = []
-    levies = geopackage_lookups.levy_rates(rows, problems)
-    for problem in problems:
-        report.add("value_invalid", "levy_rates", problem.split(":")[0], problem)
-    edps = {edp: name for name, edp in small.edp_by_name.items()}
-    for edp in levies:
-        if edp not in edps:
-            report.add("ref_levy_edp", "levy_rates", edp, "no NN catchment has this OID")
-    for edp, name in sorted(edps.items()):
-        if edp not in levies:
-            report.add("levy_missing", "levy_rates", edp, f"'{name}' has no levy row")
-
-
 def check_tables(
     db: sqlite3.Connection, schema: dict[str, TableSchema], small: SmallLayers, report: QcReport
 ) -> None:
     for table, check in (
         ("wwtw_permits", _permits),
         ("occupancy_rates", _rates),
-        ("levy_rates", _levy),
     ):
         rows = _rows(db, schema[table])
         check(rows, small, report)
