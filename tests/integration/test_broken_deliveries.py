@@ -562,6 +562,18 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
         "line 2",
     ),
     (
+        "levy_cp1252_pound",
+        _after(
+            lambda _, paths: paths["charges"].write_bytes(
+                paths["charges"].read_bytes().replace(b",2675.0000", b",\xa32675.0000")
+            )
+        ),
+        UNREADABLE,
+        "source_encoding",
+        # offset: the 85-character header and its newline, then 44 characters of line 2
+        "byte 0xa3 at offset 130 is not UTF-8; 0xa3 is '£' in Windows-1252: save the file as UTF-8",
+    ),
+    (
         "levy_utf16",
         _after(
             lambda _, paths: paths["charges"].write_bytes(

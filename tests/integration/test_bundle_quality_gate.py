@@ -178,16 +178,17 @@ def line_works(d: FixtureData) -> None:
 
 
 # Keys: a coefficient row by its cromeid (CR<row><col>); a shapefile row by its source fid,
-# which counts from 0 (d.nn[1] is fid 1; a row appended to the 2 LPAs or 5 works is fid 2 or 5).
+# which counts from 0 (d.nn[1] is fid 1; a row appended to the 2 LPAs or 5 works is fid 2 or 5),
+# and its own name or id when it has one, so a data manager can find it.
 CASES: list[tuple[Callable[[FixtureData], None], str, str]] = [
     (empty_lpa, "empty", "-"),
     (bowtie, "geometry_invalid", "CR0101"),
     (point, "geometry_type", "CR0102"),
     (no_geometry, "geometry_missing", "CR0103"),
-    (outside_gb, "outside_gb", "source fid 2"),
+    (outside_gb, "outside_gb", "source fid 2 (Atlantis)"),
     (no_site_name, "key_missing", "source fid 1"),
     (duplicate_cromeid, "key_duplicate", "CR0104"),
-    (conflicting_oid, "key_conflict", "source fid 1"),
+    (conflicting_oid, "key_conflict", "source fid 1 (Beta SAC)"),
     (n_out_of_range, "coefficient_range", "CR0106"),
     (p_out_of_range, "coefficient_range", "CR0107"),
     (unknown_rates_catchment, "ref_rates_catchment", "Gamma SAC"),
@@ -206,7 +207,7 @@ CASES: list[tuple[Callable[[FixtureData], None], str, str]] = [
     (no_fallback, "fallback_missing", "141"),
     (bad_concentration, "value_invalid", "11307"),
     (conflicting_works, "works_code_conflict", "10261"),
-    (line_works, "geometry_missing", "source fid 5"),
+    (line_works, "geometry_missing", "source fid 5 (4242)"),
 ]
 
 
@@ -290,15 +291,21 @@ def test_a_missing_source_file_or_column_is_named(tmp_path: Path) -> None:
     }
 
 
-def test_a_gap_in_coverage_is_a_warning_and_the_bundle_is_written(tmp_path: Path) -> None:
+def test_a_gap_in_coverage_inside_a_catchment_is_an_error(tmp_path: Path) -> None:
+    # A site on the missing cell would lose its land-use figures (issue 19: a sample site's
+    # levy fell to £0.00 while its nitrogen rose), so the gap stops the bundle.
     data = FixtureData()
     data.coefficients.pop(cell(data, "CR0000"))  # one 1 ha cell of Alpha's 300 ha
-    assert build(tmp_path, data) == 0
+    assert build(tmp_path, data) == 5
+    assert not (tmp_path / "out.gpkg").exists()
     doc = report(tmp_path)
     gaps = [f for f in doc["findings"] if f["code"] == "coverage_gap"]
-    assert [(f["key"], f["severity"]) for f in gaps] == [("Alpha SAC", "warning")]
+    assert [(f["key"], f["severity"]) for f in gaps] == [("Alpha SAC", "error")]
     # Alpha is 1,500 m x 2,000 m = 300 ha, less one 1 ha cell: 299 / 300 = 0.996667.
     assert doc["figures"]["nn_catchment_coverage"] == {"Alpha SAC": 0.996667, "Beta SAC": 1.0}
+    assert gaps[0]["detail"].startswith(
+        "coefficient polygons cover 99.67% of the catchment: 1.00 ha has none"
+    )
 
 
 def test_a_build_smaller_than_previous_is_refused(tmp_path: Path) -> None:
@@ -531,3 +538,41 @@ def test_check_refuses_a_bundle_whose_permit_rows_conflict(tmp_path: Path) -> No
     db.close()
     assert main(["bundle", "check", str(bundle)]) == 5
     assert errors(tmp_path) == {"works_code_conflict": {"11307"}}
+
+
+def test_the_markdown_report_puts_errors_first_and_check_prints_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = FixtureData()
+    data.nn.append((box(X0 + 3000, Y0, X0 + 3100, Y0 + 100), "Alpha SAC", 1))  # key_repeated
+    data.coefficients.append(  # ...and covered, so Alpha has no gap
+        (
+            box(X0 + 3000, Y0, X0 + 3100, Y0 + 100),
+            "CRY",
+            "Arable",
+            "Alpha SAC",
+            "Upper Yare",
+            *coefficient_row(),
+        )
+    )
+    zero_charge(data)  # an error
+    assert build(tmp_path, data) == 5
+    text = (tmp_path / "out.qc.md").read_text()
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings[:2] == ["## error (1)", "## warning (1)"]
+    assert headings[-1] == "## figures"
+    assert text.index("`charge_invalid`") < text.index("`key_repeated`") < text.index("`cleaned`")
+    # `bundle check` on a bundle with only the warning says it, not just "0 errors, 1 warning".
+    ok = tmp_path / "ok"
+    ok.mkdir()
+    good = FixtureData()
+    good.nn, good.coefficients = data.nn, data.coefficients
+    assert build(ok, good) == 0
+    capsys.readouterr()
+    assert main(["bundle", "check", str(ok / "out.gpkg")]) == 0
+    stderr = capsys.readouterr().err
+    assert "warning key_repeated nn_catchments [Alpha SAC]: 2 polygons" in stderr
+
+
+def coefficient_row() -> tuple[object, ...]:
+    return ("5", 0.5, 10.0, 0.5)

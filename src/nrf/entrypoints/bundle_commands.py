@@ -95,11 +95,14 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def _print_errors(report: Any, limit: int = 30) -> None:
-    errors = [f for f in report.findings if f.severity == "error"]
-    for f in errors[:limit]:
-        print(f"  {f.code} {f.layer} [{f.key}]: {f.detail}", file=sys.stderr)
-    if len(errors) > limit:
-        print(f"  … {report.count('error') - limit:,} more in the report", file=sys.stderr)
+    """The first errors, then the first warnings, in the report's own words."""
+    for level in ("error", "warning"):
+        found = [f for f in report.findings if f.severity == level]
+        for f in found[:limit]:
+            print(f"  {level} {f.code} {f.layer} [{f.key}]: {f.detail}", file=sys.stderr)
+        if report.count(level) > limit:
+            more = report.count(level) - limit
+            print(f"  … {more:,} more {level}s in the report", file=sys.stderr)
 
 
 def cmd_check(args: argparse.Namespace) -> int:

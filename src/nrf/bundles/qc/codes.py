@@ -68,7 +68,11 @@ RULES: dict[str, tuple[str, str]] = {
     ),
     "index_year_duplicate": (ERROR, "a charging_year is listed twice in the inflation index"),
     "overlap": (ERROR, "two coefficient polygons overlap (uplift would be counted twice)"),
-    "coverage_gap": (WARNING, "coefficient polygons cover less than all of an NN catchment"),
+    "coverage_gap": (
+        ERROR,
+        "coefficient polygons cover less than all of an NN catchment: a site in the gap would "
+        "lose its land-use figures",
+    ),
     "no_source_key": (WARNING, "the coefficient layer has no cromeid column to trace rows by"),
     "works_without_permit": (
         WARNING,

@@ -14,6 +14,7 @@ from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.bundles.qc.geometry import check_geometries, decode
 from nrf.bundles.qc.report import QcReport
+from nrf.bundles.qc.small_layer_checks import named
 
 EDPS, EXCLUDED = "edp_boundaries", "excluded_areas"
 
@@ -25,8 +26,12 @@ def _features(db: sqlite3.Connection, t: TableSchema) -> tuple[list[str], list, 
     wanted = "".join(f", {q(c)}" for c in t.columns.values())
     sql = f"SELECT {q(t.key)}, {q(t.geometry_column or '')}{wanted}{source} FROM {q(t.name)}"
     rows = db.execute(sql + f" ORDER BY {q(t.key)}").fetchall()
-    keys = [f"source fid {r[-1]}" if source else f"fid {r[0]}" for r in rows]
     values = [dict(zip(t.columns, r[2:], strict=False)) for r in rows]
+    name = "edp_name" if "edp_name" in t.columns else "name"
+    keys = [
+        named(f"source fid {r[-1]}" if source else f"fid {r[0]}", v.get(name))
+        for r, v in zip(rows, values, strict=True)
+    ]
     return keys, [r[1] for r in rows], values
 
 
