@@ -576,3 +576,32 @@ def test_the_markdown_report_puts_errors_first_and_check_prints_warnings(
 
 def coefficient_row() -> tuple[object, ...]:
     return ("5", 0.5, 10.0, 0.5)
+
+
+def test_a_bad_lookup_value_is_named_in_the_deliverys_own_words_once(tmp_path: Path) -> None:
+    data = FixtureData()
+    data.permits[0] = ("\t11307", "Alpha WwTW", "Upper Yare", "27", "10%", "1", "1")
+    data.rates[0] = ("Alpha SAC", "N/A", 120.0)
+    data.index[1] = "2027,392.43,3%"
+    assert build(tmp_path, data) == 5
+    findings = report(tmp_path)["findings"]
+    details = {(f["code"], f["layer"]): f["detail"] for f in findings if f["severity"] == "error"}
+    assert details[("value_invalid", "wwtw_permits")] == (
+        "`Nitrogen_2030_onwards` in `WwTw_lookup` of `nutrients/SQL_Lookups/Interim_coeffs.sqlite`"
+        " row 1 (n_conc_2030_on): '10%' is not a number: write a plain number without '%' (this "
+        "column is no percentage), e.g. 10 (mg/l)"
+    )
+    assert details[("value_invalid", "occupancy_rates")] == (
+        "`Occ_Rate` in `rates_lookup` of `nutrients/SQL_Lookups/Interim_coeffs.sqlite` row 1 "
+        "(NN_Catchment 'Alpha SAC'): 'N/A' is not a number: write a plain number, e.g. 2.4 "
+        "persons per dwelling"
+    )
+    assert details[("index_invalid", "levy_inflation_index")] == (
+        "iat_input-inflation-index.csv line 3: index_factor '3%' is not a decimal above 0 with "
+        "at most 4 places: write the factor, e.g. 1.0300, not 3%"
+    )
+    # The refused concentration is not also listed as a NULL that means "no load".
+    nulls = [
+        f["detail"] for f in findings if f["layer"] == "wwtw_permits" and "NULL" in f["detail"]
+    ]
+    assert not [d for d in nulls if "row 1:" in d]

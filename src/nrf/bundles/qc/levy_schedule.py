@@ -185,9 +185,15 @@ def check_index(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> Non
         if not _positive(row["cil_index"]):
             problems.append(f"cil_index {row['cil_index']!r} is not a decimal above 0")
         if not _positive(row["index_factor"], PLACES):
+            factor = str(row["index_factor"]).strip()
+            fix = (
+                f": write the factor, e.g. 1.0300, not {factor}"
+                if factor.endswith("%")
+                else " (2026 is 1.0000)"
+            )
             problems.append(
                 f"index_factor {row['index_factor']!r} is not a decimal above 0 with at most "
-                f"{PLACES} places (2026 is 1.0000)"
+                f"{PLACES} places{fix}"
             )
         if problems:
             report.add("index_invalid", INDEX, key, f"{row['_place']}: " + "; ".join(problems))
