@@ -32,6 +32,7 @@ from support.delivery import (
     coefficient_value,
     write_delivery,
 )
+from support.reference import QUOTE_DATE
 
 X0, Y0 = 600_000, 300_000
 
@@ -202,7 +203,7 @@ def documents(bundle: Path) -> dict[str, Any]:
     assess = AssessDevelopments(GeoPackageBoundaryData(bundle))
     out = {}
     for name, rules in RULE_SETS.items():
-        doc = result_document(assess(SITES, rules))
+        doc = result_document(assess(SITES, rules, QUOTE_DATE))
         out[name] = {k: v for k, v in doc.items() if k not in ("provenance", "notice")}
     return out
 
@@ -223,7 +224,9 @@ def test_built_bundle_gives_the_same_figures_as_a_hand_made_one(tmp_path: Path) 
 def test_results_carry_the_built_version_and_digest(tmp_path: Path) -> None:
     assert build(tmp_path, FixtureData()) == 0
     bundle = tmp_path / "out.gpkg"
-    run = AssessDevelopments(GeoPackageBoundaryData(bundle))(SITES[:1], RULE_SETS["iat-2025-10"])
+    run = AssessDevelopments(GeoPackageBoundaryData(bundle))(
+        SITES[:1], RULE_SETS["iat-2025-10"], QUOTE_DATE
+    )
     p = result_document(run)["provenance"]
     assert p["bundle_name"] == "nrf-defra-iat" and p["bundle_version"] == "2026.11.1"
     assert p["bundle_sha256"] == hashlib.sha256(bundle.read_bytes()).hexdigest()

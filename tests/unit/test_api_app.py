@@ -8,7 +8,7 @@ import falcon.testing
 import pytest
 from shapely.geometry import box
 
-from fakes import FakeResultStore
+from fakes import FakeClock, FakeResultStore
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import BrokenBundle, InvalidInput, Problem
 from nrf.domain.jobs import JobRecord, JobStatus
@@ -19,7 +19,7 @@ from nrf.entrypoints.api.problems import from_error
 from nrf.entrypoints.api.services import ApiServices
 from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.quotes import GetQuote, Quote, QuoteRequest
-from support.reference import STRIP_ORIGIN
+from support.reference import QUOTE_MOMENT, STRIP_ORIGIN
 from support.reference import two_catchment_strip as repo
 
 KEY = "unit-key-0123456789"
@@ -48,7 +48,7 @@ def client(
     data = repo()
     store = store or FakeResultStore()
     services = ApiServices(
-        quote=quote or GetQuote(AssessDevelopments(data)),
+        quote=quote or GetQuote(AssessDevelopments(data), clock=FakeClock(QUOTE_MOMENT)),
         check=CheckBoundary(data),
         reference_for=data.reference_for,
         store=store,
@@ -91,7 +91,7 @@ def test_a_quote_in_process_has_the_request_id_and_the_figures() -> None:
 
 
 def test_an_unexpected_failure_is_a_500_problem_without_internals() -> None:
-    broken = ExplodingQuote(AssessDevelopments(repo()))
+    broken = ExplodingQuote(AssessDevelopments(repo()), clock=FakeClock(QUOTE_MOMENT))
     answer = client(quote=broken).simulate_post("/v1/quotes", body=site_body(), headers=HEADERS)
     assert answer.status_code == 500
     assert answer.headers["content-type"] == "application/problem+json"

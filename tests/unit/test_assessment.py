@@ -8,7 +8,7 @@ from nrf.domain.assessment import AssessDevelopments, assess_site
 from nrf.domain.model import CoefficientPolygon, Development, NnCatchment, Zone
 from nrf.domain.results import OutOfScopeSite, SiteAssessment
 from nrf.domain.rules import rule_set_named
-from support.reference import InMemoryBoundaryData, levy_rate, permit, rates
+from support.reference import QUOTE_DATE, InMemoryBoundaryData, levy_rate, permit, rates
 
 NEW = rule_set_named("iat-2026-04")
 SEPT = rule_set_named("iat-2025-09")
@@ -329,8 +329,8 @@ def test_batch_gives_each_site_the_answer_it_gets_alone() -> None:
     ]
     devs = [dev(s, 10 * (i + 1), rlb_id=i + 1) for i, s in enumerate(sites)]
     assess = AssessDevelopments(repo())
-    batch = assess(devs, NEW)
-    alone = [assess([d], NEW) for d in devs]
+    batch = assess(devs, NEW, QUOTE_DATE)
+    alone = [assess([d], NEW, QUOTE_DATE) for d in devs]
     alone_sites = [s for run in alone for s in run.sites]
     assert batch.sites == tuple(alone_sites)
     assert len(batch.out_of_scope) == 1  # the third: package plant, no catchment, iat-2026-04

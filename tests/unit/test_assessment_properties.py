@@ -9,7 +9,7 @@ from nrf.domain.land_use import land_use_pieces
 from nrf.domain.model import CoefficientPolygon, Development, NnCatchment, Zone
 from nrf.domain.results import SiteAssessment
 from nrf.domain.rules import RULE_SETS, rule_set_named
-from support.reference import InMemoryBoundaryData, levy_rate, permit, rates
+from support.reference import QUOTE_DATE, InMemoryBoundaryData, levy_rate, permit, rates
 
 X0, Y0 = 600_000.0, 300_000.0
 CELL = 250.0
@@ -144,6 +144,6 @@ def test_a_batch_gives_every_site_its_own_answer(batch, seed) -> None:
         )
         for i, (g, d) in enumerate(batch)
     ]
-    together = assess(devs, rules)
-    one_by_one = tuple(s for d in devs for s in assess([d], rules).sites)
+    together = assess(devs, rules, QUOTE_DATE)
+    one_by_one = tuple(s for d in devs for s in assess([d], rules, QUOTE_DATE).sites)
     assert together.sites == one_by_one

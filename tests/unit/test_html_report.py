@@ -10,7 +10,7 @@ from nrf.adapters.outputs.html_report import render_report
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.model import BundleInfo, Development
 from nrf.domain.rules import rule_set_named
-from support.reference import STRIP_ORIGIN, InMemoryBoundaryData
+from support.reference import QUOTE_DATE, STRIP_ORIGIN, InMemoryBoundaryData
 from support.reference import two_catchment_strip as repo
 
 X0, Y0 = STRIP_ORIGIN
@@ -26,7 +26,7 @@ def page(data: InMemoryBoundaryData, name: str = "Site") -> str:
         dwellings=10,
         boundary=box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200),
     )
-    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
+    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"), QUOTE_DATE)
     return render_report(run, [dev], data.reference_for)
 
 
@@ -129,7 +129,7 @@ def test_a_job_whose_report_cannot_be_drawn_still_stores_its_results() -> None:
         dwellings=10,
         boundary=box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200),
     )
-    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
+    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"), QUOTE_DATE)
     files = report_renderer(data)(run, [dev])
     assert set(files) == {"result.json", "result.geojson", "result.csv", "result.provenance.json"}
     assert data.report_reads == 2  # the assessment's read, then the report's failed one
@@ -149,7 +149,7 @@ def test_an_out_of_scope_site_is_drawn_with_its_reason() -> None:
         boundary=box(X0 + 100, Y0 - 300, X0 + 200, Y0 - 200),
     )
     data = repo()
-    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
+    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"), QUOTE_DATE)
     html = render_report(run, [dev], data.reference_for)
     assert "outside_catchments_no_wwtw" in html and 'id="site-boundary"' in html
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 from shapely.geometry import box
 
+from fakes import FakeClock
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput
 from nrf.domain.overlaps import Overlap
 from nrf.domain.validation import InputLimits, RawFeature
 from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.quotes import GetQuote, QuoteRequest, stamped
-from support.reference import STRIP_ORIGIN
+from support.reference import QUOTE_MOMENT, STRIP_ORIGIN
 from support.reference import two_catchment_strip as repo
 
 X0, Y0 = STRIP_ORIGIN
@@ -24,12 +25,15 @@ def raw(geometry: object, **properties: object) -> RawFeature:
     return RawFeature(index=1, properties=properties, geometry=geometry)
 
 
+CLOCK = FakeClock(QUOTE_MOMENT)
+
+
 def raw_at(index: int, geometry: object, properties: dict[str, object]) -> RawFeature:
     return RawFeature(index=index, properties=properties, geometry=geometry)
 
 
 def test_a_quote_uses_the_rules_asked_for_else_the_default() -> None:
-    quote = GetQuote(AssessDevelopments(repo()), default_rules="iat-2025-10")
+    quote = GetQuote(AssessDevelopments(repo()), default_rules="iat-2025-10", clock=CLOCK)
     site = raw(box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200), **SITE)
     default = quote(QuoteRequest((site,))).run
     assert default.provenance.rule_set == "iat-2025-10"
@@ -42,7 +46,7 @@ def test_a_quote_uses_the_rules_asked_for_else_the_default() -> None:
 
 
 def test_a_quote_refuses_more_sites_than_the_limit() -> None:
-    quote = GetQuote(AssessDevelopments(repo()), InputLimits(max_features=1))
+    quote = GetQuote(AssessDevelopments(repo()), InputLimits(max_features=1), clock=CLOCK)
     sites = tuple(
         raw_at(i + 1, box(X0 + i * 10, Y0, X0 + i * 10 + 5, Y0 + 5), dict(SITE)) for i in (0, 1)
     )

@@ -9,7 +9,7 @@ from nrf.domain.model import Development
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.serialization import structure, unstructure
-from support.reference import wensum_square
+from support.reference import QUOTE_DATE, wensum_square
 
 X0, Y0 = 600_000.0, 300_000.0
 
@@ -36,7 +36,7 @@ def test_assessment_run_round_trips_through_json() -> None:
             boundary=box(X0 + 5000, Y0, X0 + 5100, Y0 + 100),
         ),
     ]
-    run = AssessDevelopments(data)(sites, rule_set_named(None))
+    run = AssessDevelopments(data)(sites, rule_set_named(None), QUOTE_DATE)
     assert run.sites and run.out_of_scope
     text = json.dumps(unstructure(run))
     doc = json.loads(text)

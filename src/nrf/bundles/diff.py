@@ -9,6 +9,7 @@ row is shown by the fields that changed, old and new, so a reviewer reads
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -26,6 +27,7 @@ from nrf.bundles.diff_rows import (
     open_bundle,
 )
 from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.charging import utc_day
 from nrf.domain.model import Development
 from nrf.domain.results import SiteAssessment
 from nrf.domain.rules import RuleSet
@@ -66,7 +68,8 @@ def quote_changes(
     developments: Sequence[Development],
     rules: RuleSet,
 ) -> list[SiteChange]:
-    runs = [AssessDevelopments(b)(developments, rules) for b in (old, new)]
+    today = utc_day(time.time())  # both bundles quoted on one day, so only the data differs
+    runs = [AssessDevelopments(b)(developments, rules, today) for b in (old, new)]
     before = {s.site.rlb_id: _figures(s) for s in runs[0].sites}
     after = {s.site.rlb_id: _figures(s) for s in runs[1].sites}
     return [

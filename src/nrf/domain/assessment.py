@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from datetime import date
+from decimal import Decimal
 
 import nrf
+from nrf.domain.charging import levy_outcome
+from nrf.domain.edp_geography import catchment_overlaps, edp_overlaps, excluded_areas_met
 from nrf.domain.land_use import land_use_pieces, post_suds, suds_applies
 from nrf.domain.levy import levy_by_edp, sum_quotes
 from nrf.domain.majority import majority_value
@@ -16,6 +20,8 @@ from nrf.domain.model import BundleInfo, Development, LookupTables, SiteReferenc
 from nrf.domain.ports import BoundaryDataRepository, SiteMap
 from nrf.domain.results import (
     AssessmentRun,
+    LevyPricing,
+    LevyRefusal,
     OutOfScopeSite,
     Provenance,
     SiteAssessment,
@@ -46,9 +52,17 @@ def identity(dev: Development) -> SiteIdentity:
 
 
 def assess_site(
-    dev: Development, ref: SiteReferenceData, lookups: LookupTables, rules: RuleSet
+    dev: Development,
+    ref: SiteReferenceData,
+    lookups: LookupTables,
+    rules: RuleSet,
+    quote_date: date | None = None,
 ) -> SiteAssessment | OutOfScopeSite:
-    """The nutrient calculation for one development (all figures kg/year)."""
+    """The nutrient calculation for one development (all figures kg/year), and its levy.
+
+    The levy is priced (or refused) on ``quote_date``; with None it is not asked for, as in a
+    boundary check, and the site has neither a pricing nor a refusal.
+    """
     boundary = dev.boundary
     dev_area_ha = round2(boundary.area / rules.m2_per_ha)
 
@@ -114,6 +128,21 @@ def assess_site(
     )
     edp_levies = levy_by_edp(catchments, lookups.levy_rates)
 
+    # The levy: the EDP's charging schedule, priced on the quote date (or refused, with why).
+    edps = edp_overlaps(boundary, ref.edps)
+    excluded = excluded_areas_met(boundary, ref.excluded_areas)
+    levy = (
+        None
+        if quote_date is None
+        else levy_outcome(
+            units=dev.dwellings,
+            edps=edps,
+            excluded_areas=excluded,
+            quote_date=quote_date,
+            lookups=lookups,
+        )
+    )
+
     if on_fallback:
         wwtw_subcatchment = dev_subcatchment
     else:
@@ -150,6 +179,11 @@ def assess_site(
         catchments=catchments,
         levy_by_edp=edp_levies,
         levy=sum_quotes(e.quote for e in edp_levies if e.quote is not None),
+        edps=edps,
+        catchment_overlaps=catchment_overlaps(boundary, ref.nn_catchments),
+        excluded_areas=excluded,
+        pricing=levy if isinstance(levy, LevyPricing) else None,
+        levy_refusal=levy if isinstance(levy, LevyRefusal) else None,
     )
 
 
@@ -179,13 +213,16 @@ class AssessDevelopments:
         self,
         developments: Sequence[Development],
         rules: RuleSet,
+        quote_date: date,
         progress: Progress | None = None,
     ) -> AssessmentRun:
+        """Every site's figures, and its levy as quoted on ``quote_date`` (a commencement day)."""
         lookups = self._repository.lookups()
         repository = self._repository
 
         def one(dev: Development) -> SiteAssessment | OutOfScopeSite:
-            return assess_site(dev, repository.reference_for(dev.boundary), lookups, rules)
+            ref = repository.reference_for(dev.boundary)
+            return assess_site(dev, ref, lookups, rules, quote_date)
 
         sites: list[SiteAssessment] = []
         out: list[OutOfScopeSite] = []
@@ -198,6 +235,10 @@ class AssessDevelopments:
             sites=tuple(sites),
             out_of_scope=tuple(out),
             levy_total=sum_quotes(s.levy for s in sites),
+            levy_total_excluding_vat=sum(
+                (s.pricing.amount_excluding_vat for s in sites if s.pricing is not None),
+                Decimal("0.00"),
+            ),
         )
 
 

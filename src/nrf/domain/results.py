@@ -190,3 +190,5 @@ class AssessmentRun:
     sites: tuple[SiteAssessment, ...]
     out_of_scope: tuple[OutOfScopeSite, ...]
     levy_total: LevyQuote
+    # The levy of every priced site from its EDP's charging schedule, pounds excluding VAT.
+    levy_total_excluding_vat: Decimal = Decimal("0.00")

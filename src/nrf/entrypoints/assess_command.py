@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
+from datetime import date
 from pathlib import Path
 from typing import TextIO
 
@@ -28,6 +29,16 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
+
+
+def quote_date_argument(text: str) -> date:
+    """``--quote-date``: a calendar day written YYYY-MM-DD, else a usage error."""
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r} is not a date written YYYY-MM-DD")
 
 
 def crs_argument(text: str) -> str:
@@ -65,6 +76,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         choices=sorted(RULE_SETS),
         default=DEFAULT_RULE_SET,
         help=f"rule set (default {DEFAULT_RULE_SET})",
+    )
+    assess.add_argument(
+        "--quote-date",
+        type=quote_date_argument,
+        metavar="YYYY-MM-DD",
+        help="price the levy as on this day, e.g. a later commencement (default: today, UTC)",
     )
     assess.add_argument(
         "--output",
@@ -155,8 +172,11 @@ def run_assess(
         args.reference_data or environ.get("NRF_REFERENCE_DATA"),
         assess_processes=args.processes,
     )
+    from nrf.domain.charging import utc_day
+
+    quote_date = getattr(args, "quote_date", None) or utc_day(container.clock().now())
     run = container.assess_developments()(
-        developments, rules, progress=progress.stage("assessing", "sites")
+        developments, rules, quote_date, progress=progress.stage("assessing", "sites")
     )
     marks.append(("writing", clock()))
     if args.output is not None:

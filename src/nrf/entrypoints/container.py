@@ -306,7 +306,11 @@ class Container(containers.DeclarativeContainer):
 
     # The quote API (`nrf serve`): the same assessment, limits and store as the worker.
     get_quote = providers.Factory(
-        GetQuote, assess=assess_developments, limits=limits, default_rules=config.default_rules
+        GetQuote,
+        assess=assess_developments,
+        limits=limits,
+        default_rules=config.default_rules,
+        clock=clock,
     )
     check_boundary = providers.Factory(
         CheckBoundary, repository=boundary_data, limits=limits, default_rules=config.default_rules

@@ -10,6 +10,7 @@ import shapely
 from attrs import evolve
 
 from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.charging import utc_day
 from nrf.domain.errors import InvalidInput, NrfError
 from nrf.domain.fleet import BundleStamp
 from nrf.domain.job_request import IncomingJob, JobRequest, Receipt
@@ -126,7 +127,7 @@ class ProcessJob:
             rules = rule_set_named(request.rules or self._default_rules)
         except InvalidInput as exc:
             return self._fail(request.job_id, exc, request.email, request.trace_id, receipt)
-        run = self._assess(developments, rules)
+        run = self._assess(developments, rules, utc_day(started))
         files = dict(self._render(run, developments))
         told: tuple[NotificationRecord, ...] = ()
         if request.email:

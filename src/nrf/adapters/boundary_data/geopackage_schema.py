@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
 
 from attrs import frozen
 
@@ -15,6 +14,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "lpa_boundaries": ("name",),
     "subcatchments": ("opcat_name",),
     COEFFICIENT_LAYER: COEFFICIENT_COLUMNS,
+    "edp_boundaries": ("edp_id", "edp_name"),
+    "excluded_areas": ("name",),
 }
 TABLES: dict[str, tuple[str, ...]] = {
     "wwtw_permits": (
@@ -32,6 +33,21 @@ TABLES: dict[str, tuple[str, ...]] = {
         "occupancy_rate",
         "water_usage_l_per_person_day",
     ),
+    "levy_charges": (
+        "edp_id",
+        "edp_name",
+        "edp_start_date",
+        "charge_valid_from",
+        "charge_valid_to",
+        "base_charge_per_unit",
+    ),
+    "levy_inflation_index": ("charging_year", "cil_index", "index_factor"),
+    "levy_settings": ("key", "value"),
+    "bundle_info": ("name", "version", "created", "description"),
+}
+# Read when present, never required: the per-kg tariff of bundles made before the levy became
+# each EDP's charging schedule (an output comparison only, never the levy).
+OPTIONAL_TABLES: dict[str, tuple[str, ...]] = {
     "levy_rates": (
         "edp_id",
         "edp_name",
@@ -41,7 +57,6 @@ TABLES: dict[str, tuple[str, ...]] = {
         "maintenance_share",
         "admin_share",
     ),
-    "bundle_info": ("name", "version", "created", "description"),
 }
 BNG_EPSG = 27700
 POLYGON_TYPES = frozenset({"POLYGON", "MULTIPOLYGON"})
@@ -64,12 +79,8 @@ class TableSchema:
     rtree: str | None = None
 
 
-def check_schema(
-    db: sqlite3.Connection,
-    layers: Mapping[str, tuple[str, ...]] = LAYERS,
-    tables: Mapping[str, tuple[str, ...]] = TABLES,
-) -> tuple[dict[str, TableSchema], list[str]]:
-    """The schema of every required layer and table, and a list of what is wrong."""
+def check_schema(db: sqlite3.Connection) -> tuple[dict[str, TableSchema], list[str]]:
+    """The schema of every required (and present optional) layer and table, and what is wrong."""
     names = {
         n.casefold(): n
         for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
@@ -86,12 +97,13 @@ def check_schema(
     }
     found: dict[str, TableSchema] = {}
     problems: list[str] = []
-    for wanted, columns in {**layers, **tables}.items():
-        is_layer = wanted in layers
+    for wanted, columns in (LAYERS | TABLES | OPTIONAL_TABLES).items():
+        is_layer = wanted in LAYERS
         kind = "layer" if is_layer else "table"
         stored = names.get(wanted)
         if stored is None:
-            problems.append(f"missing {kind} '{wanted}'")
+            if wanted not in OPTIONAL_TABLES:
+                problems.append(f"missing {kind} '{wanted}'")
             continue
         info = db.execute(f"PRAGMA table_info({q(stored)})").fetchall()
         have = {str(r[1]).casefold(): str(r[1]) for r in info}

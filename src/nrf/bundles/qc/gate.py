@@ -18,27 +18,7 @@ from nrf.bundles.qc.small_layer_checks import check_small_layers
 from nrf.bundles.qc.tables import check_tables
 from nrf.bundles.qc.tiles import Progress, check_tiles
 
-# What the gate requires: the reader's layers and tables, with Defra's current levy inputs
-# (issue 17) in place of the per-kg tariff, which no longer makes the levy.
-GATE_LAYERS = {
-    **LAYERS,
-    "edp_boundaries": ("edp_id", "edp_name"),
-    "excluded_areas": ("name",),
-}
-GATE_TABLES = {
-    **{name: columns for name, columns in TABLES.items() if name != "levy_rates"},
-    "levy_charges": (
-        "edp_id",
-        "edp_name",
-        "edp_start_date",
-        "charge_valid_from",
-        "charge_valid_to",
-        "base_charge_per_unit",
-    ),
-    "levy_inflation_index": ("charging_year", "cil_index", "index_factor"),
-    "levy_settings": ("key", "value"),
-}
-COUNTED = [name for name in (*GATE_LAYERS, *GATE_TABLES) if name != "bundle_info"]
+COUNTED = [name for name in (*LAYERS, *TABLES) if name != "bundle_info"]
 # An empty layer of these is no fault: a delivery may exclude no area.
 MAY_BE_EMPTY = {"excluded_areas"}
 MIN_SHARE_OF_PREVIOUS = 0.9
@@ -88,7 +68,7 @@ def run_gate(
     processes: int | None = None,
 ) -> None:
     """Add every finding about the bundle behind ``db`` to ``report``."""
-    schema, problems = check_schema(db, GATE_LAYERS, GATE_TABLES)
+    schema, problems = check_schema(db)
     for problem in problems:
         report.add("schema", "bundle", "-", problem)
     if problems:

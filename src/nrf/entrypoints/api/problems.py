@@ -32,7 +32,14 @@ TOO_LARGE = frozenset(
 )
 # The request itself is malformed, before any boundary is judged (400).
 MALFORMED = frozenset(
-    {"bad_request", "unreadable_file", "unknown_rule_set", "missing_file", "incomplete_body"}
+    {
+        "bad_request",
+        "unreadable_file",
+        "unknown_rule_set",
+        "missing_file",
+        "incomplete_body",
+        "bad_quote_date",
+    }
 )
 STATUS = {
     "unauthorized": 401,

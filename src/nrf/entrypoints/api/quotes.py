@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import date
 
 import falcon
 
@@ -27,6 +28,19 @@ def available(services: ApiServices) -> ApiServices:
     return services
 
 
+def quote_date_from(req: falcon.Request) -> date | None:
+    """``?quoteDate=YYYY-MM-DD``: the day to price the levy on (None: today); else a 400."""
+    text = req.get_param("quoteDate")
+    if text is None:
+        return None
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise ApiProblem("bad_quote_date", f"quoteDate {text!r} is not a date written YYYY-MM-DD")
+
+
 def request_from(
     req: falcon.Request, services: ApiServices, authorise: Authorise | None = None
 ) -> QuoteRequest:
@@ -39,6 +53,7 @@ def request_from(
     if kind not in (*inputs.GEOJSON_TYPES, inputs.MULTIPART):
         allowed = ", ".join((*inputs.GEOJSON_TYPES, inputs.MULTIPART))
         raise ApiProblem("unsupported_media_type", f"send the boundary as {allowed}")
+    quote_date = quote_date_from(req)
     body = read_body(req, services.limits.max_file_bytes, services.body_timeout)
     rules = req.get_param("rules")
     if kind == inputs.MULTIPART:
@@ -46,10 +61,10 @@ def request_from(
         if authorise is not None:
             authorise(fields)
         features, given = inputs.form_features(upload, fields, services.limits)
-        return QuoteRequest(stamped(features, given), fields.get("rules") or rules)
+        return QuoteRequest(stamped(features, given), fields.get("rules") or rules, quote_date)
     if authorise is not None:
         authorise({})
-    return QuoteRequest(tuple(inputs.geojson_features(body, services.limits)), rules)
+    return QuoteRequest(tuple(inputs.geojson_features(body, services.limits)), rules, quote_date)
 
 
 class QuotesResource:
