@@ -605,3 +605,15 @@ def test_a_bad_lookup_value_is_named_in_the_deliverys_own_words_once(tmp_path: P
         f["detail"] for f in findings if f["layer"] == "wwtw_permits" and "NULL" in f["detail"]
     ]
     assert not [d for d in nulls if "row 1:" in d]
+
+
+def test_an_implausible_value_names_the_delivered_column_and_row(tmp_path: Path) -> None:
+    data = FixtureData()
+    data.permits[0] = ("\t11307", "Alpha WwTW", "Upper Yare", "27", "999", "1", "1")
+    assert build(tmp_path, data) == 5
+    [bad] = [f for f in report(tmp_path)["findings"] if f["code"] == "value_invalid"]
+    assert (bad["layer"], bad["key"]) == ("wwtw_permits", "11307")
+    assert bad["detail"] == (
+        "n_conc_2030_on = 999 mg/l (`Nitrogen_2030_onwards` in `WwTw_lookup` row 1) is outside "
+        "[0, 200]: a slipped decimal point or a sign?"
+    )

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.bundles.manifest import DEFAULT_SOURCES
 from nrf.bundles.qc.report import QcReport
 
 # (table, column) -> (lowest, highest, whether the lowest itself is allowed, unit)
@@ -25,6 +26,18 @@ BOUNDS: dict[tuple[str, str], tuple[float, float, bool, str]] = {
     ("occupancy_rates", "water_usage_l_per_person_day"): (0.0, 1000.0, False, "l/person/day"),
 }
 KEYS = {"wwtw_permits": "wwtw_id", "occupancy_rates": None}
+# bundle column -> the manifest role it was read from (the delivered name is the manifest's)
+ROLES = {"occupancy_rate": "occupancy", "water_usage_l_per_person_day": "water"}
+
+
+def delivered(table: str, column: str, row: Mapping[str, Any]) -> str:
+    """ " (`Phosphorus_2030_onwards` in `WwTw_lookup` row 14)" in Defra's default names, when the
+    bundle recorded the delivered row; "" for a bundle built elsewhere."""
+    if row.get("_source_row") is None:
+        return ""
+    source = DEFAULT_SOURCES[table]
+    name = source.columns.get(ROLES.get(column, column), column)
+    return f" (`{name}` in `{source.layer}` row {row['_source_row']})"
 
 
 def _key(table: str, row: Mapping[str, Any]) -> object:
@@ -51,5 +64,6 @@ def check_plausible(table: str, rows: Iterable[Mapping[str, Any]], report: QcRep
                     "value_invalid",
                     table,
                     _key(table, row),
-                    f"{column} = {value:g} {unit} is outside {shown}{low:g}, {high:g}]",
+                    f"{column} = {value:g} {unit}{delivered(table, column, row)} is outside "
+                    f"{shown}{low:g}, {high:g}]: a slipped decimal point or a sign?",
                 )

@@ -17,9 +17,15 @@ PACKAGE_PLANT = category_key("Package Treatment Plant default")
 
 
 def _rows(db: sqlite3.Connection, t: TableSchema) -> list[dict[str, Any]]:
+    """Rows as {column: value, "_key": fid, "_source_row": the delivered rowid or None}."""
+    have = {str(r[1]).casefold() for r in db.execute(f"PRAGMA table_info({q(t.name)})")}
+    source = "source_row" if "source_row" in have else "NULL"
     names = ", ".join(q(c) for c in t.columns.values())
-    cursor = db.execute(f"SELECT {q(t.key)}, {names} FROM {q(t.name)} ORDER BY {q(t.key)}")
-    return [{"_key": r[0], **dict(zip(t.columns, r[1:], strict=True))} for r in cursor]
+    sql = f"SELECT {q(t.key)}, {source}, {names} FROM {q(t.name)} ORDER BY {q(t.key)}"
+    return [
+        {"_key": r[0], "_source_row": r[1], **dict(zip(t.columns, r[2:], strict=True))}
+        for r in db.execute(sql)
+    ]
 
 
 def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
