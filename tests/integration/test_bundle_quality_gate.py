@@ -617,3 +617,20 @@ def test_an_implausible_value_names_the_delivered_column_and_row(tmp_path: Path)
         "n_conc_2030_on = 999 mg/l (`Nitrogen_2030_onwards` in `WwTw_lookup` row 1) is outside "
         "[0, 200]: a slipped decimal point or a sign?"
     )
+
+
+def test_a_start_year_missing_from_the_index_is_a_warning_naming_each_charge(
+    tmp_path: Path,
+) -> None:
+    # Both charges start 2026-04-01; an index of 2027 alone cannot index from 2026.
+    data = FixtureData()
+    data.index = ["2027,392.43,1.0300"]
+    assert build(tmp_path, data) == 0
+    found = [f for f in report(tmp_path)["findings"] if f["code"] == "index_year_missing"]
+    assert [(f["severity"], f["key"]) for f in found] == [
+        ("warning", "edp_id 1 from 2026-04-01"),
+        ("warning", "edp_id 1 from 2027-04-01"),
+    ]
+    assert found[0]["detail"].startswith(
+        "iat_input-levy-charges.csv line 2: edp_start_date 2026-04-01 is in 2026"
+    )

@@ -79,6 +79,11 @@ RULES: dict[str, tuple[str, str]] = {
         "a works polygon's id has no permit row (its sites get no wastewater load)",
     ),
     "key_repeated": (WARNING, "one NN catchment is made of several polygons"),
+    "index_year_missing": (
+        WARNING,
+        "a charge's edp_start_date year is not in the inflation index: later years' quotes "
+        "are refused",
+    ),
     "charge_missing": (
         WARNING,
         "an EDP of the EDP layer has no charge row: every levy there is refused",

@@ -34,6 +34,7 @@ class Charge:
 
     edp_id: int
     edp_name: str
+    start: date
     valid_from: date
     valid_to: date
     key: str
@@ -98,11 +99,12 @@ def _charge(row: dict[str, Any], report: QcReport) -> Charge | None:
         report.add("charge_invalid", CHARGES, key, f"{row['_place']}: " + "; ".join(problems))
         return None
     assert edp is not None and name is not None
-    valid_from, valid_to = dates["charge_valid_from"], dates["charge_valid_to"]
-    assert valid_from is not None and valid_to is not None
+    start, valid_from, valid_to = (dates[c] for c in DATES)
+    assert start is not None and valid_from is not None and valid_to is not None
     return Charge(
         edp_id=edp,
         edp_name=name,
+        start=start,
         valid_from=valid_from,
         valid_to=valid_to,
         key=key,
@@ -141,11 +143,25 @@ def _windows(charges: list[Charge], report: QcReport) -> None:
 
 
 def check_charges(
-    db: sqlite3.Connection, t: TableSchema, edps: Mapping[int, str], report: QcReport
+    db: sqlite3.Connection,
+    t: TableSchema,
+    edps: Mapping[int, str],
+    index_years: set[int],
+    report: QcReport,
 ) -> None:
     rows = _rows(db, t)
     charges = [c for c in (_charge(r, report) for r in rows) if c is not None]
     _windows(charges, report)
+    for c in charges:
+        if c.start.year not in index_years:
+            report.add(
+                "index_year_missing",
+                CHARGES,
+                c.key,
+                f"{c.place}: edp_start_date {c.start} is in {c.start.year}, which the inflation "
+                "index does not list: a quote in any later year is refused "
+                "(inflation_index_missing); add the year's row to the index",
+            )
     for c in charges:
         if c.edp_id not in edps:
             report.add(
@@ -174,7 +190,8 @@ def _positive(value: object, most_places: int | None = None) -> bool:
     return number is not None and number > 0 and fits
 
 
-def check_index(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> None:
+def check_index(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> set[int]:
+    """Every row usable, each year once; returns the years listed."""
     years: dict[int, list[str]] = defaultdict(list)
     for row in _rows(db, t):
         year = geopackage_lookups.whole_number(row["charging_year"])
@@ -207,6 +224,7 @@ def check_index(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> Non
                 f"charging_year {year}",
                 f"listed {len(places_seen)} times ({', '.join(places_seen)}): keep one row",
             )
+    return set(years)
 
 
 def check_settings(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> None:
