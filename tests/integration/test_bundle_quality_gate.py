@@ -634,3 +634,29 @@ def test_a_start_year_missing_from_the_index_is_a_warning_naming_each_charge(
     assert found[0]["detail"].startswith(
         "iat_input-levy-charges.csv line 2: edp_start_date 2026-04-01 is in 2026"
     )
+
+
+def test_an_edp_without_a_charge_is_a_warning_and_one_with_a_bad_charge_is_not(
+    tmp_path: Path,
+) -> None:
+    data = FixtureData()
+    data.edps.append((box(X0 + 3000, Y0, X0 + 3500, Y0 + 500), 2, "Bure EDP"))  # no charge row
+    data.edps.append((box(X0 + 3000, Y0 + 500, X0 + 3500, Y0 + 900), 3, "Ant EDP"))
+    data.charges.append("3,Ant EDP,2026-04-01,2026-04-01,2027-03-31,free")  # a bad one
+    assert build(tmp_path, data) == 5
+    found = report(tmp_path)["findings"]
+    missing = [(f["severity"], f["key"]) for f in found if f["code"] == "charge_missing"]
+    assert missing == [("warning", "edp_id 2")]  # Ant EDP's row is refused, not also missing
+    assert errors(tmp_path) == {"charge_invalid": {"edp_id 3 from 2026-04-01"}}
+
+
+def test_check_refuses_a_vat_rate_written_as_a_percentage(tmp_path: Path) -> None:
+    assert build(tmp_path, FixtureData()) == 0
+    bundle = tmp_path / "out.gpkg"
+    with sqlite3.connect(bundle) as db:
+        db.execute("UPDATE levy_settings SET value = '20' WHERE key = 'vat_rate'")
+    db.close()
+    assert main(["bundle", "check", str(bundle)]) == 5
+    [bad] = [f for f in report(tmp_path)["findings"] if f["severity"] == "error"]
+    assert (bad["code"], bad["layer"], bad["key"]) == ("value_invalid", "levy_settings", "vat_rate")
+    assert "write 0.20 for 20 %" in bad["detail"]
