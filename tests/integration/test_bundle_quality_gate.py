@@ -660,3 +660,11 @@ def test_check_refuses_a_vat_rate_written_as_a_percentage(tmp_path: Path) -> Non
     [bad] = [f for f in report(tmp_path)["findings"] if f["severity"] == "error"]
     assert (bad["code"], bad["layer"], bad["key"]) == ("value_invalid", "levy_settings", "vat_rate")
     assert "write 0.20 for 20 %" in bad["detail"]
+
+
+def test_an_edp_id_conflict_is_not_also_an_edp_without_a_charge(tmp_path: Path) -> None:
+    data = FixtureData()
+    edp_name_with_two_ids(data)  # Yare EDP's second polygon says id 2, which has no charge
+    assert build(tmp_path, data) == 5
+    codes = {f["code"] for f in report(tmp_path)["findings"] if f["severity"] != "cleaned"}
+    assert codes == {"edp_id_conflict"}
