@@ -180,7 +180,7 @@ def check_charges(
             )
     mentioned = {geopackage_lookups.whole_number(r["edp_id"]) for r in rows}
     # An id whose EDP name is charged under another id is an edp_id_conflict, already reported.
-    charged = {edps[e] for e in mentioned if e in edps}
+    charged = {edps[e] for e in mentioned if e is not None and e in edps}
     for edp, name in sorted(edps.items()):
         if edp not in mentioned and name not in charged:
             report.add("charge_missing", CHARGES, f"edp_id {edp}", f"'{name}' has no charge row")
