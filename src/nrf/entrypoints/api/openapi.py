@@ -106,7 +106,7 @@ def openapi_document() -> dict[str, Any]:
                 },
                 "Result": {
                     "type": "object",
-                    "required": ["provenance", "sites", "out_of_scope", "levy_total"],
+                    "required": ["provenance", "sites", "out_of_scope"],
                 },
                 "BoundaryCheck": {
                     "type": "object",
