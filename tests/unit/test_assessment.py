@@ -6,7 +6,7 @@ from nrf.domain.assessment import AssessDevelopments, assess_site
 from nrf.domain.model import CoefficientPolygon, Development, NnCatchment, Zone
 from nrf.domain.results import OutOfScopeSite, SiteAssessment
 from nrf.domain.rules import rule_set_named
-from support.reference import QUOTE_DATE, InMemoryBoundaryData, levy_rate, permit, rates
+from support.reference import QUOTE_DATE, InMemoryBoundaryData, permit, rates
 
 NEW = rule_set_named("iat-2026-04")
 SEPT = rule_set_named("iat-2025-09")
@@ -58,7 +58,6 @@ def repo(coefficients: list[CoefficientPolygon] | None = None) -> InMemoryBounda
             catchments={"River Wensum SAC": (2.4, 120.0), "The Broads SAC": (2.4, 110.0)},
             categories={"Hotel": (1.0, 240.0)},
         ),
-        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
     )
 
 

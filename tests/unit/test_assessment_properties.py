@@ -9,7 +9,7 @@ from nrf.domain.land_use import land_use_pieces
 from nrf.domain.model import CoefficientPolygon, Development, NnCatchment, Zone
 from nrf.domain.results import SiteAssessment
 from nrf.domain.rules import RULE_SETS, rule_set_named
-from support.reference import QUOTE_DATE, InMemoryBoundaryData, levy_rate, permit, rates
+from support.reference import QUOTE_DATE, InMemoryBoundaryData, permit, rates
 
 X0, Y0 = 600_000.0, 300_000.0
 CELL = 250.0
@@ -44,10 +44,6 @@ def grid_repo(seed: int) -> InMemoryBoundaryData:
         rates_table=rates(
             catchments={"River Wensum SAC": (2.4, 120.0), "The Broads SAC": (2.4, 110.0)}
         ),
-        levy=[
-            levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03")),
-            levy_rate("2", "The Broads SAC", "2750.25", "52000.10", ("0.04", "0.12", "0.02")),
-        ],
     )
 
 

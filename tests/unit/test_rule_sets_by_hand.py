@@ -18,7 +18,7 @@ from nrf.domain.results import OutOfScopeSite, SiteAssessment
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RULE_SETS, RuleSet, rule_set_named
 from nrf.domain.wastewater import load_kg_per_year, total_with_buffer
-from support.reference import InMemoryBoundaryData, levy_rate, permit, rates
+from support.reference import InMemoryBoundaryData, permit, rates
 
 SEPT, OCT, APRIL = (rule_set_named(n) for n in ("iat-2025-09", "iat-2025-10", "iat-2026-04"))
 
@@ -145,7 +145,6 @@ def _strip() -> InMemoryBoundaryData:
             permit(141, "Package Treatment Plant default", n=(25.0, 25.0), p=(4.5, 4.5)),
         ],
         rates_table=rates(catchments={"River Wensum SAC": (2.4, 120.0)}),
-        levy=[levy_rate("1", "River Wensum SAC", "100", "1000", ("0.05", "0.10", "0.03"))],
     )
 
 
