@@ -19,7 +19,6 @@ from nrf.domain.validation import (
     RawFeature,
     geometry_problems,
     validate_features,
-    validate_geometry,
 )
 
 SITE = box(600_000, 300_000, 600_100, 300_100)  # 100 m x 100 m = 1 ha, in Norfolk
@@ -376,12 +375,11 @@ def test_multipolygons_are_accepted_and_z_is_dropped() -> None:
     assert development.boundary.area == pytest.approx(20_000)
 
 
-def test_one_geometry_can_be_validated_alone() -> None:
-    assert validate_geometry(SITE, LIMITS).equals(SITE)
-    with pytest.raises(InvalidInput) as caught:
-        validate_geometry(BOWTIE, LIMITS)
-    assert caught.value.codes == ["self_intersecting_geometry"]
-    assert caught.value.problems[0].message.startswith("geometry crosses itself")
+def test_one_geometry_can_be_checked_alone() -> None:
+    assert geometry_problems(SITE, LIMITS) == []
+    (crossing,) = geometry_problems(BOWTIE, LIMITS)
+    assert crossing.code == "self_intersecting_geometry"
+    assert crossing.message.startswith("geometry crosses itself")
     (problem,) = geometry_problems(None, LIMITS, feature=4)
     assert (problem.code, problem.feature, problem.field) == ("null_geometry", 4, "geometry")
 

@@ -1,5 +1,5 @@
-"""One cattrs converter for every result value: Decimals as strings, dates as ISO text, tuples
-as lists (so a result is JSON as it stands, and money and dates read back exactly)."""
+"""One cattrs converter for every stored or sent value (results, job records): Decimals as
+strings, dates as ISO text, tuples as lists, so money and dates read back exactly."""
 
 from __future__ import annotations
 

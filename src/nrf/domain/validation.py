@@ -14,6 +14,7 @@ import shapely
 from attrs import field, frozen
 from shapely.geometry import MultiPolygon, Polygon
 
+from nrf.domain.bng import BNG
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.feature_properties import (
     ABSENT,
@@ -25,9 +26,8 @@ from nrf.domain.feature_properties import (
     missing_column_hint,
     required_text,
 )
-from nrf.domain.model import Boundary, Development
+from nrf.domain.model import Development
 
-BNG = "EPSG:27700"
 MIB = 1024 * 1024
 # The extent of British National Grid; a site outside it is in the wrong CRS or not in GB.
 GB_BOUNDS = (0.0, 0.0, 700_000.0, 1_300_000.0)
@@ -148,17 +148,6 @@ def validate_features(
     if problems:
         raise InvalidInput(problems)
     return developments
-
-
-def validate_geometry(
-    geometry: object, limits: InputLimits = DEFAULT_LIMITS, *, crs: str = BNG
-) -> Boundary:
-    """Check one boundary (EPSG:27700 coordinates declared as ``crs``); raise InvalidInput."""
-    problems = geometry_problems(geometry, limits, crs=crs)
-    if problems:
-        raise InvalidInput(problems)
-    assert isinstance(geometry, Polygon | MultiPolygon)
-    return shapely.force_2d(geometry)
 
 
 def geometry_problems(

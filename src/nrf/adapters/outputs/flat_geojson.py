@@ -15,10 +15,11 @@ from typing import Any
 import shapely
 from shapely.geometry import MultiPolygon, Polygon
 
+from nrf.domain.bng import geojson_crs
 from nrf.domain.model import Development
 from nrf.domain.results import AssessmentRun, OutOfScopeSite, SiteAssessment
 
-CRS_MEMBER = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}
+CRS_MEMBER = geojson_crs()
 _FIGURES = (
     "dev_area_ha",
     "area_in_nn_catchment_ha",

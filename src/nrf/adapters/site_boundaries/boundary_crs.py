@@ -12,8 +12,9 @@ from numpy.typing import NDArray
 from pyproj import CRS, Transformer
 from pyproj.exceptions import CRSError
 
+from nrf.domain.bng import BNG, BNG_EPSG
 from nrf.domain.errors import InvalidInput, Problem
-from nrf.domain.validation import BNG, GB_BOUNDS
+from nrf.domain.validation import GB_BOUNDS
 
 WGS84 = "EPSG:4326"
 # PROJ's lookup of an arbitrary CRS text costs memory that stays (its cache): a 45 MiB GeoJSON
@@ -49,7 +50,7 @@ def _classify(declared: str) -> tuple[str | None, str]:
         code = crs.to_epsg()
     except (CRSError, ValueError):  # found by fuzzing: to_epsg() fails on "EPSG:8240.0"
         return None, f"{_short(declared)} cannot be resolved"
-    if code == 27700:
+    if code == BNG_EPSG:
         return BNG, ""
     if code == 4326 or crs.equals(CRS("OGC:CRS84")):
         return WGS84, ""

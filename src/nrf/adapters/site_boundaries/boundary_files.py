@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import re
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from nrf.adapters.site_boundaries.shapefile_records import (
     check_shapefile_records,
     undeclared_encoding,
 )
+from nrf.adapters.site_boundaries.unreadable_file import unreadable_message
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
 
@@ -36,7 +36,6 @@ __all__ = [
 SUPPORTED_SUFFIXES = (".geojson", ".json", ".shp", ".zip", ".gpkg", ".kml", ".kmz")
 _SHAPEFILE_PARTS = (".shx", ".dbf")
 _LAYERED = (".gpkg", ".kml", ".kmz", ".zip")  # a file whose layer may be chosen by name
-_INTERNALS = re.compile(r"select |insert |pragma |sqlite3_|nrf-boundary-|/tmp/", re.IGNORECASE)
 _OGR_ERRORS = (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, RuntimeError, OSError)
 
 
@@ -167,9 +166,7 @@ def _read_local(
                 layers = list(kml_layers(path, layer))
             read = [_read_layer(path, name, limits, given_crs, encoding) for name in layers]
         except _OGR_ERRORS as error:
-            raise _refuse(
-                "unreadable_file", f"the file cannot be read ({_reason(error, path)})"
-            ) from None
+            raise _refuse("unreadable_file", unreadable_message(error, suffix)) from None
     rows = sum(len(layer_rows.wkbs) for layer_rows in read)
     if expected is not None and rows != expected:
         message = f"the file holds {expected:,} features but only {rows:,} could be read, "
@@ -195,15 +192,6 @@ def _read_layer(
         raise _refuse("too_many_features", message + " are allowed")
     meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer, encoding=encoding)
     return LayerRows(names=[str(n) for n in meta["fields"]], columns=columns, wkbs=wkbs, crs=crs)
-
-
-def _reason(error: BaseException, path: Path) -> str:
-    """GDAL's reason in words about the file: never where the server put it, nor its SQL."""
-    text = " ".join(str(error).split())[:200]
-    text = text.replace(str(path), "the file").replace(str(path.parent), "the upload")
-    if _INTERNALS.search(text):
-        return "GDAL cannot make sense of its contents"
-    return text or type(error).__name__
 
 
 def _check_given_crs(declared: str | None, given: str | None) -> None:

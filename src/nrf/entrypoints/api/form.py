@@ -1,8 +1,9 @@
 """GET / : a plain upload form (no JavaScript) whose answer is the report; POST / takes it.
 
 A browser cannot send an ``x-api-key`` header from a plain form, so the form has a key field
-when keys are configured. A problem is shown as a page too (same status and codes), because
-the person who sent the form reads the answer in the browser, not a program.
+when keys are configured, first in the form: browsers send fields in order, and the server
+checks the key before it reads the file (admission.py). A problem is shown as a page too (same
+status and codes), because the person who sent the form reads the answer in the browser.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ Google Earth) to get the report.
 A field left empty is taken from the file's own column of that name; without one, a site's
 reference is its position in the file, its category housing, its name and source blank.</p>
 <form method="post" action="/" enctype="multipart/form-data">
-<label for="boundary">Boundary file</label>
+{key}<label for="boundary">Boundary file</label>
 <input id="boundary" name="boundary" type="file" required>
 <label for="name">Development name</label><input id="name" name="name">
 <label for="id">Reference</label><input id="id" name="id">
@@ -59,7 +60,7 @@ reference is its position in the file, its category housing, its name and source
 <label for="columns">Your column names (e.g. id=Site_Ref,dwellings=No_Dwellin)</label>
 <input id="columns" name="columns">
 <label for="rules">Rule set</label><select id="rules" name="rules">{rules}</select>
-{key}<button type="submit">Get the report</button></form>"""
+<button type="submit">Get the report</button></form>"""
     return _PAGE.format(title="Nutrient levy quote", body=body)
 
 

@@ -13,8 +13,6 @@ from nrf.entrypoints.api.problems import ApiProblem
 from nrf.entrypoints.api.representations import HTML, JSON, preferred
 from nrf.entrypoints.api.services import ApiServices
 
-STORED_FILES = ("result.json", "result.geojson", "result.csv", "result.levy.csv", "result.html")
-
 
 class JobsResource:
     def __init__(self, services: ApiServices) -> None:

@@ -49,6 +49,9 @@ STATUS = {
     "job_not_found": 404,
     "method_not_allowed": 405,
     "body_timeout": 408,
+    # Refused by the server before the app (http_server/): same codes, same statuses.
+    "headers_too_large": 431,
+    "unsupported_transfer_encoding": 501,
     "unsupported_media_type": 415,
     "unsupported_file_type": 415,
     "broken_bundle": 503,

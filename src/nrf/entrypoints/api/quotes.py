@@ -12,9 +12,9 @@ from nrf.adapters.outputs.html_report import ReferenceFor
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
 from nrf.domain.column_mapping import parse_columns, renamed
 from nrf.domain.output_stamp import OutputStamp
-from nrf.domain.serialization import unstructure
 from nrf.entrypoints.api import inputs
 from nrf.entrypoints.api.body import read_body
+from nrf.entrypoints.api.boundary_check_json import boundary_check_document
 from nrf.entrypoints.api.problems import ApiProblem
 from nrf.entrypoints.api.representations import JSON, preferred, render_quote
 from nrf.entrypoints.api.services import ApiServices
@@ -56,7 +56,7 @@ def request_from(
         allowed = ", ".join((*inputs.GEOJSON_TYPES, inputs.MULTIPART))
         raise ApiProblem("unsupported_media_type", f"send the boundary as {allowed}")
     quote_date = quote_date_from(req)
-    body = read_body(req, services.limits.max_file_bytes, services.body_timeout)
+    body = read_body(req, services.limits.max_file_bytes)
     rules = req.get_param("rules")
     if kind == inputs.MULTIPART:
         upload, fields = inputs.form_parts(body, req.content_type or "")
@@ -125,6 +125,6 @@ class BoundaryChecksResource:
         with services.geo_lock:
             checked = services.check(request)
         doc = {"notice": SYNTHETIC_NOTICE} if checked.provenance.synthetic_data else {}
-        doc.update(unstructure(checked))
+        doc.update(boundary_check_document(checked))
         resp.content_type = JSON
         resp.data = (json.dumps(doc, indent=2) + "\n").encode()
