@@ -31,17 +31,13 @@ class Problem:
     site_id: str | None = None
 
     def describe(self) -> str:
-        return f"{self.code}: {self.located()}"
-
-    def located(self) -> str:
-        """The message with where it is (feature and site id), without the code."""
         where = f"feature {self.feature}: " if self.feature is not None else ""
         message = self.message
         if where and message.startswith(where.strip()):
             message = message[len(where.strip()) :].lstrip(": ")
         if where and self.site_id is not None:
             where = f"feature {self.feature} (id {self.site_id!r}): "
-        return f"{where}{message}"
+        return f"{self.code}: {where}{message}"
 
 
 class InvalidInput(NrfError):
@@ -50,12 +46,9 @@ class InvalidInput(NrfError):
     def __init__(self, problems: Sequence[Problem]) -> None:
         self.problems = tuple(problems)
         codes = sorted({p.code for p in self.problems})
-        # One code leads the message already: each problem is not prefixed with it again
-        # (seen as "ambiguous_layer: ambiguous_layer: ..." in the form's answer).
-        single = len(codes) == 1
         super().__init__(
-            codes[0] if single else "invalid_input",
-            "; ".join(p.located() if single else p.describe() for p in self.problems),
+            codes[0] if len(codes) == 1 else "invalid_input",
+            "; ".join(p.describe() for p in self.problems),
         )
 
     @property

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from nrf.adapters.site_boundaries.unreadable_file import unreadable_message
 from nrf.adapters.site_boundaries.wkb_vertices import gpkg_vertices
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import InputLimits
@@ -45,8 +46,8 @@ def opened(
     uri = path.resolve().as_uri() + "?mode=ro&immutable=1"
     try:
         connection = sqlite3.connect(uri, uri=True)
-    except sqlite3.Error:
-        raise _refuse("unreadable_file", "the file is not a readable GeoPackage") from None
+    except sqlite3.Error as error:
+        raise _refuse("unreadable_file", unreadable_message(error, ".gpkg")) from None
     try:
         connection.set_progress_handler(lambda: int(clock() > deadline), 1_000)
         # Found by fuzzing: a name stored as bytes that are not UTF-8 raised UnicodeDecodeError.
@@ -59,10 +60,10 @@ def opened(
             message = f"reading the GeoPackage took over {limits.max_read_seconds:g} s; a "
             message += "boundary layer is a plain table and reads in well under a second"
             raise _refuse("read_timed_out", message) from None
-        raise _refuse("unreadable_file", "the file is not a readable GeoPackage") from None
-    except (sqlite3.Error, UnicodeDecodeError):  # found by fuzzing: SQLite's own message about
-        # a damaged schema can hold bytes that are not UTF-8
-        raise _refuse("unreadable_file", "the file is not a readable GeoPackage") from None
+        raise _refuse("unreadable_file", unreadable_message(error, ".gpkg")) from None
+    except (sqlite3.Error, UnicodeDecodeError) as error:  # found by fuzzing: SQLite's message
+        # about a damaged schema can hold bytes that are not UTF-8
+        raise _refuse("unreadable_file", unreadable_message(error, ".gpkg")) from None
     finally:
         connection.close()
 

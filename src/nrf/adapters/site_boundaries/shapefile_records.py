@@ -16,6 +16,7 @@ from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import InputLimits
 
 _HEADER = 100
+_MAGIC = (9994).to_bytes(4, "big")  # the file code both the .shp and the .shx start with
 # Shape types whose content holds (box, parts, points): PolyLine, Polygon, MultiPatch and their
 # Z and M forms; the point count is 40 bytes into the content. MultiPoint's is 36 bytes in.
 _WITH_PARTS = frozenset({3, 5, 13, 15, 23, 25, 31})
@@ -30,6 +31,12 @@ def _refuse(code: str, message: str) -> InvalidInput:
 def check_shapefile_records(shp: Path, shx: Path, dbf: Path, limits: InputLimits) -> int:
     """The number of records, after refusing counts that disagree or exceed ``limits``."""
     index = shx.read_bytes()
+    with shp.open("rb") as handle:
+        magic = handle.read(4)
+    if magic != _MAGIC or index[:4] != _MAGIC:
+        raise _refuse(
+            "unreadable_file", "the file cannot be read as a shapefile: it is not a shapefile"
+        )
     if len(index) < _HEADER or (len(index) - _HEADER) % 8:
         message = f"the shapefile's .shx is {len(index):,} bytes, not a 100-byte header and "
         raise _refuse("unreadable_file", message + "8 bytes a record: it was cut short")

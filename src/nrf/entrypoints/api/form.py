@@ -70,9 +70,11 @@ def problem_page(problem: ApiProblem) -> str:
         f"<li><code>{escape(p['code'])}</code>: {escape(p['message'])}</li>"
         for p in doc.get("problems", [])
     )
+    # The code is shown beside the detail: not again at its start ("zip_ambiguous: zip_ambiguous:").
+    detail = problem.detail.removeprefix(f"{problem.code}: ")
     body = (
         f"<h1>The boundary cannot be assessed</h1><p><code>{escape(problem.code)}</code>: "
-        f'{escape(problem.detail)}</p><ul>{items}</ul><p><a href="/">Back to the form</a></p>'
+        f'{escape(detail)}</p><ul>{items}</ul><p><a href="/">Back to the form</a></p>'
     )
     return _PAGE.format(title="Cannot assess", body=body)
 
