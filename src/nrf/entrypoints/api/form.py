@@ -54,8 +54,10 @@ def form_page(keys: ApiKeys) -> str:
         )
     )
     body = f"""<h1>Nutrient levy quote</h1>
-<p>Upload a red-line boundary (GeoJSON, zipped shapefile or GeoPackage) to get the report.
-A field left empty is taken from the file's own column of that name.</p>
+<p>Upload a red-line boundary (GeoJSON, zipped shapefile, GeoPackage, or KML or KMZ as drawn in
+Google Earth) to get the report.
+A field left empty is taken from the file's own column of that name; without one, a site's
+reference is its position in the file, its category housing, its name and source blank.</p>
 <form method="post" action="/" enctype="multipart/form-data">
 {key}<label for="boundary">Boundary file</label>
 <input id="boundary" name="boundary" type="file" required>
@@ -68,6 +70,10 @@ keeps its own.</p>
 <label for="dwelling_category">Dwelling category</label>
 <input id="dwelling_category" name="dwelling_category" placeholder="housing">
 <label for="source">Source</label><input id="source" name="source">
+<label for="layer">Layer (a GeoPackage's layer, KML folder or file in the zip)</label>
+<input id="layer" name="layer">
+<label for="columns">Your column names (e.g. id=Site_Ref,dwellings=No_Dwellin)</label>
+<input id="columns" name="columns">
 <label for="rules">Rule set</label><select id="rules" name="rules">{rules}</select>
 {choice_fieldset()}
 <button type="submit">Get the quote</button></form>"""
@@ -80,9 +86,11 @@ def problem_page(problem: ApiProblem) -> str:
         f"<li><code>{escape(p['code'])}</code>: {escape(p['message'])}</li>"
         for p in doc.get("problems", [])
     )
+    # The code is shown beside the detail: not again at its start ("zip_ambiguous: zip_ambiguous:").
+    detail = doc["detail"].removeprefix(f"{problem.code}: ")
     body = (
         f"<h1>The boundary cannot be assessed</h1><p><code>{escape(problem.code)}</code>: "
-        f'{escape(doc["detail"])}</p><ul>{items}</ul><p><a href="/">Back to the form</a></p>'
+        f'{escape(detail)}</p><ul>{items}</ul><p><a href="/">Back to the form</a></p>'
     )
     return _PAGE.format(title="Cannot assess", body=body)
 

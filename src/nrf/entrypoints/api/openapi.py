@@ -116,9 +116,69 @@ def openapi_document() -> dict[str, Any]:
                 },
                 "Result": {
                     "type": "object",
-                    "required": ["provenance", "sites", "out_of_scope", "levy_total"],
+                    "required": ["provenance", "sites", "out_of_scope"],
                 },
-                "BoundaryCheck": {"type": "object", "required": ["provenance", "sites"]},
+                "BoundaryCheck": {
+                    "type": "object",
+                    "required": ["provenance", "sites"],
+                    "properties": {
+                        "provenance": {"type": "object"},
+                        "sites": {"type": "array", "items": _ref("SiteCheck")},
+                    },
+                },
+                "SiteCheck": {
+                    "type": "object",
+                    "required": ["id", "area_ha", "intersectingEdps", "intersectingExcludedAreas"],
+                    "properties": {
+                        "intersectingEdps": {
+                            "type": "array",
+                            "description": "The EDPs of the bundle's EDP layer the boundary "
+                            "meets, as Defra's /check-boundary gives them.",
+                            "items": _ref("IntersectingEdp"),
+                        },
+                        "intersectingExcludedAreas": {
+                            "type": "array",
+                            "description": "Names of the excluded areas the boundary meets "
+                            "(empty text for an unnamed one): no levy; a Habitats Regulations "
+                            "Assessment instead.",
+                            "items": {"type": "string"},
+                        },
+                    },
+                },
+                "IntersectingEdp": {
+                    "type": "object",
+                    "required": [
+                        "label",
+                        "overlapAreaHa",
+                        "overlapAreaSqm",
+                        "overlapPercentage",
+                        "catchments",
+                    ],
+                    "properties": {
+                        "label": {"type": "string", "description": "The EDP's name"},
+                        "overlapAreaHa": {"type": "number", "description": "4 dp"},
+                        "overlapAreaSqm": {"type": "number", "description": "2 dp"},
+                        "overlapPercentage": {
+                            "type": "number",
+                            "description": "Share of the boundary, 0-100, 2 dp",
+                        },
+                        "catchments": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": ["label", "catchmentOverlapPercentage"],
+                                "properties": {
+                                    "label": {"type": "string"},
+                                    "catchmentOverlapPercentage": {
+                                        "type": "number",
+                                        "description": "Share of the boundary in this EDP and "
+                                        "NN catchment, 0-100, 2 dp",
+                                    },
+                                },
+                            },
+                        },
+                    },
+                },
                 "Job": {"type": "object", "required": ["job_id", "status"]},
                 "Status": {
                     "type": "object",
@@ -158,7 +218,7 @@ def openapi_document() -> dict[str, Any]:
             "/v1/boundary-checks": {
                 "post": {
                     "operationId": "checkBoundary",
-                    "summary": "Catchments, works, LPA and scope",
+                    "summary": "EDPs, catchments, excluded areas, works, LPA and scope",
                     "security": secured,
                     "parameters": [_RULES],
                     "requestBody": _BOUNDARY_BODY,

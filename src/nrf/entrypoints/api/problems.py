@@ -28,7 +28,9 @@ TOO_LARGE = frozenset(
         "too_many_features",
         "too_many_vertices",
         "geojson_too_complex",
-        "zip_too_large",
+        "zip_too_many_files",
+        "zip_entry_too_large",
+        "zip_total_too_large",
         "json_too_deep",
     }
 )
