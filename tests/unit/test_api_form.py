@@ -34,6 +34,10 @@ def test_the_form_offers_each_output_as_a_labelled_radio_in_a_fieldset() -> None
         assert f'<label for="{radio_id}">' in page  # each button has its own label
     assert re.search(r"<fieldset><legend>[^<]+</legend>", page)  # the group is named
     assert 'value="html" checked' in page  # the report unless another is chosen
+    # The reference says, where it is typed, that it names one site only.
+    assert '<input id="id" name="id" aria-describedby="id-hint">' in page
+    hint = re.search(r'<p id="id-hint" class="hint">([^<]+)</p>', page)
+    assert hint and "one site" in hint.group(1) and "several" in hint.group(1)
 
 
 @pytest.mark.parametrize(
