@@ -684,4 +684,9 @@ def test_every_invalid_geometry_is_reported_not_only_the_first(tmp_path: Path) -
     data.lpa[1] = (_bowtie_at(X0 + 2000, Y0), "Beta District")
     assert build(tmp_path, data) == 5
     found = errors(tmp_path)
-    assert found["geometry_invalid"] == {"CR0101", "CR1014", "CR1828", "source fid 1"}, found
+    assert found["geometry_invalid"] == {
+        "CR0101",
+        "CR1014",
+        "CR1828",
+        "source fid 1 (Beta District)",
+    }, found
