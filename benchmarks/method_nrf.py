@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,8 @@ from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.rules import RuleSet
 
+QUOTE_DATE = date(2026, 11, 26)  # inside the synthetic Norfolk charge's first window
+
 PROCESSES = min(8, os.cpu_count() or 1)
 
 
@@ -34,21 +37,23 @@ def first_job(bundle: Path, workload: Workload, rules: RuleSet) -> dict[str, Any
     started = time.perf_counter()
     repo = GeoPackageBoundaryData(bundle)
     opened = ms_since(started)
-    AssessDevelopments(repo, ForkedSiteMap(PROCESSES))(workload.small, rules)
+    AssessDevelopments(repo, ForkedSiteMap(PROCESSES))(workload.small, rules, QUOTE_DATE)
     return {"open_ms": round(opened, 3), "first_job_ms": round(ms_since(started), 3)}
 
 
 def run(bundle: Path, workload: Workload, rules: RuleSet, repeats: int) -> dict[str, Any]:
     setup_ms, repo = timed(lambda: GeoPackageBoundaryData(bundle))
     assess = AssessDevelopments(repo, ForkedSiteMap(PROCESSES))
-    first_ms, _ = timed(lambda: assess(workload.small, rules))
-    small_ms, small_run = repeat_ms(lambda: assess(workload.small, rules), repeats * 10)
-    bnw_ms, bnw_cpu, bnw_run = repeat_ms_cpu(lambda: assess(workload.bnw, rules), repeats)
+    first_ms, _ = timed(lambda: assess(workload.small, rules, QUOTE_DATE))
+    small_ms, small_run = repeat_ms(lambda: assess(workload.small, rules, QUOTE_DATE), repeats * 10)
+    bnw_ms, bnw_cpu, bnw_run = repeat_ms_cpu(
+        lambda: assess(workload.bnw, rules, QUOTE_DATE), repeats
+    )
     per_site: list[tuple[int, float]] = []
     out: dict[str, figures.Figures] = {}
     started = time.perf_counter()
     for dev in workload.random:
-        ms, job = timed(lambda d=dev: assess([d], rules))  # type: ignore[misc]
+        ms, job = timed(lambda d=dev: assess([d], rules, QUOTE_DATE))  # type: ignore[misc]
         per_site.append((-1, round(ms, 3)))
         outcome = (job.sites or job.out_of_scope)[0]
         out[f"random:{dev.rlb_id}"] = figures.from_outcome(outcome)

@@ -141,9 +141,6 @@ class FakeJobQueue:
             stored.visible_at = self.clock.now() + seconds
             self.visibility_changes.append((message.message_id, seconds))
 
-    def ping(self) -> None:
-        self._maybe_fail()
-
 
 class FakeResultStore:
     """Records saves; ``failures`` / ``claim_failures`` make the next saves / claims raise

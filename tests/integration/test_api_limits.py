@@ -164,3 +164,40 @@ def test_a_chunked_body_is_read_and_still_limited(limited: Server) -> None:
     assert status == 200 and len(doc["sites"]) == 1
     status, doc = send(b" " * 20_001)  # over NRF_MAX_FILE_BYTES=20000, with no length to check
     assert (status, doc["code"]) == (413, "body_too_large")
+
+
+def test_a_body_of_exactly_the_limit_is_read_and_one_byte_more_is_not(limited: Server) -> None:
+    site = SMALL_JSON.read_bytes().rstrip()
+    exact = site + b" " * (20_000 - len(site))  # NRF_MAX_FILE_BYTES=20000: 20,000 bytes in all
+    assert len(exact) == 20_000
+    answer = limited.post("/v1/quotes", exact, GEOJSON)
+    assert answer.status == 200 and len(answer.json()["sites"]) == 1
+    assert problem(limited.post("/v1/quotes", exact + b" ", GEOJSON))[::2] == (
+        413,
+        "body_too_large",
+    )
+
+
+def test_a_chunked_body_over_the_limit_is_refused_before_it_ends(limited: Server) -> None:
+    # 21 chunks of 1,000 bytes and never the last (empty) chunk: a server that read the body
+    # whole before counting it would wait for the end and answer 408 after the 1 s deadline.
+    head = (
+        f"POST /v1/quotes HTTP/1.1\r\nHost: x\r\nx-api-key: {KEY}\r\n"
+        f"Content-Type: {GEOJSON}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", limited.port), timeout=10) as sock:
+        sock.sendall(head.encode())
+        for _ in range(21):
+            sock.sendall(b"3e8\r\n" + b" " * 1000 + b"\r\n")
+        reply = b""
+        while b"}" not in reply:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+        # The server has stopped reading: the connection ends after the answer.
+        while sock.recv(65536):
+            pass
+    status_line, _, rest = reply.partition(b"\r\n")
+    assert status_line.startswith(b"HTTP/1.1 413"), reply[:300]
+    assert json.loads(rest.partition(b"\r\n\r\n")[2])["code"] == "body_too_large"

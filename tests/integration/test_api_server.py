@@ -20,6 +20,7 @@ from support.api_inputs import (
     feature,
     geopackage_of,
     square,
+    unstamped,
     zipped_shapefile,
 )
 from support.api_server import KEY, Server, multipart, running_server, serve_env
@@ -74,7 +75,10 @@ def test_a_geojson_quote_is_byte_for_byte_the_cli_json(
 ) -> None:
     answer = server.post("/v1/quotes", SMALL_JSON.read_bytes(), content_type)
     assert (answer.status, answer.content_type) == (200, "application/json")
-    assert answer.body == cli_output(SMALL_JSON, ".json", cli_dir)
+    body = "POST /v1/quotes body"
+    assert unstamped(answer.body, body) == unstamped(
+        cli_output(SMALL_JSON, ".json", cli_dir), SMALL_JSON.name
+    )
 
 
 @pytest.mark.parametrize(
@@ -93,21 +97,38 @@ def test_accept_picks_the_same_document_the_cli_writes(
 ) -> None:
     answer = server.post("/v1/quotes", SMALL_JSON.read_bytes(), GEOJSON, accept=accept)
     assert (answer.status, answer.content_type) == (200, media)
-    assert answer.body == cli_output(SMALL_JSON, suffix, cli_dir)
+    from_cli = cli_output(SMALL_JSON, suffix, cli_dir)
+    body = "POST /v1/quotes body"
+    assert unstamped(answer.body, body) == unstamped(from_cli, SMALL_JSON.name)
+    assert b"<made-at>" in unstamped(answer.body) and b"<input>" in unstamped(answer.body, body)
 
 
-def test_the_csv_is_the_legacy_31_column_table(server: Server) -> None:
+@pytest.mark.parametrize(
+    "accept", ["application/pdf", "text/csv;q=0, application/*;q=0, text/*;q=0"]
+)
+def test_an_accept_nothing_meets_is_406_not_json(server: Server, accept: str) -> None:
+    answer = server.post("/v1/quotes", SMALL_JSON.read_bytes(), GEOJSON, accept=accept)
+    doc = assert_problem(answer, 406, "not_acceptable")
+    assert "text/csv" in doc["detail"]  # the answer names what could be sent
+
+
+def test_the_csv_is_the_levy_table_with_its_header_first(server: Server) -> None:
+    from nrf.adapters.outputs import levy_csv
+
     answer = server.post("/v1/quotes", SMALL_JSON.read_bytes(), GEOJSON, accept="text/csv")
-    header, row = answer.body.decode().splitlines()[:2]
-    assert len(header.split(",")) == 31 and header.startswith("RLB_ID,id,Name,Dwel_Cat")
+    header, row = answer.body.decode("utf-8-sig").splitlines()[:2]
+    assert header.split(",") == list(levy_csv.COLUMNS)
     # RLB_ID is the site's 1-based position; 24/00119/F is the small file's id (its .dbf).
     assert row.startswith("1,24/00119/F,")
+    assert "SYNTHETIC DEMONSTRATION DATA" in row  # the bundled data's notice, on the row
 
 
 def test_rules_query_parameter_is_the_clis_rules_option(server: Server, cli_dir: Path) -> None:
     answer = server.post("/v1/quotes?rules=iat-2025-09", SMALL_JSON.read_bytes(), GEOJSON)
     assert answer.json()["provenance"]["rule_set"] == "iat-2025-09"
-    assert answer.body == cli_output(SMALL_JSON, ".json", cli_dir, "--rules", "iat-2025-09")
+    from_cli = cli_output(SMALL_JSON, ".json", cli_dir, "--rules", "iat-2025-09")
+    body = "POST /v1/quotes body"
+    assert unstamped(answer.body, body) == unstamped(from_cli, SMALL_JSON.name)
     assert_problem(
         server.post("/v1/quotes?rules=iat-1999", SMALL_JSON.read_bytes(), GEOJSON),
         400,
@@ -128,7 +149,8 @@ def test_uploaded_files_give_the_clis_figures_for_the_same_file(
     body, content_type = multipart({"boundary": (path.name, path.read_bytes())}, {})
     answer = server.post("/v1/quotes", body, content_type)
     assert answer.status == 200, answer.body[:500]
-    assert answer.body == cli_output(path, ".json", cli_dir)
+    assert unstamped(answer.body) == unstamped(cli_output(path, ".json", cli_dir))
+    assert answer.json()["stamp"]["input"] == path.name  # the uploaded file's own name
 
 
 def test_form_fields_stand_in_for_the_files_columns(server: Server) -> None:
@@ -162,8 +184,14 @@ def test_boundary_check_reports_overlaps_majorities_and_scope(server: Server) ->
     assert [(c["name"], c["area_ha"], c["share_percent"]) for c in site["nn_catchments"]] == [
         (name, round(m2 / 10_000, 2), round(m2 / 100, 2)) for name, m2 in sorted(expected.items())
     ]
-    areas = sum(c["area_ha"] for c in site["nn_catchments"])
-    assert sum(e["area_ha"] for e in site["edps"]) == pytest.approx(areas, abs=0.011)
+    # EDPs from the bundle's EDP layer, in Defra's shape: under each, its catchments' shares
+    # of the boundary add up to the EDP's own share (2 dp each, so within a penny per item).
+    assert site["intersectingEdps"], "the square lies in the synthetic Norfolk EDP"
+    for edp in site["intersectingEdps"]:
+        assert edp["overlapAreaHa"] == round(edp["overlapAreaSqm"] / 10_000, 4)
+        shares = [c["catchmentOverlapPercentage"] for c in edp["catchments"]]
+        assert sum(shares) == pytest.approx(edp["overlapPercentage"], abs=0.01 * len(shares))
+    assert isinstance(site["intersectingExcludedAreas"], list)
     # Scope agrees with a quote of the same boundary.
     quote = server.post(
         "/v1/quotes",

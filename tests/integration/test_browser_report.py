@@ -71,11 +71,14 @@ def expected_totals(doc: dict[str, Any]) -> dict[str, str]:
     # Whole pennies summed, as a planner adds up the sites' 2-dp totals by hand.
     n = sum(round(s["n_total"] * 100) for s in doc["sites"]) / 100
     p = sum(round(s["p_total"] * 100) for s in doc["sites"]) / 100
-    levy = Decimal(doc["levy_total"]["levy_gbp"])
+    # The levy: the quoted sites' amounts excluding VAT added up; "none quoted" when no site
+    # was (never a £0.00 that reads like a quote).
+    quotes = [Decimal(s["pricing"]["amount_excluding_vat"]) for s in doc["sites"] if s["pricing"]]
+    levy = f"£{sum(quotes, Decimal('0.00')):,.2f}" if quotes else "none quoted"
     return {
         "total-n": f"{n:,.2f}",
         "total-p": f"{p:,.2f}",
-        "total-levy": f"£{levy:,.2f}",
+        "total-levy": levy,
         "sites": str(len(doc["sites"])),
     }
 
@@ -166,4 +169,29 @@ def test_the_upload_form_answers_with_the_report_without_javascript(
         assert shown[name] == value, name
     assert shown["rule-set"].startswith("iat-2025-10")
     page.screenshot(path=str(OUT / "upload-report.png"), full_page=True)
+    context.close()
+
+
+def test_the_form_gives_the_levy_table_chosen_by_keyboard(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
+    context = browser.new_context(java_script_enabled=False, accept_downloads=True)
+    page = context.new_page()
+    page.goto(server.base + "/")
+    upload = tmp_path / "drawn.geojson"
+    upload.write_bytes(collection(DRAWN))
+    page.set_input_files("#boundary", str(upload))
+    page.fill("#api_key", KEY)
+    # Tab into the radio group lands on the checked report; the down arrow moves to the CSV.
+    page.focus("#rules")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "output-html"
+    page.keyboard.press("ArrowDown")
+    assert page.is_checked("#output-csv")
+    with page.expect_download() as download:
+        page.keyboard.press("Enter")  # Enter in a form submits it
+    assert download.value.suggested_filename == "drawn.levy.csv"
+    table = Path(download.value.path()).read_text(encoding="utf-8-sig")
+    header, row = table.splitlines()[:2]
+    assert header.startswith("RLB_ID,") and row.startswith("1,DRAWN-1,")
     context.close()

@@ -19,7 +19,7 @@ from nrf.adapters.boundary_data.geopackage_schema import COEFFICIENT_LAYER
 from nrf.adapters.boundary_data.small_layers import SMALL_LAYERS
 from nrf.adapters.boundary_data.validation_record import trusted_layers
 from nrf.adapters.outputs.result_files import result_document
-from nrf.bundles.geopackage_writer import Layer, Table, write_geopackage
+from nrf.bundles.geopackage_writer import Layer, Table
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.model import Development
 from nrf.domain.rules import RULE_SETS
@@ -32,6 +32,8 @@ from support.delivery import (
     coefficient_value,
     write_delivery,
 )
+from support.geopackages import write_geopackage
+from support.reference import QUOTE_DATE
 
 X0, Y0 = 600_000, 300_000
 
@@ -123,6 +125,18 @@ def hand_made_bundle(path: Path) -> Path:
                 "p_resi_coeff": [v[3] for v in values],
             },
         ),
+        Layer(
+            name="edp_boundaries",
+            columns=[("edp_id", "INTEGER"), ("edp_name", "TEXT")],
+            geometries=[g for g, *_ in data.edps],
+            attributes={"edp_id": [1, 1], "edp_name": ["Yare EDP", "Yare EDP"]},
+        ),
+        Layer(
+            name="excluded_areas",
+            columns=[("name", "TEXT")],
+            geometries=[g for g, *_ in data.excluded],
+            attributes={"name": ["Gamma Fen SSSI"]},
+        ),
     ]
     conc = [
         (c, "REAL")
@@ -157,21 +171,26 @@ def hand_made_bundle(path: Path) -> Path:
             ],
         ),
         Table(
-            "levy_rates",
+            "levy_charges",
             [
-                ("edp_id", "TEXT"),
+                ("edp_id", "INTEGER"),
                 ("edp_name", "TEXT"),
-                ("n_gbp_per_kg", "TEXT"),
-                ("p_gbp_per_kg", "TEXT"),
-                ("monitoring_share", "TEXT"),
-                ("maintenance_share", "TEXT"),
-                ("admin_share", "TEXT"),
+                ("edp_start_date", "TEXT"),
+                ("charge_valid_from", "TEXT"),
+                ("charge_valid_to", "TEXT"),
+                ("base_charge_per_unit", "TEXT"),
             ],
             [
-                ("1", "Alpha SAC", "3127.45", "41850.20", "0.05", "0.10", "0.03"),
-                ("2", "Beta SAC", "2684.90", "36420.75", "0.05", "0.10", "0.03"),
+                (1, "Yare EDP", "2026-04-01", "2026-04-01", "2027-03-31", "2675.0000"),
+                (1, "Yare EDP", "2026-04-01", "2027-04-01", "2028-03-31", "2750.5000"),
             ],
         ),
+        Table(
+            "levy_inflation_index",
+            [("charging_year", "INTEGER"), ("cil_index", "TEXT"), ("index_factor", "TEXT")],
+            [(2026, "381", "1.0000"), (2027, "392.43", "1.0300")],
+        ),
+        Table("levy_settings", [("key", "TEXT"), ("value", "TEXT")], [("vat_rate", "0.20")]),
         Table(
             "bundle_info",
             [("name", "TEXT"), ("version", "TEXT"), ("created", "TEXT"), ("description", "TEXT")],
@@ -185,7 +204,7 @@ def documents(bundle: Path) -> dict[str, Any]:
     assess = AssessDevelopments(GeoPackageBoundaryData(bundle))
     out = {}
     for name, rules in RULE_SETS.items():
-        doc = result_document(assess(SITES, rules))
+        doc = result_document(assess(SITES, rules, QUOTE_DATE))
         out[name] = {k: v for k, v in doc.items() if k not in ("provenance", "notice")}
     return out
 
@@ -206,7 +225,9 @@ def test_built_bundle_gives_the_same_figures_as_a_hand_made_one(tmp_path: Path) 
 def test_results_carry_the_built_version_and_digest(tmp_path: Path) -> None:
     assert build(tmp_path, FixtureData()) == 0
     bundle = tmp_path / "out.gpkg"
-    run = AssessDevelopments(GeoPackageBoundaryData(bundle))(SITES[:1], RULE_SETS["iat-2025-10"])
+    run = AssessDevelopments(GeoPackageBoundaryData(bundle))(
+        SITES[:1], RULE_SETS["iat-2025-10"], QUOTE_DATE
+    )
     p = result_document(run)["provenance"]
     assert p["bundle_name"] == "nrf-defra-iat" and p["bundle_version"] == "2026.11.1"
     assert p["bundle_sha256"] == hashlib.sha256(bundle.read_bytes()).hexdigest()
@@ -321,7 +342,8 @@ def test_an_interrupted_build_leaves_nothing_behind(tmp_path: Path) -> None:
         source_dir=tmp_path / "iat_input",
         output=tmp_path / "out.gpkg",
         version="1",
-        levy_rates=paths["levy"],
+        levy_charges=paths["charges"],
+        inflation_index=paths["index"],
         created=datetime(2026, 11, 26, tzinfo=UTC).isoformat(),
         default_occupancy=2.4,
         default_water_usage=120.0,
@@ -338,6 +360,7 @@ def test_an_interrupted_build_leaves_nothing_behind(tmp_path: Path) -> None:
         build_bundle(request, progress=interrupt)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "iat_input",
-        "iat_input-levy.csv",
+        "iat_input-inflation-index.csv",
+        "iat_input-levy-charges.csv",
         "iat_input-sources.toml",
     ]

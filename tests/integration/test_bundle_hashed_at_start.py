@@ -12,6 +12,7 @@ import hashlib
 import os
 import shutil
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 
 import falcon.testing
@@ -60,7 +61,8 @@ def first_job(settings: WorkerSettings) -> str:
     container = build_container(settings=settings)
     container.boundary_data().info()
     developments = validate_features(read_boundary_file(SMALL))
-    run = container.assess_developments()(developments, rule_set_named("iat-2026-04"))
+    rules = rule_set_named("iat-2026-04")
+    run = container.assess_developments()(developments, rules, date(2026, 11, 26))
     return run.provenance.bundle_sha256
 
 

@@ -33,11 +33,15 @@ def test_gdal_reads_one_geometry_type_typed_columns_and_the_crs(outputs: Path) -
     assert info["crs"] == "EPSG:27700"
     assert info["features"] == BNW_SITES
     types = dict(zip(info["fields"], info["dtypes"], strict=True))
-    for name in ("levy_gbp", "monitoring_gbp", "n_total", "p_total", "dev_area_ha"):
+    money = ("levy_excl_vat_gbp", "vat_gbp", "levy_incl_vat_gbp")
+    results = json.loads((outputs / "bnw.json").read_text())
+    quoted = any(site["pricing"] for site in results["sites"])
+    # An all-null column has no type to find, so the money is checked once a site is quoted.
+    for name in ("n_total", "p_total", "dev_area_ha", *(money if quoted else ())):
         assert types[name] == "float64", (name, types[name])
     for name in ("rlb_id", "dwellings", "majority_wwtw_id"):
         assert types[name].startswith("int"), (name, types[name])
-    for name in ("id", "name", "status", "nn_catchments", "edp_ids", "reason_code"):
+    for name in ("id", "name", "status", "nn_catchments", "levy_status", "reason_code"):
         assert types[name] == "object", (name, types[name])
     assert types["synthetic_data"] == "bool"
 
@@ -53,23 +57,32 @@ def test_the_attributes_are_flat_and_the_money_adds_up(outputs: Path) -> None:
     results = json.loads((outputs / "bnw.json").read_text())
     assert int(assessed.sum()) == len(results["sites"])
     # The JSON keeps money as exact decimal strings; the GIS column as numbers adds up to it.
-    total = Decimal(results["levy_total"]["levy_gbp"])
-    assert abs(float(np.nansum(table["levy_gbp"][assessed])) - float(total)) < 0.005
-    assert np.isnan(table["levy_gbp"][~assessed]).all()
+    quotes = [s["pricing"]["amount_excluding_vat"] for s in results["sites"] if s["pricing"]]
+    total = sum((Decimal(q) for q in quotes), Decimal("0.00"))
+    column = np.asarray(table["levy_excl_vat_gbp"], dtype=float)
+    assert abs(float(np.nansum(column[assessed])) - float(total)) < 0.005
+    assert np.isnan(column[~assessed]).all()
+    refused = table["levy_status"] == "refused"
+    assert np.isnan(column[refused]).all()  # a refused levy is null, never a 0
 
 
 def test_the_levy_table_opens_in_excel_and_adds_up(outputs: Path) -> None:
     data = (outputs / "bnw.levy.csv").read_bytes()
     assert data.startswith(b"\xef\xbb\xbf")
     table = list(csv.reader(data.decode("utf-8-sig").splitlines()))
-    assert table[0][0].startswith("SYNTHETIC DEMONSTRATION DATA")
-    header, body, total = table[1], table[2:-1], dict(zip(table[1], table[-1], strict=True))
-    levy = [Decimal(dict(zip(header, r, strict=True))["Levy_GBP"] or 0) for r in body]
+    # The header is row 1 even with the synthetic notice, which is a column on every row.
+    header, body, total = table[0], table[1:-1], dict(zip(table[0], table[-1], strict=True))
+    assert header[0] == "RLB_ID" and header[-1] == "Data_Notice"
+    assert all(r[-1].startswith("SYNTHETIC DEMONSTRATION DATA") for r in table[1:])
+    rows = [dict(zip(header, r, strict=True)) for r in body]
+    levy = [Decimal(r["Levy_Excl_VAT_GBP"] or 0) for r in rows]
     results = json.loads((outputs / "bnw.json").read_text())
-    assert sum(levy) == Decimal(total["Levy_GBP"]) == Decimal(results["levy_total"]["levy_gbp"])
-    assert len({r[0] for r in body}) == BNW_SITES
-    cells = [c for r in body for c in r[7:14] if c]
-    assert cells and all(len(c.split(".")[1]) == 2 for c in cells)
+    quotes = [s["pricing"]["amount_excluding_vat"] for s in results["sites"] if s["pricing"]]
+    assert sum(levy) == Decimal(total["Levy_Excl_VAT_GBP"]) == sum(map(Decimal, quotes), Decimal(0))
+    assert len(body) == BNW_SITES  # one row per site
+    figures = [r[k] for r in rows for k in ("N_kg_per_year", "P_kg_per_year") if r[k]]
+    assert figures and all(len(c.split(".")[1]) == 2 for c in figures)
+    assert all(r["Refusal_Code"] for r in rows if r["Status"] != "quoted")
 
 
 def test_the_legacy_csv_is_unchanged_for_the_tools_that_read_it(outputs: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import attrs
@@ -25,6 +26,7 @@ from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
 from nrf.adapters.site_map import forked_site_map
 from nrf.domain.errors import InvalidInput
+from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.rules import RULE_SETS, rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, validate_features
 from nrf.entrypoints import assess_command
@@ -36,36 +38,44 @@ BNW = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
 OUTPUTS = ("out.csv", "out.json", "out.geojson", "out.html")
 
 
+QUOTE_DATE = date(2026, 11, 26)
+MADE_AT = datetime(2026, 11, 26, 14, 0, 5, tzinfo=UTC)  # the one stamp time of both paths
+
+
 def in_memory(source: Path, rules: str, folder: Path) -> dict[str, bytes]:
     """Every file the pre-streaming `nrf assess` wrote for ``source``, and its table."""
     developments = validate_features(read_boundary_file(source))
     container = build_container(None, assess_processes=1)
-    run = container.assess_developments()(developments, rule_set_named(rules))
+    run = container.assess_developments()(developments, rule_set_named(rules), QUOTE_DATE)
+    stamp = OutputStamp(MADE_AT, source.name)
     for name in OUTPUTS:
         path = folder / name
         if name.endswith(".html"):
-            write_all(report_files(path, run, developments, container.boundary_data()))
+            write_all(report_files(path, run, developments, container.boundary_data(), stamp))
         else:
-            write_all(render(path, run, developments))
+            write_all(render(path, run, developments, stamp=stamp))
     files = {path.name: path.read_bytes() for path in folder.iterdir()}
-    files["table.txt"] = (render_table(run) + "\n").encode()
+    files["table.txt"] = (render_table(run, stamp) + "\n").encode()
     return files
 
 
 def streamed(source: Path, rules: str, folder: Path, *extra: str) -> dict[str, bytes]:
+    """Every file `nrf assess` writes for ``source`` (streamed), and the table it prints."""
+    given = [str(source), "--rules", rules, "--quote-date", QUOTE_DATE.isoformat(), *extra]
     for name in OUTPUTS:
-        assert (
-            main(["assess", str(source), "--rules", rules, "--output", str(folder / name), *extra])
-            == 0
-        )
+        assert run([*given, "--output", str(folder / name)], io.StringIO()) == 0
     files = {path.name: path.read_bytes() for path in folder.iterdir()}
     table = io.StringIO()
-    args = assess_command.add_parser(_subparsers()).parse_args(
-        [str(source), "--rules", rules, *extra]
-    )
-    assert assess_command.run_assess(args, stdout=table, stderr=io.StringIO()) == 0
+    assert run(given, table) == 0
     files["table.txt"] = table.getvalue().encode()
     return files
+
+
+def run(argv: list[str], stdout: io.StringIO) -> int:
+    args = assess_command.add_parser(_subparsers()).parse_args(argv)
+    return assess_command.run_assess(
+        args, stdout=stdout, stderr=io.StringIO(), wall_clock=lambda: MADE_AT
+    )
 
 
 def _subparsers() -> argparse._SubParsersAction:

@@ -14,13 +14,16 @@ from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.domain.rules import DEFAULT_RULE_SET, rule_set_named
 from nrf.domain.validation import validate_features
 from nrf.entrypoints.container import build_container, bundled_samples
+from support.reference import QUOTE_DATE
 
 
 def first_sites_as_assessed(count: int) -> list[tuple[float, float]]:
     """(N, P) of the first sample sites, assessed in-process without any queue."""
     shapefile = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
     developments = validate_features(read_boundary_file(shapefile))[:count]
-    run = build_container().assess_developments()(developments, rule_set_named(DEFAULT_RULE_SET))
+    run = build_container().assess_developments()(
+        developments, rule_set_named(DEFAULT_RULE_SET), QUOTE_DATE
+    )
     by_id = {s.site.rlb_id: (s.n_total, s.p_total) for s in run.sites}
     return [by_id[d.rlb_id] for d in developments]
 

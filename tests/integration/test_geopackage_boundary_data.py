@@ -7,6 +7,7 @@ import os
 import shutil
 import sqlite3
 from collections.abc import Callable
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -14,9 +15,10 @@ import pytest
 from shapely.geometry import LineString, Polygon, box
 
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
-from nrf.bundles.geopackage_writer import Layer, Table, write_geopackage
+from nrf.bundles.geopackage_writer import Layer, Table
 from nrf.domain.errors import BrokenBundle
 from nrf.domain.model import OccupancyRate
+from support.geopackages import write_geopackage
 
 COEFFS = ["lu_curr_n_coeff", "lu_curr_p_coeff", "n_resi_coeff", "p_resi_coeff"]
 
@@ -71,6 +73,19 @@ def tiny_layers() -> dict[str, Layer]:
             attributes={"opcat_name": ["Test Water"]},
         ),
         "coeff": _coefficient_layer(),
+        # EDP 7 is drawn as two polygons (one per catchment) under one id and name.
+        "edps": Layer(
+            name="edp_boundaries",
+            columns=[("edp_id", "INTEGER"), ("edp_name", "TEXT")],
+            geometries=[box(0, 0, 1000, 1000), box(1000, 0, 2000, 1000)],
+            attributes={"edp_id": [7, 7], "edp_name": ["Test EDP", " Test EDP"]},
+        ),
+        "excluded": Layer(
+            name="excluded_areas",
+            columns=[("name", "TEXT")],
+            geometries=[box(0, 900, 100, 1000), box(1900, 900, 2000, 1000)],
+            attributes={"name": ["Corner SSSI buffer", None]},
+        ),
     }
 
 
@@ -126,6 +141,29 @@ def tiny_tables() -> dict[str, Table]:
             ],
             [(2, "Alpha", 2500.1, "30000.55", 0.05, 0.1, 0.03)],
         ),
+        "charges": Table(
+            "levy_charges",
+            [
+                ("edp_id", "INTEGER"),
+                ("edp_name", "TEXT"),
+                ("edp_start_date", "TEXT"),
+                ("charge_valid_from", "TEXT"),
+                ("charge_valid_to", "TEXT"),
+                ("base_charge_per_unit", "TEXT"),
+            ],
+            [
+                (7, "Test EDP", "2026-01-01", "2026-01-01", "2026-12-31", "2193.6649"),
+                (7, "Test EDP", "2026-01-01", "2027-01-01", "2027-12-31", " 2675.0000"),
+            ],
+        ),
+        "index": Table(
+            "levy_inflation_index",
+            [("charging_year", "INTEGER"), ("cil_index", "TEXT"), ("index_factor", "TEXT")],
+            [(2026, "400", "1.0000"), ("2027", "412.5", "1.0313")],
+        ),
+        "settings": Table(
+            "levy_settings", [("key", "TEXT"), ("value", "TEXT")], [("vat_rate", "0.20")]
+        ),
         "info": Table(
             "bundle_info",
             [("name", "TEXT"), ("version", "TEXT"), ("created", "TEXT"), ("description", "TEXT")],
@@ -174,15 +212,11 @@ def test_permits_are_cleaned(repo: GeoPackageBoundaryData) -> None:
     assert permits[141].p_conc_2025_2030 == 4.5
 
 
-def test_rates_and_levies(repo: GeoPackageBoundaryData) -> None:
+def test_rates(repo: GeoPackageBoundaryData) -> None:
     lookups = repo.lookups()
     assert lookups.rates.default == OccupancyRate(2.5, 121.0)
     assert lookups.rates.by_catchment == {"Alpha SAC": OccupancyRate(2.4, 110.0)}
     assert lookups.rates.by_category == {"student accommodation": OccupancyRate(1.0, 120.0)}
-    levy = lookups.levy_rates["2"]
-    assert levy.n_gbp_per_kg == Decimal("2500.1")
-    assert levy.p_gbp_per_kg == Decimal("30000.55")
-    assert levy.monitoring_share + levy.maintenance_share + levy.admin_share == Decimal("0.18")
 
 
 def test_reference_for_reads_coefficients_whose_bbox_meets_the_site(
@@ -209,6 +243,54 @@ def test_touching_bboxes_count_and_the_read_is_a_superset(repo: GeoPackageBounda
     assert [c.edp_id for c in straddling.nn_catchments] == ["2", "3"]
 
 
+def test_the_charging_schedule_index_and_vat_rate_are_read_exactly(
+    repo: GeoPackageBoundaryData,
+) -> None:
+    lookups = repo.lookups()
+    first, second = lookups.levy_charges
+    assert (first.edp_id, first.edp_name, first.base_charge_per_unit) == (
+        7,
+        "Test EDP",
+        Decimal("2193.6649"),
+    )
+    assert str(second.base_charge_per_unit) == "2675.0000"  # the text, padding stripped
+    assert (second.edp_start_date, second.charge_valid_from, second.charge_valid_to) == (
+        date(2026, 1, 1),
+        date(2027, 1, 1),
+        date(2027, 12, 31),
+    )
+    assert sorted(lookups.inflation_index) == [2026, 2027]
+    assert str(lookups.inflation_index[2027].index_factor) == "1.0313"
+    assert lookups.inflation_index[2027].cil_index == Decimal("412.5")
+    assert str(lookups.vat_rate) == "0.20"
+    assert dict(lookups.edps) == {7: "Test EDP"}
+
+
+def test_reference_for_reads_the_edps_and_excluded_areas_near_a_site(
+    repo: GeoPackageBoundaryData,
+) -> None:
+    ref = repo.reference_for(box(50, 950, 60, 960))
+    assert [(e.edp_id, e.edp_name) for e in ref.edps] == [(7, "Test EDP")]
+    assert [a.name for a in ref.excluded_areas] == ["Corner SSSI buffer"]
+    far = repo.reference_for(box(1950, 950, 1960, 960))
+    assert [a.name for a in far.excluded_areas] == [""]  # unnamed, still an excluded area
+
+
+def test_an_older_bundle_with_the_per_kg_tariff_opens_and_one_without_it_too(
+    tiny: Path, tmp_path: Path
+) -> None:
+    # The tiny bundle still carries an old per-kg `levy_rates` table, even a broken row of it:
+    # it is ignored, never the levy.
+    old = Path(shutil.copy(tiny, tmp_path / "old-tariff.gpkg"))
+    _edit("UPDATE levy_rates SET admin_share = 1.5")(old)
+    with_tariff = GeoPackageBoundaryData(old).lookups()
+    path = Path(shutil.copy(tiny, tmp_path / "no-tariff.gpkg"))
+    _edit("DROP TABLE levy_rates")(path)
+    without = GeoPackageBoundaryData(path).lookups()
+    assert with_tariff.levy_charges == without.levy_charges
+    assert len(without.levy_charges) > 0
+
+
 def test_column_names_match_case_insensitively(tmp_path: Path, tiny: Path) -> None:
     path = shutil.copy(tiny, tmp_path / "caps.gpkg")
     with sqlite3.connect(path) as db:
@@ -230,7 +312,51 @@ def _edit(*sql: str) -> Callable[[Path], None]:
 
 BROKEN = {
     "missing layer": (_edit("DROP TABLE subcatchments"), "missing layer 'subcatchments'"),
-    "missing table": (_edit("DROP TABLE levy_rates"), "missing table 'levy_rates'"),
+    "missing table": (_edit("DROP TABLE levy_charges"), "missing table 'levy_charges'"),
+    "missing edp layer": (_edit("DROP TABLE edp_boundaries"), "missing layer 'edp_boundaries'"),
+    "charge in exponent form": (
+        _edit("UPDATE levy_charges SET base_charge_per_unit = '2.675E3' WHERE rowid = 2"),
+        "table 'levy_charges' row 2: base_charge_per_unit is not decimal text such as "
+        "'2675.0000': '2.675E3'",
+    ),
+    "charge not above zero": (
+        _edit("UPDATE levy_charges SET base_charge_per_unit = '0.0000' WHERE rowid = 2"),
+        "table 'levy_charges' row 2: base_charge_per_unit 0.0000 is not above zero",
+    ),
+    "charge window backwards": (
+        _edit("UPDATE levy_charges SET charge_valid_to = '2026-12-31' WHERE rowid = 2"),
+        "table 'levy_charges' row 2: charge_valid_to 2026-12-31 is before "
+        "charge_valid_from 2027-01-01",
+    ),
+    "charge windows overlap": (
+        _edit("UPDATE levy_charges SET charge_valid_from = '2026-12-31' WHERE rowid = 2"),
+        "table 'levy_charges' row 2: the window 2026-12-31 to 2027-12-31 of edp_id 7 overlaps "
+        "2026-01-01 to 2026-12-31",
+    ),
+    "charge date not iso": (
+        _edit("UPDATE levy_charges SET edp_start_date = '01/01/2026' WHERE rowid = 1"),
+        "table 'levy_charges' row 1: edp_start_date is not a YYYY-MM-DD date: '01/01/2026'",
+    ),
+    "index year twice": (
+        _edit("UPDATE levy_inflation_index SET charging_year = 2026"),
+        "table 'levy_inflation_index' row 2: charging_year 2026 is listed twice",
+    ),
+    "no vat rate": (
+        _edit("DELETE FROM levy_settings"),
+        "table 'levy_settings' must hold one 'vat_rate' row; it holds 0",
+    ),
+    "vat rate as percent": (
+        _edit("UPDATE levy_settings SET value = '20'"),
+        "table 'levy_settings': vat_rate must be decimal text in [0, 1]: '20'",
+    ),
+    "edp id with two names": (
+        _edit("UPDATE edp_boundaries SET edp_name = 'Other EDP' WHERE fid = 2"),
+        "layer 'edp_boundaries' fid 2: edp_id 7 is named 'Other EDP' here and 'Test EDP' elsewhere",
+    ),
+    "edp without id": (
+        _edit("UPDATE edp_boundaries SET edp_id = NULL WHERE fid = 2"),
+        "layer 'edp_boundaries' fid 2 needs a whole-number edp_id and an edp_name",
+    ),
     "missing column": (
         _edit("ALTER TABLE lpa_boundaries RENAME COLUMN name TO nom"),
         "layer 'lpa_boundaries' has no column 'name'",
@@ -262,17 +388,6 @@ BROKEN = {
         _edit("DELETE FROM occupancy_rates WHERE nn_catchment = 'DEFAULT'"),
         "table 'occupancy_rates' has no 'default' row",
     ),
-    "share above one": (
-        _edit("UPDATE levy_rates SET admin_share = 1.5"),
-        "table 'levy_rates' row 1: admin_share 1.5 is outside [0, 1]",
-    ),
-    "shares sum above one": (
-        _edit(
-            "UPDATE levy_rates SET monitoring_share = 0.5, maintenance_share = 0.4, "
-            "admin_share = 0.2"
-        ),
-        "table 'levy_rates' row 1: shares add up to 1.1, more than 1",
-    ),
     "two info rows": (
         _edit("INSERT INTO bundle_info (name) VALUES ('again')"),
         "table 'bundle_info' must have exactly one row; it has 2",
@@ -299,8 +414,8 @@ def test_broken_bundles_are_refused_naming_the_problem(
 
 def test_every_missing_part_is_named_at_once(tiny: Path, tmp_path: Path) -> None:
     path = Path(shutil.copy(tiny, tmp_path / "broken.gpkg"))
-    _edit("DROP TABLE levy_rates", "ALTER TABLE lpa_boundaries RENAME COLUMN name TO nom")(path)
-    with pytest.raises(BrokenBundle, match=r"no column 'name'.*missing table 'levy_rates'"):
+    _edit("DROP TABLE levy_settings", "ALTER TABLE lpa_boundaries RENAME COLUMN name TO nom")(path)
+    with pytest.raises(BrokenBundle, match=r"no column 'name'.*missing table 'levy_settings'"):
         GeoPackageBoundaryData(path)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
@@ -67,3 +69,42 @@ def test_submit_after_an_idle_job_process_was_killed_replaces_the_pool(
     time.sleep(1.0)  # the pool notices and marks itself broken
 
     assert pool.submit("after", "run").result(timeout=30) == "done run"
+
+
+KILLED_WORKER = """
+import sys
+from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.worker.job_processes import JobProcesses
+JobProcesses(WorkerSettings(concurrency=1), marks_root=sys.argv[1])
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_the_marks_of_a_killed_worker_are_removed_by_the_next_to_start(tmp_path: Path) -> None:
+    root = tmp_path / "tmp"
+    root.mkdir()
+    worker = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WORKER, str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert worker.stdout is not None and worker.stdout.readline() == "ready\n"
+    worker.kill()  # SIGKILL: close() never runs
+    worker.wait(30)
+    (left,) = root.iterdir()
+    assert left.name.startswith(f"nrf-job-marks-{worker.pid}-")
+    # A live worker's folder (this process's pid) and one not named by a pid are kept.
+    live = root / f"nrf-job-marks-{os.getpid()}-other"
+    unnamed = root / "nrf-job-marks-abc"
+    live.mkdir()
+    unnamed.mkdir()
+    jobs = JobProcesses(WorkerSettings(concurrency=1), marks_root=root)
+    try:
+        own = {p.name for p in root.iterdir()} - {live.name, unnamed.name}
+        assert not left.exists()
+        assert len(own) == 1 and own.pop().startswith(f"nrf-job-marks-{os.getpid()}-")
+    finally:
+        jobs.close()
+    assert sorted(p.name for p in root.iterdir()) == sorted([live.name, unnamed.name])

@@ -74,10 +74,6 @@ def test_deleting_twice_is_not_fatal(aws: MotoServer) -> None:
     queue.delete(message)  # at-least-once: a second delete must not stop the worker
 
 
-def test_ping_passes_on_a_live_queue(aws: MotoServer) -> None:
-    make_queue(aws).ping()
-
-
 def test_a_missing_queue_is_fatal(aws: MotoServer) -> None:
     sqs = aws.client("sqs")
     with pytest.raises(QueueFatalError):
@@ -97,7 +93,7 @@ def test_an_endpoint_that_is_down_is_transient() -> None:
     with pytest.raises(QueueTransientError):
         queue.receive(1, 0, None)
     with pytest.raises(QueueTransientError):
-        queue.ping()
+        queue.send("job")
     # Two tries per call, as the client is configured (botocore's max_attempts=1 counts
     # retries: one try + one retry): the adapter reports at once, it adds no retries of its own.
     assert len(requests) == 2 * (1 + 1)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import date
+from decimal import Decimal
 from importlib.resources import files
 from pathlib import Path
 
@@ -12,9 +14,11 @@ import pytest
 import shapely
 
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.bundles import synthetic_norfolk as norfolk
 from nrf.bundles.synthetic_bundle import generate_bundle, generate_norfolk_demo, plan_grid
 from nrf.bundles.synthetic_norfolk import BROADS, WENSUM
 from nrf.bundles.synthetic_parcels import parcel_rows
+from support.reference import QUOTE_DATE
 
 DATA = Path(str(files("nrf") / "data"))
 DEMO = DATA / "synthetic-norfolk.gpkg"
@@ -26,9 +30,13 @@ LAYERS = [
     "subcatchments",
     "wwtw_permits",
     "occupancy_rates",
-    "levy_rates",
     "bundle_info",
     "land_use_coefficients",
+    "edp_boundaries",
+    "excluded_areas",
+    "levy_charges",
+    "levy_inflation_index",
+    "levy_settings",
 ]
 
 
@@ -220,7 +228,51 @@ def test_demo_layers_and_tables(demo: GeoPackageBoundaryData) -> None:
     assert rates.by_catchment[WENSUM].water_usage_l_per_person_day == 120.0
     assert rates.by_catchment[BROADS].water_usage_l_per_person_day == 110.0
     assert rates.by_category["hotel"].water_usage_l_per_person_day == 240.0
-    assert set(lookups.levy_rates) == {"1", "2"}
+
+
+def test_demo_has_one_edp_over_the_catchments_and_its_charging_schedule(
+    demo: GeoPackageBoundaryData,
+) -> None:
+    everything = demo.reference_for(shapely.box(0, 0, 700_000, 700_000))
+    # Defra's Norfolk EDP (id 1), drawn as the three catchment polygons under one id and name.
+    assert {(e.edp_id, e.edp_name) for e in everything.edps} == {(1, norfolk.NORFOLK_EDP)}
+    catchments = shapely.union_all([c.geometry for c in everything.nn_catchments])
+    edp = shapely.union_all([e.geometry for e in everything.edps])
+    assert edp.symmetric_difference(catchments).area == 0
+    assert [a.name for a in everything.excluded_areas] == [norfolk.EXCLUDED_AREA]
+    lookups = demo.lookups()
+    assert dict(lookups.edps) == {1: norfolk.NORFOLK_EDP}
+    [charge] = lookups.levy_charges
+    assert (charge.base_charge_per_unit, charge.charge_valid_to) == (
+        Decimal("2675.0000"),
+        date(2027, 12, 31),
+    )
+    assert lookups.inflation_index[2026].index_factor == Decimal("1.0000")
+    assert lookups.vat_rate == Decimal("0.20")
+
+
+def test_the_demo_prices_most_sample_sites_and_refuses_a_few(
+    demo: GeoPackageBoundaryData,
+) -> None:
+    from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
+    from nrf.domain.assessment import AssessDevelopments
+    from nrf.domain.rules import rule_set_named
+    from nrf.domain.validation import validate_features
+
+    sites = validate_features(
+        read_boundary_file(SAMPLES / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp")
+    )
+    run = AssessDevelopments(demo)(sites, rule_set_named(None), QUOTE_DATE)
+    codes = [s.levy_refusal.code for s in run.sites if s.levy_refusal is not None]
+    # The excluded area meets a few sites (the demo shows the refusal); most are priced.
+    assert 1 <= codes.count("excluded_area") <= 5
+    priced = [(s.site.dwellings, s.pricing) for s in run.sites if s.pricing is not None]
+    assert len(priced) > len(run.sites) * 0.8
+    # Each priced site: £2,675.00 a home in 2026, so its levy is 2,675.00 x its homes.
+    assert all(p.amount_excluding_vat == Decimal("2675.00") * homes for homes, p in priced)
+    assert run.levy_total_excluding_vat == sum(
+        (p.amount_excluding_vat for _, p in priced), Decimal("0.00")
+    )
 
 
 def test_processes_change_nothing_in_a_batch(demo: GeoPackageBoundaryData) -> None:
@@ -235,9 +287,9 @@ def test_processes_change_nothing_in_a_batch(demo: GeoPackageBoundaryData) -> No
     )
     rules = rule_set_named(None)
     seen: list[tuple[int, int]] = []
-    one_by_one = AssessDevelopments(demo)(sites, rules)
+    one_by_one = AssessDevelopments(demo)(sites, rules, QUOTE_DATE)
     forked = AssessDevelopments(demo, ForkedSiteMap(3))(
-        sites, rules, progress=lambda done, total: seen.append((done, total))
+        sites, rules, QUOTE_DATE, progress=lambda done, total: seen.append((done, total))
     )
     assert forked == one_by_one
     assert [s.site.rlb_id for s in forked.sites] == [s.site.rlb_id for s in one_by_one.sites]

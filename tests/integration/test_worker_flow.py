@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import suppress
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +101,8 @@ def test_a_job_flows_from_the_queue_to_a_stored_result_and_a_completed_email(flo
     flow.worker.wait_for("job_finished", timeout=60, job_id="flow-ok-1")
 
     folder = flow.results / "flow-ok-1"
-    assert {"result.json", "result.csv", "status.json"} <= {p.name for p in folder.iterdir()}
+    stored = {p.name for p in folder.iterdir()}
+    assert {"result.json", "result.csv", "result.levy.csv", "status.json"} <= stored
     status = status_of(flow.results, "flow-ok-1")
     assert status["status"] == "succeeded"
     assert status["trace_id"] == "trace-flow-ok-1"
@@ -115,8 +117,6 @@ def test_a_job_flows_from_the_queue_to_a_stored_result_and_a_completed_email(flo
     # Plus the 20 % buffer: N (0.05 + 23.6682) x 1.2 = 28.46184 -> 28.46;
     #                       P (-0.01 + 4.260276) x 1.2 = 5.1003312 -> 5.10.
     assert (site["n_total"], site["p_total"]) == (28.46, 5.1)
-    # All in EDP 1: 28.46 x £3127.45 + 5.10 x £41850.2 = 89 007.227 + 213 436.02 = 302 443.247.
-    assert result["levy_total"]["levy_gbp"] == "302443.25"
 
     assert len(emails_for(flow.notify, "flow-ok-1", "STARTED")) == 1
     [completed] = emails_for(flow.notify, "flow-ok-1", "COMPLETED")
@@ -127,12 +127,16 @@ def test_a_job_flows_from_the_queue_to_a_stored_result_and_a_completed_email(flo
     assert personal["results_link"] == "https://nrf.example/results/flow-ok-1"
     assert personal["nitrogen_total_kg_per_year"] == "28.46"
     assert personal["phosphorus_total_kg_per_year"] == "5.10"
-    # Monitoring 5 %, maintenance 10 % and admin 3 % of the levy, each rounded to the penny
-    # (half up): 15 122.1625 -> 15 122.16; 30 244.325 -> 30 244.33; 9 073.2975 -> 9 073.30.
-    assert personal["levy_amount"] == "£302,443.25"
-    assert personal["monitoring_amount"] == "£15,122.16"
-    assert personal["maintenance_amount"] == "£30,244.33"
-    assert personal["admin_amount"] == "£9,073.30"
+    # The email's levy is the stored result's: its amount excluding VAT, or "not quoted" with
+    # the refusal's code (the wording is worked by hand in tests/unit/test_job_emails.py).
+    if site["pricing"]:
+        assert (
+            personal["levy_amount"] == f"£{Decimal(site['pricing']['amount_excluding_vat']):,.2f}"
+        )
+    else:
+        assert personal["levy_amount"].startswith("not quoted")
+    # Every stored output is stamped with the job's reference (its id here).
+    assert result["stamp"]["reference"] == "flow-ok-1"
     assert [n["kind"] for n in status["notifications"]] == ["completed"]
 
     [received] = flow.worker.matching("job_received", message_id=sent["MessageId"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -32,10 +33,24 @@ def geopackage_of(source: Path, target: Path) -> Path:
 
 
 def cli_output(source: Path, suffix: str, folder: Path, *extra: str) -> bytes:
-    """What `nrf assess SOURCE --output x.SUFFIX` writes, as bytes."""
+    """What `nrf assess SOURCE --output x.SUFFIX` writes, as bytes (for .csv, the levy table,
+    which is the API's text/csv answer)."""
     target = folder / f"cli-{source.stem}-{'-'.join(extra) or 'default'}{suffix}"
     assert main(["assess", str(source), "--processes", "1", "--output", str(target), *extra]) == 0
+    if suffix == ".csv":
+        target = target.with_suffix(".levy.csv")
     return target.read_bytes()
+
+
+_MADE_AT = re.compile(rb"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d(\.\d+)?\+00:00| \d\d:\d\d:\d\d UTC)")
+
+
+def unstamped(data: bytes, *inputs: str) -> bytes:
+    """``data`` with the stamp's time and the given input names blanked, so two answers made
+    at different times from differently named inputs compare on everything else."""
+    for name in inputs:
+        data = data.replace(name.encode(), b"<input>")
+    return _MADE_AT.sub(b"<made-at>", data)
 
 
 def feature(ring: list[list[float]], **properties: object) -> dict:

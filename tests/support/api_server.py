@@ -41,6 +41,7 @@ class Server:
     base: str
     port: int
     log: Path
+    pid: int = 0  # the server's main process (gunicorn's arbiter)
 
     def request(
         self,
@@ -122,7 +123,7 @@ def running_server(env: Mapping[str, str], log: Path, timeout: float = 60) -> It
     argv = [sys.executable, "-m", "nrf.entrypoints.cli", "serve", "--bind", f"127.0.0.1:{port}"]
     with log.open("wb") as output:
         process = subprocess.Popen(argv, env=dict(env), stdout=output, stderr=subprocess.STDOUT)
-    server = Server(f"http://127.0.0.1:{port}", port, log)
+    server = Server(f"http://127.0.0.1:{port}", port, log, process.pid)
     try:
         deadline = time.monotonic() + timeout
         while True:

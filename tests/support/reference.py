@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -13,7 +14,9 @@ from nrf.domain.model import (
     Boundary,
     BundleInfo,
     CoefficientPolygon,
-    LevyRate,
+    EdpPolygon,
+    ExcludedArea,
+    LevyCharge,
     LookupTables,
     NnCatchment,
     OccupancyRate,
@@ -23,6 +26,12 @@ from nrf.domain.model import (
     Zone,
     category_key,
 )
+from nrf.domain.results import IndexRow
+
+# The day the tests quote on: inside the Norfolk charge's first window, in its start year.
+QUOTE_DATE = date(2026, 11, 26)
+QUOTE_MOMENT = datetime(2026, 11, 26, 23, 59, tzinfo=UTC).timestamp()  # a clock's now()
+NORFOLK_EDP = "Norfolk EDP"
 
 
 def square(x0: float, y0: float, size: float) -> Boundary:
@@ -60,16 +69,34 @@ def rates(
     )
 
 
-def levy_rate(edp_id: str, name: str, n: str, p: str, shares: tuple[str, str, str]) -> LevyRate:
-    return LevyRate(
+def levy_charge(
+    edp_id: int = 1,
+    name: str = NORFOLK_EDP,
+    base: str = "2675.0000",
+    valid: tuple[date, date] = (date(2026, 1, 1), date(2027, 12, 31)),
+    start: date = date(2026, 1, 1),
+) -> LevyCharge:
+    """A charging-schedule row; by default Defra's Norfolk EDP charge (£2,675.0000 a home)."""
+    return LevyCharge(
         edp_id=edp_id,
         edp_name=name,
-        n_gbp_per_kg=Decimal(n),
-        p_gbp_per_kg=Decimal(p),
-        monitoring_share=Decimal(shares[0]),
-        maintenance_share=Decimal(shares[1]),
-        admin_share=Decimal(shares[2]),
+        edp_start_date=start,
+        charge_valid_from=valid[0],
+        charge_valid_to=valid[1],
+        base_charge_per_unit=Decimal(base),
     )
+
+
+def index_row(year: int, cil: str, factor: str) -> IndexRow:
+    return IndexRow(charging_year=year, cil_index=Decimal(cil), index_factor=Decimal(factor))
+
+
+# Defra's published RICS CIL index rows for 2025 and 2026, and a made-up 2027 row (1.0300).
+TEST_INDEX = (
+    index_row(2025, "391", "0.9775"),
+    index_row(2026, "400", "1.0000"),
+    index_row(2027, "412", "1.0300"),
+)
 
 
 class InMemoryBoundaryData:
@@ -85,15 +112,23 @@ class InMemoryBoundaryData:
         coefficients: Sequence[CoefficientPolygon] = (),
         permits: Sequence[WwtwPermit] = (),
         rates_table: RatesTable | None = None,
-        levy: Sequence[LevyRate] = (),
+        edps: Sequence[EdpPolygon] = (),
+        excluded: Sequence[ExcludedArea] = (),
+        charges: Sequence[LevyCharge] = (),
+        index: Sequence[IndexRow] = TEST_INDEX,
+        vat_rate: str = "0.20",
         info: BundleInfo | None = None,
     ) -> None:
         self._nn, self._wwtw, self._lpa, self._sub = list(nn), list(wwtw), list(lpa), list(sub)
         self._coefficients = list(coefficients)
+        self._edps, self._excluded = list(edps), list(excluded)
         self._lookups = LookupTables(
             permits={p.wwtw_id: p for p in permits},
             rates=rates_table or rates(),
-            levy_rates={r.edp_id: r for r in levy},
+            levy_charges=tuple(charges),
+            inflation_index={r.charging_year: r for r in index},
+            vat_rate=Decimal(vat_rate),
+            edps={e.edp_id: e.edp_name for e in edps},
         )
         self._info = info or BundleInfo(
             name="test-bundle",
@@ -123,6 +158,8 @@ class InMemoryBoundaryData:
             lpa_boundaries=near(self._lpa),
             subcatchments=near(self._sub),
             coefficients=near(self._coefficients),
+            edps=near(self._edps),
+            excluded_areas=near(self._excluded),
         )
 
 
@@ -130,7 +167,9 @@ STRIP_ORIGIN = (600_000.0, 300_000.0)
 
 
 def two_catchment_strip(info: BundleInfo | None = None) -> InMemoryBoundaryData:
-    """A 2 km strip at STRIP_ORIGIN: Wensum (EDP 1) west, Broads (EDP 2) east, nothing south.
+    """A 2 km strip at STRIP_ORIGIN: Wensum (id 1) west, Broads (id 2) east, nothing south.
+
+    Both catchments lie in one EDP (1, the Norfolk EDP, £2,675.0000 a home over 2026-2027).
 
     Shared by the quote, API and report tests, which read their figures off this layout.
     """
@@ -156,7 +195,8 @@ def two_catchment_strip(info: BundleInfo | None = None) -> InMemoryBoundaryData:
             )
         ],
         permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0), subcatchment="Wensum")],
-        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+        edps=[EdpPolygon(box(X0, Y0, X0 + 2000, Y0 + 1000), 1, NORFOLK_EDP)],
+        charges=[levy_charge()],
         info=info,
     )
 
@@ -170,7 +210,8 @@ def wensum_square(
 ) -> InMemoryBoundaryData:
     """A 1 km square at ``origin``: the Wensum (EDP 1) over works 1065 (Sculthorpe, 27/10 mg/l
     N and 1 mg/l P), one coefficient polygon (current N/P as given, resi 12 and 0.5 kg/ha), and
-    the Wensum's levy: £3,000.50 per kg N, £40,000 per kg P, shares 5, 10 and 3 %."""
+    the Wensum's per-kg tariff: £3,000.50 per kg N, £40,000 per kg P, shares 5, 10 and 3 %;
+    the square is in the Norfolk EDP (1, £2,675.0000 a home over 2026-2027)."""
     x0, y0 = origin
     return InMemoryBoundaryData(
         nn=[NnCatchment(box(x0, y0, x0 + 1000, y0 + 1000), "River Wensum SAC", "1")],
@@ -185,6 +226,7 @@ def wensum_square(
             )
         ],
         permits=[permit(1065, "Sculthorpe")],
-        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
+        edps=[EdpPolygon(box(x0, y0, x0 + 1000, y0 + 1000), 1, NORFOLK_EDP)],
+        charges=[levy_charge()],
         info=info,
     )

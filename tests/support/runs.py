@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 
 from shapely.geometry import MultiPolygon, Polygon, box
@@ -9,8 +10,10 @@ from shapely.geometry import MultiPolygon, Polygon, box
 from nrf.domain.model import Development
 from nrf.domain.results import (
     AssessmentRun,
-    EdpLevy,
-    LevyQuote,
+    EdpOverlap,
+    IndexRow,
+    LevyPricing,
+    LevyRefusal,
     OutOfScopeSite,
     Provenance,
     SiteAssessment,
@@ -27,19 +30,72 @@ PROVENANCE = Provenance(
 )
 
 
-def quote(levy: str, monitoring: str, maintenance: str, admin: str) -> LevyQuote:
-    total, shares = Decimal(levy), (Decimal(monitoring), Decimal(maintenance), Decimal(admin))
-    return LevyQuote(
-        levy_gbp=total,
-        monitoring_gbp=shares[0],
-        maintenance_gbp=shares[1],
-        admin_gbp=shares[2],
-        mitigation_gbp=total - sum(shares),
-    )
+# Norfolk EDP's charge, not indexed (quoted in the EDP's start year): 10 units x £2,675.00
+# = £26,750.00 excluding VAT; VAT 20 % = £5,350.00; £32,100.00 including VAT.
+NORFOLK = LevyPricing(
+    edp_id=1,
+    edp_name="Norfolk",
+    units=10,
+    quote_date=date(2026, 11, 26),
+    edp_start_date=date(2026, 4, 1),
+    charge_valid_from=date(2026, 4, 1),
+    charge_valid_to=date(2027, 3, 31),
+    base_charge_per_unit=Decimal("2675.0000"),
+    per_unit_charge=Decimal("2675.00"),
+    index_rows=(),
+    base_amount=Decimal("26750.00"),
+    amount_inflation_adjusted=Decimal("26750.00"),
+    amount_excluding_vat=Decimal("26750.00"),
+    vat_rate=Decimal("0.20"),
+    vat=Decimal("5350.00"),
+    amount_including_vat=Decimal("32100.00"),
+    calculator_version="edp-schedule-1",
+)
+# Quoted in 2027 for an EDP that started in 2026: 2,675.0000 x 1.0450 / 1.0000 = 2,795.375
+# -> £2,795.38 per unit; 3 units = £8,386.14 (provisional 3 x 2,675.00 = £8,025.00);
+# VAT 20 % of 8,386.14 = 1,677.228 -> £1,677.23; total £10,063.37.
+INDEXED = LevyPricing(
+    edp_id=1,
+    edp_name="Norfolk",
+    units=3,
+    quote_date=date(2027, 5, 4),
+    edp_start_date=date(2026, 4, 1),
+    charge_valid_from=date(2027, 4, 1),
+    charge_valid_to=date(2028, 3, 31),
+    base_charge_per_unit=Decimal("2675.0000"),
+    per_unit_charge=Decimal("2795.38"),
+    index_rows=(
+        IndexRow(charging_year=2026, cil_index=Decimal("381"), index_factor=Decimal("1.0000")),
+        IndexRow(charging_year=2027, cil_index=Decimal("398.1"), index_factor=Decimal("1.0450")),
+    ),
+    base_amount=Decimal("8025.00"),
+    amount_inflation_adjusted=Decimal("8386.14"),
+    amount_excluding_vat=Decimal("8386.14"),
+    vat_rate=Decimal("0.20"),
+    vat=Decimal("1677.23"),
+    amount_including_vat=Decimal("10063.37"),
+    calculator_version="edp-schedule-1",
+)
+EXCLUDED = LevyRefusal(
+    "excluded_area",
+    "the boundary meets excluded areas Broad Fen SSSI buffer; (unnamed): "
+    "the route is a Habitats Regulations Assessment",
+)
+NO_EDP = LevyRefusal("no_edp", "the boundary meets no EDP")
+NORFOLK_OVERLAP = EdpOverlap(
+    edp_id=1, edp_name="Norfolk", overlap_m2=2500.0, overlap_percentage=100.0
+)
 
 
 def site(
-    rlb_id: int, name: str, n: float, p: float, edps: tuple[EdpLevy, ...], levy: LevyQuote
+    rlb_id: int,
+    name: str,
+    n: float,
+    p: float,
+    *,
+    pricing: LevyPricing | None = None,
+    refusal: LevyRefusal | None = None,
+    excluded: tuple[str, ...] = (),
 ) -> SiteAssessment:
     identity = SiteIdentity(
         rlb_id=rlb_id,
@@ -47,7 +103,7 @@ def site(
         name=name,
         dwelling_category="housing",
         source="t",
-        dwellings=10,
+        dwellings=10 if pricing is None else pricing.units,
     )
     return SiteAssessment(
         site=identity,
@@ -78,35 +134,33 @@ def site(
         n_total=n,
         p_total=p,
         catchments=(),
-        levy_by_edp=edps,
-        levy=levy,
+        edps=(NORFOLK_OVERLAP,) if pricing is not None or excluded else (),
+        excluded_areas=excluded,
+        pricing=pricing,
+        levy_refusal=refusal,
     )
 
 
-# Site 2 straddles two EDPs: 0.1 + 0.72 kg N (a float sum: 0.8200000000000001 in Python).
-WENSUM = EdpLevy(
-    edp_id="EDP-W",
-    edp_name="Wensum",
-    n_total=0.1 + 0.72,
-    p_total=0.05,
-    quote=quote("100.00", "10.00", "5.00", "2.50"),
-)
-BROADS = EdpLevy(
-    edp_id="EDP-B", edp_name="Broads", n_total=1.5, p_total=0.25, quote=None
-)  # no rate for this EDP in the bundle
-LONE = EdpLevy(
-    edp_id="EDP-W",
-    edp_name="Wensum",
-    n_total=2.0,
-    p_total=0.5,
-    quote=quote("50.10", "5.01", "2.51", "1.25"),
-)
 RUN = AssessmentRun(
     provenance=PROVENANCE,
     sites=(
-        site(2, "Richardson’s Yard", 2.32, 0.3, (WENSUM, BROADS), WENSUM.quote),  # type: ignore[arg-type]
-        site(1, "Mill Lane", 2.0, 0.5, (LONE,), LONE.quote),  # type: ignore[arg-type]
-        site(4, "Outside", -0.25, 0.0, (), quote("0.00", "0.00", "0.00", "0.00")),
+        site(
+            2,
+            "Richardson’s Yard",
+            2.32,
+            0.3,
+            refusal=EXCLUDED,
+            excluded=("Broad Fen SSSI buffer", ""),
+        ),
+        site(1, "Mill Lane", 2.0, 0.5, pricing=NORFOLK),
+        site(
+            4,
+            "Outside",
+            -0.25,
+            0.0,
+            refusal=NO_EDP,
+        ),
+        site(5, "Later Phase", 1.0, 0.1, pricing=INDEXED),
     ),
     out_of_scope=(
         OutOfScopeSite(
@@ -117,8 +171,8 @@ RUN = AssessmentRun(
             "why",
         ),
     ),
-    # 100.00 + 50.10 = 150.10; 10.00 + 5.01 = 15.01; 5.00 + 2.51 = 7.51; 2.50 + 1.25 = 3.75.
-    levy_total=quote("150.10", "15.01", "7.51", "3.75"),
+    # The two priced sites: Mill Lane £26,750.00 + Later Phase £8,386.14 = £35,136.14.
+    levy_total_excluding_vat=Decimal("35136.14"),
 )
 
 
@@ -139,5 +193,5 @@ DEVELOPMENTS = [
         dwellings=10,
         boundary=_boundary(n),
     )
-    for n in (1, 2, 3, 4)
+    for n in (1, 2, 3, 4, 5)
 ]

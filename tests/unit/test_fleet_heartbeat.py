@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from fakes import FakeClock
@@ -63,11 +65,36 @@ def test_the_fleet_view_sorts_workers_and_spots_mixed_bundles() -> None:
     assert set(view.bundles) == {BUNDLE, other}
 
 
-def test_a_record_survives_the_round_trip_and_rubbish_is_refused() -> None:
-    original = beat(last_queue_contact=990.5, jobs_in_flight=2)
-    assert beat_from_json(beat_to_json(original)) == original
+# The record as docs/deploy.md lists its fields, written out by hand.
+HAND_WRITTEN = {
+    "worker_id": "w1",
+    "status": "running",
+    "jobs_in_flight": 2,
+    "started_at": 900.0,
+    "written_at": 1000.0,
+    "nrf_version": "0.1.0",
+    "bundle": {"name": "synthetic-norfolk", "version": "2026.1", "sha256": "ab" * 32},
+    "last_queue_contact": 990.5,
+    "interval_seconds": 30.0,
+}
+
+
+def test_a_beat_is_written_as_the_documented_record() -> None:
+    written = beat_to_json(beat(last_queue_contact=990.5, jobs_in_flight=2))
+    assert json.loads(written) == HAND_WRITTEN
+
+
+def test_the_documented_record_is_read_and_rubbish_is_refused() -> None:
+    assert beat_from_json(json.dumps(HAND_WRITTEN).encode()) == beat(
+        last_queue_contact=990.5, jobs_in_flight=2
+    )
+    never_polled = {**HAND_WRITTEN, "last_queue_contact": None, "status": "stopped"}
+    read = beat_from_json(json.dumps(never_polled).encode())
+    assert (read.last_queue_contact, read.state) == (None, WorkerState.STOPPED)
     with pytest.raises(ValueError):
         beat_from_json(b'{"worker_id": "w1"}')
+    with pytest.raises(ValueError):
+        beat_from_json(json.dumps({**HAND_WRITTEN, "status": "asleep"}).encode())
 
 
 def test_the_writer_records_activity_and_marks_a_clean_stop() -> None:
@@ -80,13 +107,17 @@ def test_the_writer_records_activity_and_marks_a_clean_stop() -> None:
         records=records, clock=clock, identity=identity, activity=lambda: activity
     )
     heartbeat.beat()
-    written = beat_from_json(records.data[".workers/host-7.json"])
-    assert (written.state, written.jobs_in_flight, written.written_at) == (
-        WorkerState.RUNNING,
-        1,
-        5000.0,
-    )
-    assert written.bundle == BUNDLE and written.last_queue_contact == 4990.0
+    written = json.loads(records.data[".workers/host-7.json"])
+    assert {k: v for k, v in written.items() if k != "nrf_version"} == {
+        "worker_id": "host-7",
+        "status": "running",
+        "jobs_in_flight": 1,
+        "started_at": 4000.0,
+        "written_at": 5000.0,  # the clock's now
+        "bundle": {"name": "synthetic-norfolk", "version": "2026.1", "sha256": "ab" * 32},
+        "last_queue_contact": 4990.0,
+        "interval_seconds": 30.0,
+    }
     clock.advance(12.0)
     heartbeat.stopped()
     final = beat_from_json(records.data[".workers/host-7.json"])

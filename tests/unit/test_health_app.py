@@ -106,4 +106,5 @@ def test_the_gunicorn_command_passes_the_store_and_limits_by_environment() -> No
     assert argv[argv.index("--bind") + 1] == "127.0.0.1:8085"
     assert "NRF_HEARTBEAT_STORE=psm_abc" in argv
     assert "HEARTBEAT_TIMEOUT=2.0" in argv
-    assert argv[-1] == "nrf.entrypoints.health_app:get_app()"
+    assert argv[-1] == "nrf.entrypoints.health_app:get_gate()"
+    assert argv[argv.index("--worker-class") + 1].endswith("HypercornWorker")

@@ -93,17 +93,20 @@ def test_a_second_run_finds_nothing_more_to_do() -> None:
     assert set(again.counts.values()) == {0}
 
 
-def test_a_claim_taken_again_between_plan_and_delete_survives() -> None:
+def test_the_use_case_passes_the_adapters_the_same_15_day_margin_at_delete_time() -> None:
+    """The re-check itself is the adapters' (tests/integration/test_housekeeping_moto.py runs a
+    revived claim against S3 and the disk); here: the use case asks with the right cut-off."""
     inventory, records = InMemoryStoreInventory(), InMemoryOpsRecords()
-    inventory.add_claim("revived", NOW - 2_000_000)
+    inventory.add_claim("orphan", NOW - 2_000_000)
+    asked: list[tuple[str, float]] = []
 
-    class Racing(InMemoryStoreInventory):
+    class Recording(InMemoryStoreInventory):
         def delete_claim(self, job_id: str, expired_before: float) -> bool:
-            inventory.add_claim(job_id, NOW + 600)  # a worker took it just now
+            asked.append((job_id, expired_before))
             return inventory.delete_claim(job_id, expired_before)
 
-    racing = Racing()
-    racing.leases, racing.job_files = inventory.leases, inventory.job_files
-    report = Housekeep(inventory=racing, records=records, clock=FakeClock(NOW), retention_days=90)()
-    assert report.counts["ClaimsDeleted"] == 0
-    assert "revived" in inventory.leases
+    recording = Recording()
+    recording.leases, recording.job_files = inventory.leases, inventory.job_files
+    Housekeep(inventory=recording, records=records, clock=FakeClock(NOW), retention_days=90)()
+    # 14 days of SQS retention + 1 day = 15 x 86,400 = 1,296,000 s before now.
+    assert asked == [("orphan", NOW - 1_296_000)]

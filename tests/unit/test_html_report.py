@@ -3,20 +3,107 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
+import attrs
 from shapely.geometry import box
 
 from nrf.adapters.outputs.html_report import render_report
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.model import BundleInfo, Development
+from nrf.domain.output_stamp import OutputStamp
+from nrf.domain.results import LevyPricing, LevyRefusal
 from nrf.domain.rules import rule_set_named
-from support.reference import STRIP_ORIGIN, InMemoryBoundaryData
+from support.reference import QUOTE_DATE, STRIP_ORIGIN, InMemoryBoundaryData
 from support.reference import two_catchment_strip as repo
+from support.runs import EXCLUDED, INDEXED, NORFOLK, NORFOLK_OVERLAP
 
 X0, Y0 = STRIP_ORIGIN
 
 
-def page(data: InMemoryBoundaryData, name: str = "Site") -> str:
+def test_a_quote_shows_the_charge_the_vat_and_how_it_was_reached() -> None:
+    html = page(repo(), pricing=NORFOLK)
+    shown = dict(re.findall(r'data-figure="([\w-]+)">([^<]*)<', html))
+    # 10 units x £2,675.00 = £26,750.00 excluding VAT; VAT 20 % £5,350.00; total £32,100.00.
+    assert (shown["total-levy"], shown["total-vat"]) == ("£26,750.00", "£5,350.00")
+    assert shown["total-levy-including-vat"] == "£32,100.00"
+    assert (shown["site-1-per-unit"], shown["site-1-units"]) == ("£2,675.00", "10")
+    assert (shown["quoted"], shown["refused"]) == ("1", "0")
+    for text in (
+        "1 Norfolk",
+        "2026-04-01 to 2027-03-31",
+        "£2,675.0000",
+        "10 units x £2,675.00 = £26,750.00 excluding VAT",
+        "VAT at 20%: £5,350.00; total including VAT £32,100.00",
+        "edp-schedule-1",
+        '<table id="schedule">',
+    ):
+        assert text in html, text
+
+
+def test_an_indexed_quote_shows_both_index_rows() -> None:
+    html = page(repo(), pricing=INDEXED)
+    # 2,675.0000 x 1.0450 / 1.0000 = 2,795.375 -> £2,795.38 per unit.
+    assert "£2,675.0000 per unit x 1.0450 (CIL index factor 2027) / 1.0000" in html
+    assert "<td class=n>2027</td>" not in html  # years are labels, not figures
+    assert re.search(r"<td>2026</td><td class=n>381</td><td class=n>1.0000</td>", html)
+    assert "Before indexation (provisional): £8,025.00" in html
+
+
+def test_a_refused_levy_shows_its_code_and_words_and_no_money() -> None:
+    html = page(repo(), refusal=EXCLUDED, excluded=("Broad Fen SSSI buffer", ""))
+    shown = dict(re.findall(r'data-figure="([\w-]+)">([^<]*)<', html))
+    assert 'data-refusal="excluded_area"' in html
+    assert "Excluded areas met: Broad Fen SSSI buffer; (unnamed)" in html
+    assert "Habitats Regulations Assessment" in html
+    assert (shown["quoted"], shown["refused"]) == ("0", "1")
+    assert "refused: excluded_area" in html  # the summary row
+    assert not any(k.startswith("site-1-") for k in shown)  # no per-site money cells
+    assert "No levy was quoted in this report." in html
+
+
+def test_the_page_is_stamped_with_time_input_and_reference() -> None:
+    made = datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC)
+    html = page(repo(), pricing=NORFOLK, stamp=OutputStamp(made, "sites.geojson", "NRL-000123"))
+    shown = dict(re.findall(r'data-figure="([\w-]+)">([^<]*)<', html))
+    assert (shown["made-at"], shown["input"], shown["reference"]) == (
+        "2026-11-26 09:05:07 UTC",
+        "sites.geojson",
+        "NRL-000123",
+    )
+    assert "<title>Nutrient levy report NRL-000123</title>" in html
+    assert "quote date 2026-11-26" in html
+
+
+def test_one_summary_row_per_site_before_any_site_section() -> None:
+    html = page(repo(), pricing=NORFOLK)
+    summary = html[
+        html.index('<table id="summary">') : html.index(
+            "</table>", html.index('<table id="summary">')
+        )
+    ]
+    assert summary.count('<a href="#site-1">1</a>') == 1 and summary.count("<tr>") == 2
+    assert "£26,750.00" in summary and "£32,100.00" in summary and "1 Norfolk" in summary
+    assert html.index('id="summary"') < html.index('id="site-1"')
+
+
+def test_the_map_prints_its_catchment_and_edp_names_with_a_legend_beside_it() -> None:
+    html = page(repo(), pricing=NORFOLK)
+    assert re.search(r'<text data-role="nn-label"[^>]*>River Wensum SAC</text>', html)
+    assert re.search(r'<text data-role="edp-label"[^>]*>EDP: 1 Norfolk</text>', html)
+    figure = html[html.index('<figure class="site-map">') : html.index("</figure>")]
+    assert "<figcaption>" in figure and "works catchment" in figure
+
+
+def page(
+    data: InMemoryBoundaryData,
+    name: str = "Site",
+    *,
+    pricing: LevyPricing | None = None,
+    refusal: LevyRefusal | None = None,
+    excluded: tuple[str, ...] = (),
+    stamp: OutputStamp | None = None,
+) -> str:
     dev = Development(
         rlb_id=1,
         id="REF-1",
@@ -26,8 +113,14 @@ def page(data: InMemoryBoundaryData, name: str = "Site") -> str:
         dwellings=10,
         boundary=box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200),
     )
-    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
-    return render_report(run, [dev], data.reference_for)
+    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"), QUOTE_DATE)
+    # The levy as the assessment will fill it (support/runs.py's hand-worked records).
+    [site] = run.sites
+    edps = (NORFOLK_OVERLAP,) if pricing is not None or excluded else ()
+    site = attrs.evolve(
+        site, pricing=pricing, levy_refusal=refusal, excluded_areas=excluded, edps=edps
+    )
+    return render_report(attrs.evolve(run, sites=(site,)), [dev], data.reference_for, stamp)
 
 
 def test_the_map_has_every_layer_and_shades_the_piece_by_its_uplift() -> None:
@@ -53,15 +146,6 @@ def test_the_page_shows_the_sites_figures_worked_by_hand() -> None:
     # Wastewater 10 x 2.4 x 120 = 2880 l/day x 365.25 x 0.9: N 10 mg/l 9.46728, P 0.946728.
     # N (4.63 + 9.46728) x 1.2 = 16.916736 -> 16.92; P (0.20 + 0.946728) x 1.2 = 1.3760736.
     assert (shown["sites"], shown["total-n"], shown["total-p"]) == ("1", "16.92", "1.38")
-    # Levy (EDP 1): 16.92 x 3000.50 + 1.38 x 40000 = 50768.46 + 55200 = 105968.46;
-    # 5 % 5298.423, 10 % 10596.846, 3 % 3179.0538; the rest 86894.14.
-    assert [shown[f"total-{k}"] for k in ("levy", "monitoring", "maintenance", "admin")] == [
-        "£105,968.46",
-        "£5,298.42",
-        "£10,596.85",
-        "£3,179.05",
-    ]
-    assert shown["total-mitigation"] == "£86,894.14"
     # The site's table: the buffer row is what the total adds, 16.92 - (4.63 + 9.47) = 2.82
     # and 1.38 - (0.20 + 0.95) = 0.23.
     assert "<th>buffer</th><td class=n>2.82</td><td class=n>0.23</td>" in html
@@ -129,9 +213,15 @@ def test_a_job_whose_report_cannot_be_drawn_still_stores_its_results() -> None:
         dwellings=10,
         boundary=box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200),
     )
-    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
+    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"), QUOTE_DATE)
     files = report_renderer(data)(run, [dev])
-    assert set(files) == {"result.json", "result.geojson", "result.csv", "result.provenance.json"}
+    assert set(files) == {
+        "result.json",
+        "result.geojson",
+        "result.csv",
+        "result.levy.csv",
+        "result.provenance.json",
+    }
     assert data.report_reads == 2  # the assessment's read, then the report's failed one
     fine = report_renderer(repo())(run, [dev])
     assert b'id="site-boundary"' in fine["result.html"]
@@ -149,7 +239,7 @@ def test_an_out_of_scope_site_is_drawn_with_its_reason() -> None:
         boundary=box(X0 + 100, Y0 - 300, X0 + 200, Y0 - 200),
     )
     data = repo()
-    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"))
+    run = AssessDevelopments(data)([dev], rule_set_named("iat-2026-04"), QUOTE_DATE)
     html = render_report(run, [dev], data.reference_for)
     assert "outside_catchments_no_wwtw" in html and 'id="site-boundary"' in html
 
@@ -163,3 +253,25 @@ def test_the_legend_names_each_uplift_class_in_words() -> None:
     ):
         assert label in html
     assert "inf" not in html
+
+
+def test_the_overview_prints_each_site_number_on_its_site() -> None:
+    data = repo()
+    devs = [
+        Development(
+            rlb_id=n,
+            id=f"R{n}",
+            name="S",
+            dwelling_category="housing",
+            source="",
+            dwellings=10,
+            boundary=box(X0 + 300 * n, Y0 + 100, X0 + 300 * n + 100, Y0 + 200),
+        )
+        for n in (1, 2)
+    ]
+    run = AssessDevelopments(data)(devs, rule_set_named("iat-2026-04"), QUOTE_DATE)
+    html = render_report(run, devs, data.reference_for)
+    overview = html[html.index('<figure class="overview">') :]
+    labels = re.findall(r'<text data-role="site-label"[^>]*>(\d+)</text>', overview)
+    assert labels == ["1", "2"]
+    assert "labelled with its site number" in overview

@@ -19,14 +19,14 @@ def test_the_streamed_text_is_the_document() -> None:
     seen: list[tuple[int, int]] = []
     text = "".join(geojson_text(RUN, DEVELOPMENTS, lambda d, t: seen.append((d, t))))
     assert text == json.dumps(geojson_document(RUN, DEVELOPMENTS)) + "\n"
-    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert seen == [(1, 5), (2, 5), (3, 5), (4, 5), (5, 5)]
 
 
 def test_every_feature_is_a_multipolygon_with_the_same_flat_keys() -> None:
     doc = geojson_document(RUN, DEVELOPMENTS)
     assert doc["crs"]["properties"]["name"] == "urn:ogc:def:crs:EPSG::27700"
     features = doc["features"]
-    assert [f["properties"]["rlb_id"] for f in features] == [1, 2, 3, 4]
+    assert [f["properties"]["rlb_id"] for f in features] == [1, 2, 3, 4, 5]
     assert {f["geometry"]["type"] for f in features} == {"MultiPolygon"}
     assert len(features[2]["geometry"]["coordinates"]) == 2  # site 3 keeps its two parts
     keys = {tuple(f["properties"]) for f in features}
@@ -35,18 +35,33 @@ def test_every_feature_is_a_multipolygon_with_the_same_flat_keys() -> None:
         assert not any(isinstance(v, dict | list) for v in feature["properties"].values())
 
 
-def test_money_is_a_number_and_out_of_scope_figures_are_null() -> None:
-    by_id = {
-        f["properties"]["id"]: f["properties"]
-        for f in geojson_document(RUN, DEVELOPMENTS)["features"]
+def test_money_is_a_number_a_refusal_is_its_code_and_out_of_scope_figures_are_null() -> None:
+    doc = geojson_document(RUN, DEVELOPMENTS)
+    by_id = {f["properties"]["id"]: f["properties"] for f in doc["features"]}
+    # support/runs.py: site 1 is 10 units x £2,675.00 = £26,750.00, VAT £5,350.00.
+    mill = by_id["S1"]
+    assert (mill["levy_status"], mill["edp_id"], mill["edp_name"]) == ("quoted", 1, "Norfolk")
+    assert (mill["levy_excl_vat_gbp"], mill["vat_gbp"], mill["levy_incl_vat_gbp"]) == (
+        26750.0,
+        5350.0,
+        32100.0,
+    )
+    assert mill["quote_date"] == "2026-11-26" and mill["charge_per_unit_gbp"] == 2675.0
+    excluded = by_id["S2"]
+    assert excluded["levy_status"] == "refused" and excluded["levy_refusal_code"] == "excluded_area"
+    assert excluded["levy_excl_vat_gbp"] is None  # never a 0 that reads like a quote
+    # The batch: 26,750.00 + 8,386.14 = 35,136.14 excluding VAT; 2 quoted, 2 refused.
+    assert doc["levy"] == {
+        "amount_excluding_vat": "35136.14",
+        "vat": "7027.23",
+        "amount_including_vat": "42163.37",
+        "quoted": 2,
+        "refused": 2,
     }
-    # support/runs.py: site 2's quote is 100.00, less 10.00 + 5.00 + 2.50 = 82.50 mitigation.
-    assert by_id["S2"]["levy_gbp"] == 100.0 and by_id["S2"]["mitigation_gbp"] == 82.5
-    assert by_id["S2"]["edp_ids"] == "EDP-W; EDP-B"
     # 0.1 + 0.72 is 0.8200000000000001 in binary; the attribute table shows 0.82.
     noisy = attrs.evolve(RUN.sites[0], n_total=0.1 + 0.72)
     assert json.dumps(flat_geojson.site_properties(noisy, False)["n_total"]) == "0.82"
-    assert by_id["S3"]["status"] == "out_of_scope" and by_id["S3"]["levy_gbp"] is None
+    assert by_id["S3"]["status"] == "out_of_scope" and by_id["S3"]["levy_excl_vat_gbp"] is None
     assert by_id["S3"]["reason_code"] == "no_dwellings"
 
 
@@ -69,12 +84,12 @@ class Seen:
 
 def test_the_streamed_results_json_is_the_document() -> None:
     notice = "SYNTHETIC: not real"
-    for run, count in ((RUN, 4), (attrs.evolve(RUN, out_of_scope=()), 3)):  # an empty list too
+    for run, count in ((RUN, 5), (attrs.evolve(RUN, out_of_scope=()), 4)):  # an empty list too
         seen = Seen()
         text = "".join(json_stream.result_text(run, notice, seen))
         expected = {"notice": notice, **unstructure(run)}
         assert text == json.dumps(expected, indent=2) + "\n"
-        assert seen.calls[-1] == (count, count)  # 3 sites, and the one out of scope
+        assert seen.calls[-1] == (count, count)  # 4 sites, and the one out of scope
     plain = "".join(json_stream.result_text(RUN, None))
     assert json.loads(plain) == unstructure(RUN)
 

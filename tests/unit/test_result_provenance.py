@@ -13,7 +13,7 @@ from nrf.domain.model import BundleInfo, Development
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.service_layer.job_emails import NotifySettings, personalisation
-from support.reference import wensum_square
+from support.reference import QUOTE_DATE, wensum_square
 
 X0, Y0 = 600_000, 300_000
 DIGEST = "ab" * 32
@@ -43,7 +43,7 @@ def run_and_sites() -> tuple[AssessmentRun, list[Development]]:
             boundary=box(X0 + 100, Y0 + 100, X0 + 405, Y0 + 200),
         )
     ]
-    return AssessDevelopments(data)(sites, rule_set_named(None)), sites
+    return AssessDevelopments(data)(sites, rule_set_named(None), QUOTE_DATE), sites
 
 
 def test_the_completed_email_names_the_bundle() -> None:

@@ -25,6 +25,8 @@ def test_defaults_are_the_documented_ones() -> None:
         30.0,
     )
     assert (s.health_port, s.notifier, s.result_store) == (8085, "log", "local")
+    # ECS runs the container health check inside the container: loopback only (issue 21).
+    assert s.health_host == "127.0.0.1"
     # docs/worker.md's table: NRF_RETRY_BASE_SECONDS 30, JOB_TIMEOUT_SECONDS 900.
     assert (s.retry_base_seconds, s.job_timeout_seconds) == (30, 900.0)
 

@@ -107,13 +107,12 @@ def test_other_invalid_parameters_on_delete_are_raised() -> None:
         queue.delete(MESSAGE)
 
 
-@pytest.mark.parametrize("method", ["receive", "send", "ping", "delete"])
+@pytest.mark.parametrize("method", ["receive", "send", "delete"])
 def test_every_operation_translates(method: str) -> None:
     queue = SqsJobQueue(FailingSqsClient(client_error("AccessDenied")), "u")
     calls = {
         "receive": lambda: queue.receive(1, 0, None),
         "send": lambda: queue.send("{}"),
-        "ping": queue.ping,
         "delete": lambda: queue.delete(MESSAGE),
     }
     with pytest.raises(QueueFatalError):

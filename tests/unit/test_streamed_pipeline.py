@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from datetime import date
 from pathlib import Path
 
 from shapely.geometry import box
@@ -15,10 +16,13 @@ from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.model import CoefficientPolygon, NnCatchment, Zone
 from nrf.domain.results import OutOfScopeSite, SiteAssessment
 from nrf.domain.rules import rule_set_named
-from nrf.domain.validation import BNG, RawFeature, validated
+from nrf.domain.validation import BNG, FileColumns, RawFeature, validated
 from support.reference import InMemoryBoundaryData, permit, rates
 
 RULES = rule_set_named("iat-2026-04")
+QUOTE_DATE = date(2026, 11, 26)
+# Every feature below has all five columns.
+COLUMNS = FileColumns(absent=(), names=("id", "name", "dwelling_category", "source", "dwellings"))
 X0, Y0 = 600_000.0, 300_000.0
 SITES = 1000
 WINDOW = 50
@@ -89,8 +93,8 @@ def test_a_thousand_sites_pass_through_with_at_most_a_window_held(tmp_path: Path
     assess = AssessDevelopments(
         repository(), ForkedSiteMap(2, spare_cpus=lambda: 64.0, window=WINDOW)
     )
-    developments = validated(features(counts), SITES, absent=[])
-    outcomes = assess.outcomes(developments, RULES, SITES)
+    developments = validated(features(counts), SITES, COLUMNS)
+    outcomes = assess.outcomes(developments, RULES, QUOTE_DATE, SITES)
     run = spool_run(counted(outcomes, counts), assess.provenance(RULES), tmp_path)
     assert counts.read == counts.spooled == SITES
     # A window is read whole before its first site is assessed, and never more.
@@ -101,15 +105,15 @@ def test_a_thousand_sites_pass_through_with_at_most_a_window_held(tmp_path: Path
 
 def test_a_spooled_run_writes_what_the_same_run_in_memory_writes(tmp_path: Path) -> None:
     assess = AssessDevelopments(repository())
-    in_memory = assess(list(validated(features(Counts()), SITES, absent=[])), RULES)
+    in_memory = assess(list(validated(features(Counts()), SITES, COLUMNS)), RULES, QUOTE_DATE)
     spooled = spool_run(
-        assess.outcomes(validated(features(Counts()), SITES, absent=[]), RULES, SITES),
+        assess.outcomes(validated(features(Counts()), SITES, COLUMNS), RULES, QUOTE_DATE, SITES),
         assess.provenance(RULES),
         tmp_path,
     )
     assert list(spooled.sites) == list(in_memory.sites)
     assert list(spooled.out_of_scope) == list(in_memory.out_of_scope)
-    assert spooled.levy_total == in_memory.levy_total
+    assert spooled.levy_total_excluding_vat == in_memory.levy_total_excluding_vat
     assert legacy_csv.render(spooled.sites) == legacy_csv.render(in_memory.sites)
     assert levy_csv.render(spooled, "note") == levy_csv.render(in_memory, "note")
     assert csv_sidecar(spooled) == csv_sidecar(in_memory)

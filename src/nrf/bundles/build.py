@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 
 from attrs import frozen
@@ -17,19 +18,20 @@ import nrf
 from nrf.bundles import cleaning, source_reader
 from nrf.bundles.coefficient_source import SourceUnreadable, open_coefficients
 from nrf.bundles.geopackage_writer import GeoPackageWriter
-from nrf.bundles.manifest import load_manifest
+from nrf.bundles.levy_tables import DEFAULT_VAT_RATE, charges_table, index_table, settings_table
+from nrf.bundles.manifest import CSV_SOURCES, Manifest, load_manifest
 from nrf.bundles.output_errors import (
     OutputNotWritten,
     check_output_folder,
     publish,
     write_report,
 )
-from nrf.bundles.provenance import source_files, write_provenance
+from nrf.bundles.provenance import BundleInfo, source_files, write_provenance
 from nrf.bundles.qc.gate import previous_counts, run_gate
 from nrf.bundles.qc.report import QcReport
+from nrf.bundles.schedule_csv import read_csv_rows
 from nrf.bundles.staging import stage_coefficients, stage_small
 from nrf.bundles.stale_staging import sweep_stale_staging
-from nrf.bundles.tariff_csv import read_levy_csv
 from nrf.bundles.vouch import record_checked_by_gate
 
 Progress = Callable[[str], Callable[[int, int], None]]
@@ -40,8 +42,18 @@ UNREADABLE = {
     "source_encoding",
     "source_format",
     "source_crs",
+    "source_outside",
     "no_default_occupancy",
 }
+SMALL_LAYERS = (
+    "nn_catchments",
+    "wwtw_catchments",
+    "lpa_boundaries",
+    "subcatchments",
+    "edp_extents",
+    "edp_boundaries",
+    "excluded_areas",
+)
 
 
 @frozen(kw_only=True)
@@ -51,8 +63,10 @@ class BuildRequest:
     source_dir: Path
     output: Path
     version: str
-    levy_rates: Path
     created: str
+    levy_charges: Path | None = None  # else the manifest's (or the default) path in the delivery
+    inflation_index: Path | None = None
+    vat_rate: Decimal = DEFAULT_VAT_RATE
     default_occupancy: float | None = None
     default_water_usage: float | None = None
     previous: Path | None = None
@@ -86,6 +100,51 @@ def _previous(path: Path, report: QcReport) -> dict[str, int] | None:
         return None
 
 
+def _csv_paths(request: BuildRequest, manifest: Manifest) -> dict[str, Path]:
+    """Each levy CSV: the command line's file, else the manifest's path inside the delivery."""
+    given = {"levy_charges": request.levy_charges, "inflation_index": request.inflation_index}
+    return {
+        key: given[key] or source_reader.source_path(request.source_dir, manifest.sources[key])
+        for key in CSV_SOURCES
+    }
+
+
+def _read_csv(
+    key: str, paths: dict[str, Path], manifest: Manifest, report: QcReport
+) -> list[source_reader.Row]:
+    path = paths[key]
+    if not path.exists() and not path.is_symlink():
+        report.add(
+            "source_missing",
+            key,
+            str(path),
+            f"no such file: name it with --{key.replace('_', '-')} FILE, or as "
+            f"[sources.{key}] path in the manifest",
+        )
+        return []
+    money = ("base_charge_per_unit",) if key == "levy_charges" else ()
+    rows = read_csv_rows(key, path, manifest.sources[key].columns, report, money=money)
+    return rows or []
+
+
+def _outside(request: BuildRequest, manifest: Manifest, report: QcReport) -> None:
+    """Every manifest source that resolves (through symbolic links) outside the delivery."""
+    root = request.source_dir.resolve()
+    given = {"levy_charges": request.levy_charges, "inflation_index": request.inflation_index}
+    for key, source in manifest.sources.items():
+        if given.get(key) is not None:
+            continue  # a file named on the command line is the operator's own choice
+        path = source_reader.source_path(request.source_dir, source)
+        if (path.exists() or path.is_symlink()) and not path.resolve().is_relative_to(root):
+            report.add(
+                "source_outside",
+                key,
+                source.path,
+                f"leads to {path.resolve()}, outside the delivery {root}: deliver the file "
+                "itself, or name it on the command line",
+            )
+
+
 def build_bundle(request: BuildRequest, progress: Progress | None = None) -> BuildOutcome:
     check_output_folder(request.output)
     for stale in sweep_stale_staging(request.output):
@@ -93,15 +152,13 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     manifest = load_manifest(request.manifest)
     report = QcReport()
     root = request.source_dir
+    _outside(request, manifest, report)
+    if report.codes():
+        write_report(report, request.output)
+        return BuildOutcome(report, written=False, unreadable=True)
     small = {
         key: source_reader.read_vector(root, key, manifest.sources[key], report)
-        for key in (
-            "nn_catchments",
-            "wwtw_catchments",
-            "lpa_boundaries",
-            "subcatchments",
-            "edp_extents",
-        )
+        for key in SMALL_LAYERS
     }
     permit_rows = source_reader.read_table(
         root, "wwtw_permits", manifest.sources["wwtw_permits"], report
@@ -112,7 +169,12 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     for key, rows in (("wwtw_permits", permit_rows), ("occupancy_rates", rate_rows)):
         if rows == []:  # the cleaned table would still hold the default or nothing useful
             report.add("empty", key, "-", f"{manifest.sources[key].layer} has no rows")
-    levy = read_levy_csv(request.levy_rates, report)
+    csv_paths = _csv_paths(request, manifest)
+    levy = [
+        charges_table(_read_csv("levy_charges", csv_paths, manifest, report)),
+        index_table(_read_csv("inflation_index", csv_paths, manifest, report)),
+        settings_table(request.vat_rate),
+    ]
     default = _default(request, manifest.default_occupancy, manifest.default_water_usage)
     permits = cleaning.clean_permits(permit_rows or [], manifest, report)
     rates = cleaning.clean_rates(rate_rows or [], manifest, default, report)
@@ -132,7 +194,7 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
         for key, layer in small.items():
             if layer is not None:
                 stage_small(writer, key, layer, report)
-        for table in (permits, rates, levy):
+        for table in (permits, rates, *levy):
             writer.create_table(table.name, table.columns, table.rows)
         try:
             stage_coefficients(
@@ -145,24 +207,19 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
             write_report(report, request.output)
             return BuildOutcome(report, written=False, unreadable=True)
         coefficients.close()
-        extra = [("levy_rates", request.levy_rates)]
+        extra = list(csv_paths.items())
         if request.manifest is not None:
             extra.append(("manifest", request.manifest))
         sources = source_files(root, manifest, extra)
         report.figures["sources"] = [s.path for s in sources]
-        write_provenance(
-            writer,
-            (
-                manifest.name,
-                request.version,
-                request.created,
-                manifest.description,
-                nrf.__version__,
-                "pending",
-                "",
-            ),
-            sources,
+        info = BundleInfo(
+            name=manifest.name,
+            version=request.version,
+            created=request.created,
+            description=manifest.description,
+            nrf_version=nrf.__version__,
         )
+        write_provenance(writer, info, sources)
         writer.flush()
         run_gate(
             writer.connection,

@@ -287,19 +287,6 @@ class Table:
     rows: Sequence[Sequence[object]] = field(repr=False)
 
 
-def write_geopackage(
-    path: str | Path, layers: Iterable[Layer], tables: Iterable[Table] = (), *, epsg: int = 27700
-) -> Path:
-    """Write ``layers`` and ``tables`` to a new GeoPackage at ``path`` (replacing any file)."""
-    with GeoPackageWriter(path, epsg=epsg) as writer:
-        for layer in layers:
-            writer.create_layer(layer.name, layer.columns, geometry_type=layer.geometry_type)
-            writer.append_features(layer.name, layer.geometries, layer.attributes)
-        for table in tables:
-            writer.create_table(table.name, table.columns, table.rows)
-    return Path(path)
-
-
 def _as_python(column: Sequence[object] | np.ndarray | None, n: int) -> list[object]:
     """sqlite3 only binds Python scalars, so numpy columns become lists (NaN -> NULL)."""
     if column is None:

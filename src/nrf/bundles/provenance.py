@@ -26,7 +26,25 @@ INFO_COLUMNS = [
     ("qc_summary", "TEXT"),
 ]
 SOURCE_COLUMNS = [("role", "TEXT"), ("path", "TEXT"), ("bytes", "INTEGER"), ("sha256", "TEXT")]
+QC_PENDING = "pending"  # written before the gate runs; the build sets the outcome after it
 _CHUNK = 1 << 22
+
+
+@frozen(kw_only=True)
+class BundleInfo:
+    """The one ``bundle_info`` row: the QC outcome stays pending until the gate has run."""
+
+    name: str
+    version: str
+    created: str
+    description: str
+    nrf_version: str
+    qc_outcome: str = QC_PENDING
+    qc_summary: str = ""
+
+    def row(self) -> tuple[str, ...]:
+        """The values in INFO_COLUMNS order."""
+        return tuple(str(getattr(self, column)) for column, _ in INFO_COLUMNS)
 
 
 @frozen(kw_only=True)
@@ -57,7 +75,11 @@ def source_files(
 ) -> list[SourceFile]:
     """Every delivered file the build read (optional ones only when present), plus ``extra``."""
     found: dict[Path, str] = {}
+    extra = list(extra)
+    named = {role for role, _ in extra}
     for role, source in manifest.sources.items():
+        if role in named:  # read from the file given, not from the manifest's path
+            continue
         for path in _companions(root / source.path):
             if path.is_file():
                 found.setdefault(path, role)
@@ -74,9 +96,9 @@ def source_files(
 
 def write_provenance(
     writer: GeoPackageWriter,
-    info: tuple[str, str, str, str, str, str, str],
+    info: BundleInfo,
     sources: list[SourceFile],
 ) -> None:
-    writer.create_table("bundle_info", INFO_COLUMNS, [info])
+    writer.create_table("bundle_info", INFO_COLUMNS, [info.row()])
     rows = [(s.role, s.path, s.bytes, s.sha256) for s in sources]
     writer.create_table("bundle_sources", SOURCE_COLUMNS, rows)

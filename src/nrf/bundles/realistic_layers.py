@@ -199,20 +199,47 @@ def permits_table(extra_works: list[int], seed: int) -> Table:
     return Table(base.name, base.columns, rows)
 
 
-def levy_table(islands: list[tuple[int, str]], seed: int) -> Table:
-    base = norfolk.levy_table()
-    rng = np.random.default_rng([seed, 6])
+def edp_layer(nn: Layer, islands: list[tuple[int, str]]) -> Layer:
+    """EDPs drawn on the catchments' own outlines: Norfolk's one EDP, then one per island."""
+    ids = [norfolk.NORFOLK_EDP_ID] * 3 + [edp for edp, _ in islands]
+    names = [norfolk.NORFOLK_EDP] * 3 + [f"Synthetic EDP {edp}" for edp, _ in islands]
+    return Layer(
+        name="edp_boundaries",
+        columns=[("edp_id", "INTEGER"), ("edp_name", "TEXT")],
+        geometries=nn.geometries,
+        attributes={"edp_id": ids, "edp_name": names},
+        geometry_type="MULTIPOLYGON",
+    )
+
+
+def levy_charges_table(islands: list[tuple[int, str]], seed: int) -> Table:
+    """Norfolk's schedule, and a made-up charge per home for each island EDP."""
+    base = norfolk.levy_charges_table()
+    rng = np.random.default_rng([seed, 7])
     rows = list(base.rows)
-    for edp, name in islands:
-        n, p = rng.uniform(1_500, 4_000), rng.uniform(20_000, 50_000)
-        rows.append((edp, name, round(float(n), 2), round(float(p), 2), 0.05, 0.10, 0.03))
+    for edp, _ in islands:
+        charge = f"{rng.uniform(1_500, 4_000):.4f}"
+        rows.append((edp, f"Synthetic EDP {edp}", "2026-01-01", "2026-01-01", "2027-12-31", charge))
     return Table(base.name, base.columns, rows)
 
 
 def national_layers(design: Design, seed: int) -> tuple[list[Layer], list[Table]]:
-    """The four small layers and three lookup tables of a realistic national bundle."""
+    """The six small layers and six lookup tables of a realistic national bundle."""
     nn, islands = nn_layer(design, seed)
     works, extra = wwtw_layer(design, seed)
-    layers = [nn, works, lpa_layer(design, seed), subcatchment_layer(design, seed)]
-    tables = [permits_table(extra, seed), norfolk.occupancy_table(), levy_table(islands, seed)]
+    layers = [
+        nn,
+        works,
+        lpa_layer(design, seed),
+        subcatchment_layer(design, seed),
+        edp_layer(nn, islands),
+        norfolk.excluded_layer(),
+    ]
+    tables = [
+        permits_table(extra, seed),
+        norfolk.occupancy_table(),
+        levy_charges_table(islands, seed),
+        norfolk.inflation_index_table(),
+        norfolk.levy_settings_table(),
+    ]
     return layers, tables

@@ -31,8 +31,8 @@ from nrf.bundles.source_checks import (
     undeclared_text,
 )
 from nrf.bundles.source_text import StoredText, decoded_row
+from nrf.domain.bng import BNG, BNG_EPSG
 
-BNG = 27700
 Row = dict[str, Any]
 
 
@@ -70,8 +70,8 @@ def check_crs(key: str, found: int | None, source: Source, report: QcReport) -> 
             f"manifest's [sources.{key}] if the layer really is British National Grid",
         )
         return False
-    if epsg != BNG:
-        report.add("source_crs", key, source.path, f"in EPSG:{epsg}, not EPSG:{BNG}")
+    if epsg != BNG_EPSG:
+        report.add("source_crs", key, source.path, f"in EPSG:{epsg}, not {BNG}")
         return False
     return True
 

@@ -150,9 +150,11 @@ def generate_norfolk_demo(
         extent=norfolk.NORFOLK_EXTENT,
         name="nrf-synthetic-norfolk",
         description=(
-            f"{SYNTHETIC_NOTE}made-up catchments, treatment works, permits, rates, levy "
-            "rates and land-use coefficients laid out around the Defra Broads & Wensum "
-            "sample sites, for demonstrations and tests only."
+            f"{SYNTHETIC_NOTE}made-up catchments, treatment works, permits, rates, per-kg "
+            "tariff, an excluded area and land-use coefficients laid out around the Defra "
+            "Broads & Wensum sample sites, for demonstrations and tests only; the EDP takes "
+            "Defra's Norfolk EDP id, name and charging schedule (2675.0000 a home) over the "
+            "made-up catchments, with Defra's CIL index rows and a made-up 2027 row."
         ),
     )
 

@@ -1,4 +1,4 @@
-"""The synthetic Norfolk design: catchments, zones and tables around the real sample sites.
+"""The synthetic Norfolk design: catchments, zones, EDP and tables around the real sample sites.
 
 Over 200 lines: one design (catchments, zones, tables) laid out around the same sample sites.
 """
@@ -17,6 +17,16 @@ NORFOLK_EXTENT = (579_800.0, 276_600.0, 645_300.0, 346_900.0)
 
 WENSUM = "River Wensum SAC"
 BROADS = "The Broads SAC"
+# Defra's Norfolk EDP as its boundary layer names it (EDP_Id 1), and its charging schedule
+# and RICS CIL index rows as Defra loads them; only the 2027 index row is made up.
+NORFOLK_EDP_ID = 1
+NORFOLK_EDP = (
+    "Broads SAC, Broadland Ramsar and River Wensum SAC Environmental Delivery Plan "
+    "addressing nutrient pollution (2026 to 2036)"
+)
+# A made-up excluded area (a buffered SSSI stands in) over three of the sample sites.
+EXCLUDED_AREA = "Synthetic SSSI buffer (made up)"
+_EXCLUDED_CENTRE, _EXCLUDED_RADIUS = (627_270.0, 320_390.0), 600.0
 
 # Shared boundary vertices are spelt once so neighbouring catchments meet exactly.
 _W_B = [
@@ -231,26 +241,72 @@ def occupancy_table() -> Table:
     return Table("occupancy_rates", cols, rows)
 
 
-def levy_table() -> Table:
+def edp_layer() -> Layer:
+    """One EDP over both NN catchments, drawn as their three polygons under one id and name."""
+    return Layer(
+        name="edp_boundaries",
+        columns=[("edp_id", "INTEGER"), ("edp_name", "TEXT")],
+        geometries=[_WENSUM, _BROADS_NORTH, _BROADS_SOUTH],
+        attributes={"edp_id": [NORFOLK_EDP_ID] * 3, "edp_name": [NORFOLK_EDP] * 3},
+    )
+
+
+def excluded_layer() -> Layer:
+    return Layer(
+        name="excluded_areas",
+        columns=[("name", "TEXT")],
+        geometries=[_clean(blob(_EXCLUDED_CENTRE, _EXCLUDED_RADIUS, 13))],
+        attributes={"name": [EXCLUDED_AREA]},
+        geometry_type="MULTIPOLYGON",
+    )
+
+
+def levy_charges_table() -> Table:
     cols = [
         ("edp_id", "INTEGER"),
         ("edp_name", "TEXT"),
-        ("n_gbp_per_kg", "REAL"),
-        ("p_gbp_per_kg", "REAL"),
-        ("monitoring_share", "REAL"),
-        ("maintenance_share", "REAL"),
-        ("admin_share", "REAL"),
+        ("edp_start_date", "TEXT"),
+        ("charge_valid_from", "TEXT"),
+        ("charge_valid_to", "TEXT"),
+        ("base_charge_per_unit", "TEXT"),
     ]
+    rows = [(NORFOLK_EDP_ID, NORFOLK_EDP, "2026-01-01", "2026-01-01", "2027-12-31", "2675.0000")]
+    return Table("levy_charges", cols, rows)
+
+
+def inflation_index_table() -> Table:
+    cols = [("charging_year", "INTEGER"), ("cil_index", "TEXT"), ("index_factor", "TEXT")]
     rows = [
-        (1, WENSUM, 3127.45, 41850.2, 0.05, 0.10, 0.03),
-        (2, BROADS, 2684.9, 36420.75, 0.05, 0.10, 0.03),
+        (2021, "333", "0.8325"),
+        (2022, "332", "0.8300"),
+        (2023, "355", "0.8875"),
+        (2024, "381", "0.9525"),
+        (2025, "391", "0.9775"),
+        (2026, "400", "1.0000"),
+        (2027, "412", "1.0300"),  # made up, so the demo can show an indexed year
     ]
-    return Table("levy_rates", cols, rows)
+    return Table("levy_inflation_index", cols, rows)
+
+
+def levy_settings_table() -> Table:
+    return Table("levy_settings", [("key", "TEXT"), ("value", "TEXT")], [("vat_rate", "0.20")])
 
 
 def small_layers() -> list[Layer]:
-    return [nn_layer(), wwtw_layer(), lpa_layer(), subcatchment_layer()]
+    return [
+        nn_layer(),
+        wwtw_layer(),
+        lpa_layer(),
+        subcatchment_layer(),
+        edp_layer(),
+        excluded_layer(),
+    ]
+
+
+def levy_tables() -> list[Table]:
+    """The levy's tables: the charging schedule, the CIL index and the VAT rate."""
+    return [levy_charges_table(), inflation_index_table(), levy_settings_table()]
 
 
 def tables() -> list[Table]:
-    return [permits_table(), occupancy_table(), levy_table()]
+    return [permits_table(), occupancy_table(), *levy_tables()]

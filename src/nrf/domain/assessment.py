@@ -5,18 +5,21 @@ Over 200 lines: one site's figures are computed in one readable sequence of step
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import date
+from decimal import Decimal
 
 import nrf
+from nrf.domain.charging import levy_outcome
+from nrf.domain.edp_geography import catchment_overlaps, edp_overlaps, excluded_areas_met
 from nrf.domain.land_use import land_use_pieces, post_suds, suds_applies
-from nrf.domain.levy import levy_by_edp, sum_quotes
 from nrf.domain.majority import majority_value
 from nrf.domain.model import BundleInfo, Development, LookupTables, SiteReferenceData
 from nrf.domain.ports import BoundaryDataRepository, SiteMap
 from nrf.domain.results import (
     AssessmentRun,
-    LevyQuote,
+    LevyPricing,
+    LevyRefusal,
     OutOfScopeSite,
     Provenance,
     SiteAssessment,
@@ -47,9 +50,17 @@ def identity(dev: Development) -> SiteIdentity:
 
 
 def assess_site(
-    dev: Development, ref: SiteReferenceData, lookups: LookupTables, rules: RuleSet
+    dev: Development,
+    ref: SiteReferenceData,
+    lookups: LookupTables,
+    rules: RuleSet,
+    quote_date: date | None = None,
 ) -> SiteAssessment | OutOfScopeSite:
-    """The nutrient calculation for one development (all figures kg/year)."""
+    """The nutrient calculation for one development (all figures kg/year), and its levy.
+
+    The levy is priced (or refused) on ``quote_date``; with None it is not asked for, as in a
+    boundary check, and the site has neither a pricing nor a refusal.
+    """
     boundary = dev.boundary
     dev_area_ha = round2(boundary.area / rules.m2_per_ha)
 
@@ -113,7 +124,20 @@ def assess_site(
         p_total=p_total,
         buffer_fraction=rules.buffer_percent / 100,
     )
-    edp_levies = levy_by_edp(catchments, lookups.levy_rates)
+    # The levy: the EDP's charging schedule, priced on the quote date (or refused, with why).
+    edps = edp_overlaps(boundary, ref.edps)
+    excluded = excluded_areas_met(boundary, ref.excluded_areas)
+    levy = (
+        None
+        if quote_date is None
+        else levy_outcome(
+            units=dev.dwellings,
+            edps=edps,
+            excluded_areas=excluded,
+            quote_date=quote_date,
+            lookups=lookups,
+        )
+    )
 
     if on_fallback:
         wwtw_subcatchment = dev_subcatchment
@@ -149,8 +173,11 @@ def assess_site(
         n_total=n_total,
         p_total=p_total,
         catchments=catchments,
-        levy_by_edp=edp_levies,
-        levy=sum_quotes(e.quote for e in edp_levies if e.quote is not None),
+        edps=edps,
+        catchment_overlaps=catchment_overlaps(boundary, ref.nn_catchments),
+        excluded_areas=excluded,
+        pricing=levy if isinstance(levy, LevyPricing) else None,
+        levy_refusal=levy if isinstance(levy, LevyRefusal) else None,
     )
 
 
@@ -180,17 +207,20 @@ class AssessDevelopments:
         self,
         developments: Sequence[Development],
         rules: RuleSet,
+        quote_date: date,
         progress: Progress | None = None,
     ) -> AssessmentRun:
+        """Every site's figures, and its levy as quoted on ``quote_date`` (a commencement day)."""
         sites: list[SiteAssessment] = []
         out: list[OutOfScopeSite] = []
-        for outcome in self.outcomes(developments, rules, len(developments), progress):
+        outcomes = self.outcomes(developments, rules, quote_date, len(developments), progress)
+        for outcome in outcomes:
             (sites if isinstance(outcome, SiteAssessment) else out).append(outcome)  # type: ignore[arg-type]
         return AssessmentRun(
             provenance=self.provenance(rules),
             sites=tuple(sites),
             out_of_scope=tuple(out),
-            levy_total=levy_total(sites),
+            levy_total_excluding_vat=levy_total_excluding_vat(sites),
         )
 
     def provenance(self, rules: RuleSet) -> Provenance:
@@ -200,6 +230,7 @@ class AssessDevelopments:
         self,
         developments: Iterable[Development],
         rules: RuleSet,
+        quote_date: date,
         total: int,
         progress: Progress | None = None,
     ) -> Iterator[SiteAssessment | OutOfScopeSite]:
@@ -208,7 +239,8 @@ class AssessDevelopments:
         repository = self._repository
 
         def one(dev: Development) -> SiteAssessment | OutOfScopeSite:
-            return assess_site(dev, repository.reference_for(dev.boundary), lookups, rules)
+            ref = repository.reference_for(dev.boundary)
+            return assess_site(dev, ref, lookups, rules, quote_date)
 
         for done, outcome in enumerate(self._map(one, developments), start=1):
             if progress is not None:
@@ -216,10 +248,8 @@ class AssessDevelopments:
             yield outcome
 
 
-def levy_total(sites: Iterable[SiteAssessment]) -> LevyQuote:
-    """The batch's levy: the sum of its sites' (one pass, so a spooled batch streams too)."""
-    return sum_quotes(s.levy for s in sites)
-
-
-def is_finite(x: float) -> bool:
-    return math.isfinite(x)
+def levy_total_excluding_vat(sites: Iterable[SiteAssessment]) -> Decimal:
+    """The batch's quoted levies excluding VAT (one pass, so a spooled batch streams too)."""
+    return sum(
+        (s.pricing.amount_excluding_vat for s in sites if s.pricing is not None), Decimal("0.00")
+    )

@@ -13,6 +13,7 @@ from attrs import field, frozen
 
 from nrf.domain.errors import InvalidInput, NrfError, Problem
 from nrf.domain.fleet import BundleStamp
+from nrf.domain.serialization import converter
 
 
 class JobStatus(StrEnum):
@@ -32,6 +33,7 @@ class NotificationKind(StrEnum):
     QUEUE_STALLED = "queue_stalled"  # to support: nobody consuming, or consuming again
     DELAYED = "delayed"  # to a requester: the quote waits longer than it should
     BACKEND_RESULT = "backend_result"  # the result, reported to Defra's backend (not an email)
+    QUOTE_REFUSED = "quote_refused"  # to support: a Defra quote given no levy, so no result sent
 
 
 @frozen(kw_only=True)
@@ -73,7 +75,8 @@ class JobRecord:
     finished_at: float = 0.0
     notifications: tuple[NotificationRecord, ...] = ()
     trace_id: str | None = None
-    # The reference data a succeeded job was assessed with, so the record alone traces it.
+    # The reference data a succeeded job was assessed with, so the record alone traces it;
+    # on a failed job, the bundle that refused its quote for want of data (None: bad input).
     bundle: BundleStamp | None = None
 
 
@@ -145,17 +148,14 @@ def validate_job_id(job_id: str) -> str:
     return job_id
 
 
-_converter = cattrs.Converter()
-
-
 def job_record_to_json(record: JobRecord) -> bytes:
     """Serialise a record as UTF-8 JSON (enums as their values)."""
-    return json.dumps(_converter.unstructure(record), sort_keys=True, indent=2).encode("utf-8")
+    return json.dumps(converter.unstructure(record), sort_keys=True, indent=2).encode("utf-8")
 
 
 def job_record_from_json(data: bytes | str) -> JobRecord:
     """Parse what :func:`job_record_to_json` wrote; raises ValueError if it is not a record."""
     try:
-        return _converter.structure(json.loads(data), JobRecord)
+        return converter.structure(json.loads(data), JobRecord)
     except (json.JSONDecodeError, cattrs.BaseValidationError, TypeError, KeyError) as exc:
         raise ValueError(f"not a job record: {type(exc).__name__}") from exc

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import date
 from decimal import Decimal
 from typing import TypeAlias
 
 from attrs import field, frozen
 from shapely.geometry import MultiPolygon, Polygon
+
+from nrf.domain.results import IndexRow
 
 Boundary: TypeAlias = Polygon | MultiPolygon
 
@@ -32,6 +35,23 @@ class NnCatchment:
     geometry: Boundary = field(eq=False, repr=False)
     n2k_site_name: str
     edp_id: str
+
+
+@frozen
+class EdpPolygon:
+    """A polygon of an Environmental Delivery Plan (the levy is priced per EDP, not catchment)."""
+
+    geometry: Boundary = field(eq=False, repr=False)
+    edp_id: int
+    edp_name: str
+
+
+@frozen
+class ExcludedArea:
+    """A polygon where the levy is not available (a buffered SSSI); ``name`` may be blank."""
+
+    geometry: Boundary = field(eq=False, repr=False)
+    name: str
 
 
 @frozen
@@ -62,6 +82,8 @@ class SiteReferenceData:
     lpa_boundaries: tuple[Zone, ...]
     subcatchments: tuple[Zone, ...]
     coefficients: tuple[CoefficientPolygon, ...]
+    edps: tuple[EdpPolygon, ...] = ()
+    excluded_areas: tuple[ExcludedArea, ...] = ()
 
 
 @frozen(kw_only=True)
@@ -100,19 +122,6 @@ def category_key(category: str) -> str:
 
 
 @frozen(kw_only=True)
-class LevyRate:
-    """Charges of one EDP: £ per kg, and the monitoring/maintenance/admin shares of the levy."""
-
-    edp_id: str
-    edp_name: str
-    n_gbp_per_kg: Decimal
-    p_gbp_per_kg: Decimal
-    monitoring_share: Decimal
-    maintenance_share: Decimal
-    admin_share: Decimal
-
-
-@frozen(kw_only=True)
 class BundleInfo:
     """Identity of a reference-data bundle, carried into every result."""
 
@@ -127,10 +136,29 @@ class BundleInfo:
         return "synthetic" in f"{self.name} {self.description}".casefold()
 
 
-@frozen
+@frozen(kw_only=True)
+class LevyCharge:
+    """One row of an EDP's charging schedule: a charge per housing unit over a window of dates."""
+
+    edp_id: int
+    edp_name: str
+    edp_start_date: date  # the EDP's own charging year is this date's calendar year
+    charge_valid_from: date
+    charge_valid_to: date  # inclusive
+    base_charge_per_unit: Decimal  # pounds excluding VAT, 4 dp as scheduled
+
+    def covers(self, day: date) -> bool:
+        return self.charge_valid_from <= day <= self.charge_valid_to
+
+
+@frozen(kw_only=True)
 class LookupTables:
     """The non-spatial tables of a bundle, small enough to hold in memory."""
 
     permits: Mapping[int, WwtwPermit]
     rates: RatesTable
-    levy_rates: Mapping[str, LevyRate]
+    levy_charges: tuple[LevyCharge, ...] = ()
+    inflation_index: Mapping[int, IndexRow] = field(factory=dict)  # by charging year
+    vat_rate: Decimal  # 0.20 is 20 %; always from the bundle, never assumed
+    edps: Mapping[int, str] = field(factory=dict)  # every EDP of the bundle: id -> name
+    # The per-kg tariff of older bundles: an output comparison only, never the levy.

@@ -66,10 +66,6 @@ class JobQueue(Protocol):
         """Enqueue a job; returns the message id."""
         ...
 
-    def ping(self) -> None:
-        """Raise unless the queue is reachable."""
-        ...
-
 
 class ResultStore(Protocol):
     """Finished jobs: files first, then the record, so a record means complete."""

@@ -14,18 +14,20 @@ import shapely
 from attrs import field, frozen
 from shapely.geometry import MultiPolygon, Polygon
 
+from nrf.domain.bng import BNG
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.feature_properties import (
     ABSENT,
     COLUMNS,
+    DEFAULTS,
+    columns_named,
     dwellings_of,
     lookup,
     missing_column_hint,
     required_text,
 )
-from nrf.domain.model import Boundary, Development
+from nrf.domain.model import Development
 
-BNG = "EPSG:27700"
 MIB = 1024 * 1024
 # The extent of British National Grid; a site outside it is in the wrong CRS or not in GB.
 GB_BOUNDS = (0.0, 0.0, 700_000.0, 1_300_000.0)
@@ -44,6 +46,9 @@ class InputLimits:
     max_site_area_ha: float = 10_000
     max_decompressed_bytes: int = 200 * MIB
     max_zip_entries: int = 100
+    # A GeoPackage is a database: its reads are interrupted after this long (a real boundary
+    # layer reads in well under a second; a recursive view would run for ever).
+    max_read_seconds: float = 20.0
 
 
 DEFAULT_LIMITS = InputLimits()
@@ -74,7 +79,8 @@ def validate_features(
     ``progress`` is told (done, total) after each feature.
     """
     check_count(len(features), limits)
-    return list(validated(features, len(features), absent_columns(features), limits, progress))
+    columns = file_columns(key_sets(features))
+    return list(validated(features, len(features), columns, limits, progress))
 
 
 def check_count(count: int, limits: InputLimits) -> None:
@@ -86,42 +92,66 @@ def check_count(count: int, limits: InputLimits) -> None:
         raise InvalidInput([Problem(code="too_many_features", message=message + " are allowed")])
 
 
-def absent_columns(features: Iterable[RawFeature]) -> list[str]:
-    """The required columns that no feature has (one missing_column problem each)."""
-    present: set[str] = set()
-    for feature in features:
-        present.update(
-            c for c in COLUMNS if c not in present and lookup(feature.properties, c) is not ABSENT
-        )
-    return [c for c in COLUMNS if c not in present]
+KeySet = tuple[str, ...]
+
+
+@frozen
+class FileColumns:
+    """A file's columns: the required ones no feature has, and every name (first met first)."""
+
+    absent: tuple[str, ...]
+    names: tuple[str, ...]
+
+
+def key_sets(features: Iterable[RawFeature]) -> list[KeySet]:
+    """The features' distinct lists of property names, first met first: all that the
+    whole-file column checks need (a shapefile has one; a GeoJSON usually a few)."""
+    return list(dict.fromkeys(tuple(f.properties) for f in features))
+
+
+def file_columns(keys: Iterable[KeySet]) -> FileColumns:
+    """The absent required columns and the file's own names, from its ``key_sets``."""
+    keys = list(keys)
+    present = [dict.fromkeys(k) for k in keys]
+    absent = tuple(c for c in COLUMNS if all(lookup(p, c) is ABSENT for p in present))
+    names = tuple(dict.fromkeys(str(k) for ks in keys for k in ks))
+    return FileColumns(absent=absent, names=names)
 
 
 def validated(
     features: Iterable[RawFeature],
     total: int,
-    absent: Sequence[str],
+    columns: FileColumns,
     limits: InputLimits = DEFAULT_LIMITS,
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[Development]:
     """Each feature's development as it is checked, while no problem has been found; at the
     end, InvalidInput listing every problem. So a file read as it goes is checked in one pass
     that keeps nothing but its problems, and assessed in a second (``total``: for progress)."""
+    absent = columns.absent
+    own = columns_named(list(columns.names))
     problems = [
         Problem(
             code="missing_column",
-            message=f"the file has no {c} column{missing_column_hint(c)}",
+            message=f"the file has no {c} column{missing_column_hint(c)}; {own}",
             feature=None,
             field=c,
         )
         for c in absent
+        if c not in DEFAULTS
     ]
+    # "no polygon" is known at the end, and goes right after the missing columns.
+    after_columns = len(problems)
+    polygon_seen = read_problems = False
     total_vertices = 0
     for position, feature in enumerate(features, start=1):
         found: list[Problem] = []
         texts = {
             c: required_text(feature.properties, feature.index, c, found)
-            for c in COLUMNS
             if c not in absent
+            else (str(feature.index) if c == "id" else DEFAULTS[c])
+            for c in COLUMNS
+            if c != "dwellings"
         }
         dwellings = (
             dwellings_of(feature.properties, feature.index, found)
@@ -130,6 +160,8 @@ def validated(
         )
         found += feature.problems
         geometry = feature.geometry
+        polygon_seen = polygon_seen or isinstance(geometry, Polygon | MultiPolygon)
+        read_problems = read_problems or bool(feature.problems)
         if not any(p.field == "geometry" for p in feature.problems):
             found += geometry_problems(geometry, limits, feature=feature.index, crs=feature.crs)
         if isinstance(geometry, Polygon | MultiPolygon):
@@ -149,6 +181,10 @@ def validated(
             )
         if progress is not None:
             progress(position, total)
+    if not polygon_seen and not read_problems:
+        message = "the file holds no polygon: a red-line boundary is a Polygon or MultiPolygon"
+        problem = Problem(code="no_polygon_found", message=message, field="geometry")
+        problems.insert(after_columns, problem)
     if total_vertices > limits.max_total_vertices:
         message = f"the file has {total_vertices:,} vertices in all; at most "
         message += f"{limits.max_total_vertices:,} are allowed"
@@ -157,17 +193,6 @@ def validated(
         )
     if problems:
         raise InvalidInput(problems)
-
-
-def validate_geometry(
-    geometry: object, limits: InputLimits = DEFAULT_LIMITS, *, crs: str = BNG
-) -> Boundary:
-    """Check one boundary (EPSG:27700 coordinates declared as ``crs``); raise InvalidInput."""
-    problems = geometry_problems(geometry, limits, crs=crs)
-    if problems:
-        raise InvalidInput(problems)
-    assert isinstance(geometry, Polygon | MultiPolygon)
-    return shapely.force_2d(geometry)
 
 
 def geometry_problems(

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TextIO
 
@@ -36,6 +37,44 @@ def positive_int(text: str) -> int:
     return value
 
 
+class GivenOnce(argparse.Action):
+    """An option that may be given once: a second ``--output`` would silently win."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(
+                f"{option_string} may be given once (one output a run; run again for another)"
+            )
+        setattr(namespace, self.dest, values)
+
+
+def columns_argument(text: str) -> dict[str, str]:
+    """``--columns id=Site_Ref,dwellings=No_Dwellin``: nrf's column names to the file's."""
+    from nrf.domain.column_mapping import parse_columns
+    from nrf.domain.errors import InvalidInput
+
+    try:
+        return parse_columns(text)
+    except InvalidInput as exc:
+        raise argparse.ArgumentTypeError(exc.problems[0].message) from None
+
+
+def quote_date_argument(text: str) -> date:
+    """``--quote-date``: a calendar day written YYYY-MM-DD, else a usage error."""
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r} is not a date written YYYY-MM-DD")
+
+
 def crs_argument(text: str) -> str:
     """``--crs``: EPSG:27700 or EPSG:4326 (any spelling PROJ knows), else a usage error."""
     from nrf.adapters.site_boundaries.boundary_crs import accepted_crs
@@ -53,7 +92,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="assess the red-line boundaries in a file",
         description="Assess every red-line boundary in a file: nutrient impact and levy.",
     )
-    assess.add_argument("input", help="GeoJSON, shapefile (.shp, .zip or its folder) or GeoPackage")
+    assess.add_argument(
+        "input", help="GeoJSON, shapefile (.shp, .zip or its folder), GeoPackage, KML or KMZ"
+    )
     assess.add_argument(
         "--reference-data",
         metavar="BUNDLE",
@@ -73,9 +114,16 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help=f"rule set (default {DEFAULT_RULE_SET})",
     )
     assess.add_argument(
+        "--quote-date",
+        type=quote_date_argument,
+        metavar="YYYY-MM-DD",
+        help="price the levy as on this day, e.g. a later commencement (default: today, UTC)",
+    )
+    assess.add_argument(
         "--output",
         metavar="PATH",
         type=output_argument,
+        action=GivenOnce,
         help="write .csv (the legacy 31 columns, plus a .levy.csv for Excel and a "
         ".provenance.json), .json, .geojson or .html (the report with maps, up to 5,000 sites) "
         "instead of printing a table",
@@ -83,7 +131,16 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     assess.add_argument(
         "--layer",
         metavar="NAME",
-        help="the layer of a GeoPackage (or shapefile of a folder) holding several",
+        help="the layer of a GeoPackage (or shapefile of a folder, or folder of a KML) holding "
+        "several",
+    )
+    assess.add_argument(
+        "--columns",
+        type=columns_argument,
+        metavar="MAP",
+        help="your file's column names for nrf's, e.g. id=Site_Ref,dwellings=No_Dwellin (id, "
+        "name, dwelling_category, source, dwellings); without them id is the feature's "
+        "position, dwelling_category housing, name and source blank",
     )
     assess.add_argument(
         "--crs",
@@ -131,6 +188,7 @@ def run_assess(
     environ: Mapping[str, str] = os.environ,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> int:
     """The whole command; ``clock`` and the streams are injected for tests."""
     started = clock()
@@ -153,8 +211,9 @@ def run_assess(
     from nrf.adapters.outputs.result_files import render, write_all
     from nrf.adapters.outputs.spooled_run import spool_developments, spool_run
     from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
+    from nrf.domain.column_mapping import mapped_columns, renamed_feature, renamed_keys
     from nrf.domain.rules import rule_set_named
-    from nrf.domain.validation import absent_columns, check_count, validated
+    from nrf.domain.validation import check_count, file_columns, key_sets, validated
     from nrf.entrypoints.assess_limits import assess_limits
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.progress import StageProgress
@@ -177,9 +236,13 @@ def run_assess(
         if html and count > HTML_MAX_SITES:
             print(html_too_large(count), file=err)
             return EXIT_USAGE
-        absent = absent_columns(
+        keys = key_sets(
             boundaries.features(geometry=False, progress=progress.stage("reading", "features"))
         )
+        # ``--columns``: the file's columns under nrf's names, checked against every name.
+        found = mapped_columns(file_columns(keys).names, getattr(args, "columns", None) or {})
+        columns = file_columns(renamed_keys(k, found) for k in keys)
+        del keys
         marks.append(("validating", clock()))
         folder = Path(
             stack.enter_context(
@@ -187,7 +250,11 @@ def run_assess(
             )
         )
         checking = validated(
-            boundaries.features(), count, absent, limits, progress.stage("validating", "sites")
+            (renamed_feature(f, found) for f in boundaries.features()),
+            count,
+            columns,
+            limits,
+            progress.stage("validating", "sites"),
         )
         checked, developments = spool_developments(checking, folder)
         for _ in checked:
@@ -197,22 +264,32 @@ def run_assess(
             args.reference_data or environ.get("NRF_REFERENCE_DATA"),
             assess_processes=args.processes,
         )
+        from nrf.domain.charging import utc_day
+
+        quote_date = getattr(args, "quote_date", None) or utc_day(container.clock().now())
         assess = container.assess_developments()
         assessing = progress.stage("assessing", "sites")
+        from nrf.domain.output_stamp import OutputStamp
+
         files: Mapping[Path, str | Iterable[str]] = {}
         if html:
             from nrf.adapters.outputs.html_report import report_files
 
             kept = list(developments)  # at most HTML_MAX_SITES: the report is one page
-            run = assess(kept, rules, progress=assessing)
+            run = assess(kept, rules, quote_date, progress=assessing)
             marks.append(("writing", clock()))
-            files = report_files(args.output, run, kept, container.boundary_data())
+            # Every output says when and from which input it was made; a local run has no
+            # reference.
+            stamp = OutputStamp(wall_clock(), source.name)
+            files = report_files(args.output, run, kept, container.boundary_data(), stamp)
         else:
-            outcomes = assess.outcomes(developments, rules, count, assessing)
+            outcomes = assess.outcomes(developments, rules, quote_date, count, assessing)
             run = spool_run(outcomes, assess.provenance(rules), folder)
             marks.append(("writing", clock()))
+            stamp = OutputStamp(wall_clock(), source.name)
             if args.output is not None:
-                files = render(args.output, run, developments, progress.stage("writing", "records"))
+                writing = progress.stage("writing", "records")
+                files = render(args.output, run, developments, writing, stamp)
         if args.output is not None:
             for path in write_all(files):
                 print(f"wrote {path}", file=err)
@@ -223,7 +300,7 @@ def run_assess(
                 # Redirected on Windows, stdout is the ANSI code page (cp1252): a site name
                 # outside it must not crash the run at its last step.
                 sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]
-            for line in table_lines(run):
+            for line in table_lines(run, stamp):
                 print(line, file=out)
     finished = clock()
     stages = ", ".join(

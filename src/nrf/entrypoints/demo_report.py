@@ -12,6 +12,7 @@ from typing import Any
 from attrs import frozen
 
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
+from nrf.domain.levy_text import gbp
 
 
 @frozen(kw_only=True)
@@ -49,7 +50,11 @@ def read_job(results: Path, job_id: str) -> JobRow:
     sites = result.get("sites") or []
     n = sum(float(s["n_total"]) for s in sites) if sites else None
     p = sum(float(s["p_total"]) for s in sites) if sites else None
-    levy = Decimal(str(result.get("levy_total", {}).get("levy_gbp", "0")))
+    # The levy each site was quoted (excluding VAT); a refused levy is its code, never £0.
+    quotes = [s["pricing"]["amount_excluding_vat"] for s in sites if s.get("pricing")]
+    levy = sum((Decimal(str(q)) for q in quotes), Decimal("0.00")) if quotes else None
+    refused = tuple(s["levy_refusal"]["code"] for s in sites if s.get("levy_refusal"))
+    codes += tuple(f"levy {code}" for code in refused)
     status_text = str(status.get("status")) if sites else "out of scope"
     synthetic = bool(result.get("provenance", {}).get("synthetic_data"))
     return JobRow(
@@ -68,11 +73,11 @@ def _number(value: float | None) -> str:
 
 
 def results_table(rows: Sequence[JobRow]) -> str:
-    header = f"{'job id':<44} {'N kg/yr':>9} {'P kg/yr':>8} {'levy':>15}  status"
+    header = f"{'job id':<44} {'N kg/yr':>9} {'P kg/yr':>8} {'levy ex VAT':>15}  status"
     lines = ["!" * 78, SYNTHETIC_NOTICE, "!" * 78, ""] if any(r.synthetic for r in rows) else []
     lines += [header, "-" * len(header)]
     for row in rows:
-        levy = "-" if row.levy is None else f"£{row.levy:,.2f}"
+        levy = "-" if row.levy is None else gbp(row.levy)
         status = row.status + (f" ({', '.join(row.codes)})" if row.codes else "")
         job = row.job_id if len(row.job_id) <= 44 else row.job_id[:43] + "…"
         lines.append(
@@ -82,7 +87,7 @@ def results_table(rows: Sequence[JobRow]) -> str:
     total = sum((r.levy for r in rows if r.levy is not None), Decimal(0))
     counts = Counter(r.status for r in rows)
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-    lines.append(f"{len(rows)} jobs: {summary}; levy total £{total:,.2f}")
+    lines.append(f"{len(rows)} jobs: {summary}; levy quoted {gbp(total)} excluding VAT")
     return "\n".join(lines)
 
 

@@ -1,4 +1,9 @@
-"""The worker's /health and /ready endpoints: a Falcon app run by gunicorn in its own process."""
+"""The worker's /health and /ready endpoints: a Falcon app served in its own process.
+
+It is served like the API (gunicorn's process, hypercorn's connections, ``http_server/``) with
+``HEALTH_LIMITS``: a client holding connections open or trickling headers never stops ECS's
+check from being answered. It listens on 127.0.0.1 by default, where the check runs.
+"""
 
 from __future__ import annotations
 
@@ -19,11 +24,15 @@ from nrf.domain.health import (
     evaluate_readiness,
 )
 from nrf.domain.ports import HeartbeatStore
+from nrf.entrypoints.http_server.command import gunicorn_command as server_command
+from nrf.entrypoints.http_server.gate import Gate
+from nrf.entrypoints.http_server.limits import HEALTH_LIMITS
 
 STORE_ENV = "NRF_HEARTBEAT_STORE"
 HEARTBEAT_TIMEOUT_ENV = "HEARTBEAT_TIMEOUT"
 TASK_TIMEOUT_BUFFER_ENV = "TASK_TIMEOUT_BUFFER"
 SUPERVISOR_PID_ENV = "NRF_SUPERVISOR_PID"
+APP = "nrf.entrypoints.health_app:get_gate()"
 
 
 class HealthProbe(Protocol):
@@ -120,39 +129,23 @@ def get_app() -> falcon.App:
     return create_app(probe)
 
 
+def get_gate() -> Gate:
+    """The factory gunicorn's HypercornWorker loads: the health app behind its connection gate."""
+    return Gate(get_app(), HEALTH_LIMITS)
+
+
 def gunicorn_command(
     bind: str,
     store_name: str,
     *,
     heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
     task_timeout_buffer: float = DEFAULT_TASK_TIMEOUT_BUFFER,
-    threads: int = 2,
     python: str = sys.executable,
 ) -> list[str]:
-    """The argv that serves the health app on ``bind`` (``host:port``) from one worker."""
-    return [
-        python,
-        "-m",
-        "gunicorn",
-        "--bind",
-        bind,
-        "--workers",
-        "1",
-        "--threads",
-        str(threads),
-        "--worker-class",
-        "gthread",
-        "--timeout",
-        "30",
-        "--graceful-timeout",
-        "5",
-        "--log-level",
-        "warning",
-        "--env",
+    """The argv that serves the health app on ``bind`` (``host:port``) from one process."""
+    env = (
         f"{STORE_ENV}={store_name}",
-        "--env",
         f"{HEARTBEAT_TIMEOUT_ENV}={heartbeat_timeout}",
-        "--env",
         f"{TASK_TIMEOUT_BUFFER_ENV}={task_timeout_buffer}",
-        "nrf.entrypoints.health_app:get_app()",
-    ]
+    )
+    return server_command(APP, bind, HEALTH_LIMITS, env=env, python=python)

@@ -1,4 +1,9 @@
-"""Structured JSON logs, one event per line, with secrets scrubbed, and EMF metrics."""
+"""Structured JSON logs, one event per line, with secrets scrubbed, and EMF metrics.
+
+Warnings are log records too: GDAL's (pyogrio raises them as Python warnings) quote text from
+the user's file, such as a layer name; written raw to stderr, a name holding a line break and
+JSON would read as a log line of its own. In a JSON string every line break is escaped.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,9 @@ import json
 import logging
 import sys
 import time
+import warnings
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
@@ -47,6 +54,28 @@ def configure_logging(secrets: Iterable[str] = (), level: int = logging.INFO) ->
     root.setLevel(level)
     for noisy in ("botocore", "boto3", "urllib3", "s3transfer"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    warnings.showwarning = log_warning
+
+
+def log_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: object = None,
+    line: str | None = None,
+) -> None:
+    """``warnings.showwarning`` as one JSON record: ``gdal_warning`` when pyogrio raised it."""
+    origin = Path(filename)
+    event = "gdal_warning" if "pyogrio" in origin.parts else "python_warning"
+    logging.getLogger("nrf.warnings").warning(
+        event,
+        extra={
+            "category": category.__name__,
+            "detail": str(message)[:2000],
+            "origin": f"{origin.name}:{lineno}",
+        },
+    )
 
 
 def emf_record(namespace: str, status: str, seconds: float, job_id: str | None) -> str:

@@ -46,7 +46,9 @@ class WorkerSettings:
     job_timeout_seconds: float = 900.0
     retry_base_seconds: int = 30
     health_port: int = 8085
-    health_host: str = "0.0.0.0"  # the ECS health check reaches it from outside the task
+    # ECS runs the container health check inside the container: loopback is enough, and keeps
+    # the health server out of reach of anything else in the VPC.
+    health_host: str = "127.0.0.1"
     reference_data: str | None = None
     reference_data_sha256: str | None = None
     reference_data_cache: str | None = None  # where a bundle from S3 is downloaded
@@ -89,6 +91,10 @@ class WorkerSettings:
     backend_api_key: str | None = None
     backend_callback_timeout: float = 30.0
     backend_callback_max_retries: int = 3
+
+    def secrets(self) -> list[str]:
+        """Every configured key the log scrubber must hide: Notify's and the backend's."""
+        return [key for key in (self.notify_api_key, self.backend_api_key) if key]
 
     def __repr__(self) -> str:
         # Keep the Notify key out of any log line or traceback that prints settings.

@@ -51,11 +51,6 @@ def srs_id(blob: bytes) -> int:
     return int(struct.unpack_from(f"{order}i", blob, 4)[0])
 
 
-def wkb_of(blob: bytes) -> bytes:
-    """The WKB body of one blob."""
-    return blob[header_length(blob) :]
-
-
 def decode_blobs(blobs: Sequence[bytes | None]) -> NDArray[np.object_]:
     """Shapely geometries of many blobs at once; None for NULL or empty geometries."""
     wkbs: list[bytes | None] = [

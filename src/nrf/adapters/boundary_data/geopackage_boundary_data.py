@@ -125,16 +125,27 @@ class GeoPackageBoundaryData:
         s = self._schema
         permits = geopackage_lookups.permits(self._rows(s["wwtw_permits"]), problems)
         rates = geopackage_lookups.rates(self._rows(s["occupancy_rates"]), problems)
-        levies = geopackage_lookups.levy_rates(self._rows(s["levy_rates"]), problems)
+        charges = geopackage_lookups.levy_charges(self._rows(s["levy_charges"]), problems)
+        index = geopackage_lookups.inflation_index(self._rows(s["levy_inflation_index"]), problems)
+        vat = geopackage_lookups.vat_rate(self._rows(s["levy_settings"]), problems)
+        edps = geopackage_lookups.edp_names(self._rows(s["edp_boundaries"]), problems)
         info_rows = self._rows(s["bundle_info"])
         if len(info_rows) != 1:
             problems.append(
                 f"table 'bundle_info' must have exactly one row; it has {len(info_rows)}"
             )
-        if problems or rates is None:
+        if problems or rates is None or vat is None:
             raise BrokenBundle(f"{self.path.name}: " + "; ".join(problems))
         info = [geopackage_lookups.text_or_none(info_rows[0][c]) or "" for c in _INFO_COLUMNS]
-        return LookupTables(permits, rates, levies), info
+        lookups = LookupTables(
+            permits=permits,
+            rates=rates,
+            levy_charges=charges,
+            inflation_index=index,
+            vat_rate=vat,
+            edps=edps,
+        )
+        return lookups, info
 
     def info(self) -> BundleInfo:
         if self._sha256 is None:
@@ -177,4 +188,6 @@ class GeoPackageBoundaryData:
             lpa_boundaries=self._small["lpa_boundaries"].near(envelope),
             subcatchments=self._small["subcatchments"].near(envelope),
             coefficients=coefficients,
+            edps=self._small["edp_boundaries"].near(envelope),
+            excluded_areas=self._small["excluded_areas"].near(envelope),
         )

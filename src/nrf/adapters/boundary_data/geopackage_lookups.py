@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
 
-from nrf.domain.model import LevyRate, OccupancyRate, RatesTable, WwtwPermit, category_key
+from nrf.domain.model import (
+    LevyCharge,
+    OccupancyRate,
+    RatesTable,
+    WwtwPermit,
+    category_key,
+)
+from nrf.domain.results import IndexRow
 
 Row = Mapping[str, object]  # wanted column name -> stored value, plus "_key" (rowid / fid)
 CONCENTRATIONS = ("n_conc_2025_2030", "n_conc_2030_on", "p_conc_2025_2030", "p_conc_2030_on")
@@ -74,6 +83,30 @@ def decimal(value: object) -> Decimal:
     if not result.is_finite():
         raise ValueError(value)
     return result
+
+
+_DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def decimal_text(value: object) -> Decimal:
+    """Money kept as decimal text ("2675.0000") or a whole number, exactly; ValueError otherwise.
+
+    A binary float is refused rather than converted: the schedule is money, and a REAL column
+    means the table was written wrongly, whatever the value looks like.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Decimal(value)
+    if isinstance(value, str) and _DECIMAL_TEXT.fullmatch(value.strip()):
+        return Decimal(value.strip())
+    raise ValueError(value)
+
+
+def iso_date(value: object) -> date:
+    """A date stored as YYYY-MM-DD text; ValueError for anything else."""
+    if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
+        return date.fromisoformat(value.strip())
+    raise ValueError(value)
 
 
 def permits(rows: Iterable[Row], problems: list[str]) -> Mapping[int, WwtwPermit]:
@@ -156,35 +189,119 @@ def rates(rows: Iterable[Row], problems: list[str]) -> RatesTable | None:
     return RatesTable(MappingProxyType(by_category), MappingProxyType(by_catchment), default)
 
 
-def levy_rates(rows: Iterable[Row], problems: list[str]) -> Mapping[str, LevyRate]:
-    """Levy rates by EDP id; shares must lie in [0, 1] and add up to at most 1."""
-    out: dict[str, LevyRate] = {}
+def _charge(row: Row, problems: list[str]) -> LevyCharge | None:
+    where = f"table 'levy_charges' row {row['_key']}"
+    edp_id = whole_number(row["edp_id"])
+    name = text_or_none(row["edp_name"])
+    bad: list[str] = []
+    if edp_id is None:
+        bad.append(f"edp_id is not a whole number: {row['edp_id']!r}")
+    if name is None:
+        bad.append("edp_name is empty")
+    dates: dict[str, date] = {}
+    for col in ("edp_start_date", "charge_valid_from", "charge_valid_to"):
+        try:
+            dates[col] = iso_date(row[col])
+        except ValueError:
+            bad.append(f"{col} is not a YYYY-MM-DD date: {row[col]!r}")
+    try:
+        base = decimal_text(row["base_charge_per_unit"])
+    except ValueError:
+        bad.append(
+            "base_charge_per_unit is not decimal text such as '2675.0000': "
+            f"{row['base_charge_per_unit']!r}"
+        )
+        base = None
+    if base is not None and base <= 0:
+        bad.append(f"base_charge_per_unit {base} is not above zero")
+    if len(dates) == 3 and dates["charge_valid_to"] < dates["charge_valid_from"]:
+        bad.append(
+            f"charge_valid_to {dates['charge_valid_to']} is before "
+            f"charge_valid_from {dates['charge_valid_from']}"
+        )
+    problems += [f"{where}: {b}" for b in bad]
+    if bad or edp_id is None or name is None or base is None:
+        return None
+    return LevyCharge(edp_id=edp_id, edp_name=name, base_charge_per_unit=base, **dates)
+
+
+def levy_charges(rows: Iterable[Row], problems: list[str]) -> tuple[LevyCharge, ...]:
+    """Each EDP's charging windows; two windows of one EDP that share a day are refused."""
+    out: list[LevyCharge] = []
     for row in rows:
-        where = f"table 'levy_rates' row {row['_key']}"
-        key = edp_key(row["edp_id"])
-        if key is None:
-            problems.append(f"{where}: edp_id is empty")
+        charge = _charge(row, problems)
+        if charge is None:
             continue
-        if key in out:
-            problems.append(f"{where}: edp_id {key} appears twice")
+        for other in out:
+            if other.edp_id == charge.edp_id and (
+                other.charge_valid_from <= charge.charge_valid_to
+                and charge.charge_valid_from <= other.charge_valid_to
+            ):
+                problems.append(
+                    f"table 'levy_charges' row {row['_key']}: the window "
+                    f"{charge.charge_valid_from} to {charge.charge_valid_to} of edp_id "
+                    f"{charge.edp_id} overlaps {other.charge_valid_from} to "
+                    f"{other.charge_valid_to}"
+                )
+        out.append(charge)
+    return tuple(out)
+
+
+def inflation_index(rows: Iterable[Row], problems: list[str]) -> Mapping[int, IndexRow]:
+    """The RICS CIL index by charging year; a year listed twice or a factor not above 0 refused."""
+    out: dict[int, IndexRow] = {}
+    for row in rows:
+        where = f"table 'levy_inflation_index' row {row['_key']}"
+        year = whole_number(row["charging_year"])
+        try:
+            cil, factor = decimal_text(row["cil_index"]), decimal_text(row["index_factor"])
+        except ValueError:
+            problems.append(
+                f"{where}: cil_index and index_factor must be decimal text: "
+                f"{row['cil_index']!r}, {row['index_factor']!r}"
+            )
             continue
-        values: dict[str, Decimal] = {}
-        for col in ("n_gbp_per_kg", "p_gbp_per_kg", *SHARES):
-            try:
-                values[col] = decimal(row[col])
-            except ValueError:
-                problems.append(f"{where}: {col} is not a number: {row[col]!r}")
-        if len(values) < 2 + len(SHARES):
-            continue
-        bad = [c for c in SHARES if not Decimal(0) <= values[c] <= Decimal(1)]
-        problems += [f"{where}: {c} {values[c]} is outside [0, 1]" for c in bad]
-        total = sum((values[c] for c in SHARES), Decimal(0))
-        if not bad and total > 1:
-            problems.append(f"{where}: shares add up to {total}, more than 1")
-        problems += [
-            f"{where}: {c} {values[c]} is negative"
-            for c in ("n_gbp_per_kg", "p_gbp_per_kg")
-            if values[c] < 0
-        ]
-        out[key] = LevyRate(edp_id=key, edp_name=text_or_none(row["edp_name"]) or "", **values)
+        if year is None:
+            problems.append(f"{where}: charging_year is not a year: {row['charging_year']!r}")
+        elif year in out:
+            problems.append(f"{where}: charging_year {year} is listed twice")
+        elif factor <= 0:
+            problems.append(f"{where}: index_factor {factor} is not above zero")
+        else:
+            out[year] = IndexRow(charging_year=year, cil_index=cil, index_factor=factor)
+    return MappingProxyType(out)
+
+
+def vat_rate(rows: Iterable[Row], problems: list[str]) -> Decimal | None:
+    """The ``vat_rate`` setting (0.20 is 20 %), exactly once and within [0, 1]."""
+    values = [r["value"] for r in rows if text_or_none(r["key"]) == "vat_rate"]
+    if len(values) != 1:
+        problems.append(
+            f"table 'levy_settings' must hold one 'vat_rate' row; it holds {len(values)}"
+        )
+        return None
+    try:
+        rate = decimal_text(values[0])
+    except ValueError:
+        rate = None
+    if rate is None or not Decimal(0) <= rate <= Decimal(1):
+        problems.append(
+            f"table 'levy_settings': vat_rate must be decimal text in [0, 1]: {values[0]!r}"
+        )
+        return None
+    return rate
+
+
+def edp_names(rows: Iterable[Row], problems: list[str]) -> Mapping[int, str]:
+    """Every EDP id of the layer and its name; one id under two names is refused."""
+    out: dict[int, str] = {}
+    for row in rows:
+        edp_id, name = whole_number(row["edp_id"]), text_or_none(row["edp_name"])
+        if edp_id is None or name is None:
+            continue  # named, with its fid, when the layer's features are read
+        if out.setdefault(edp_id, name) != name:
+            problems.append(
+                f"layer 'edp_boundaries' fid {row['_key']}: edp_id {edp_id} is named "
+                f"{name!r} here and {out[edp_id]!r} elsewhere"
+            )
     return MappingProxyType(out)

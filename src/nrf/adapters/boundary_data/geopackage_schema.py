@@ -6,6 +6,8 @@ import sqlite3
 
 from attrs import frozen
 
+from nrf.domain.bng import BNG_EPSG
+
 COEFFICIENT_LAYER = "land_use_coefficients"
 COEFFICIENT_COLUMNS = ("lu_curr_n_coeff", "lu_curr_p_coeff", "n_resi_coeff", "p_resi_coeff")
 LAYERS: dict[str, tuple[str, ...]] = {
@@ -14,6 +16,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "lpa_boundaries": ("name",),
     "subcatchments": ("opcat_name",),
     COEFFICIENT_LAYER: COEFFICIENT_COLUMNS,
+    "edp_boundaries": ("edp_id", "edp_name"),
+    "excluded_areas": ("name",),
 }
 TABLES: dict[str, tuple[str, ...]] = {
     "wwtw_permits": (
@@ -31,18 +35,18 @@ TABLES: dict[str, tuple[str, ...]] = {
         "occupancy_rate",
         "water_usage_l_per_person_day",
     ),
-    "levy_rates": (
+    "levy_charges": (
         "edp_id",
         "edp_name",
-        "n_gbp_per_kg",
-        "p_gbp_per_kg",
-        "monitoring_share",
-        "maintenance_share",
-        "admin_share",
+        "edp_start_date",
+        "charge_valid_from",
+        "charge_valid_to",
+        "base_charge_per_unit",
     ),
+    "levy_inflation_index": ("charging_year", "cil_index", "index_factor"),
+    "levy_settings": ("key", "value"),
     "bundle_info": ("name", "version", "created", "description"),
 }
-BNG_EPSG = 27700
 POLYGON_TYPES = frozenset({"POLYGON", "MULTIPOLYGON"})
 _GPKG_CORE = ("gpkg_contents", "gpkg_geometry_columns", "gpkg_spatial_ref_sys")
 
@@ -64,7 +68,7 @@ class TableSchema:
 
 
 def check_schema(db: sqlite3.Connection) -> tuple[dict[str, TableSchema], list[str]]:
-    """The schema of every required layer and table, and a list of what is wrong."""
+    """The schema of every required (and present optional) layer and table, and what is wrong."""
     names = {
         n.casefold(): n
         for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")

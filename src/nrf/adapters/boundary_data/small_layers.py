@@ -1,4 +1,4 @@
-"""The small layers (NN catchments, works, LPAs, subcatchments): all at once, or as needed.
+"""The small layers (catchments, works, LPAs, subcatchments, EDPs, exclusions): whole or as needed.
 
 An unknown bundle is read whole when it is opened, so that any bad feature is refused before
 a job starts. A bundle already vouched for (``validation_record``) is read lazily instead:
@@ -24,14 +24,14 @@ from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_blob import BlobError, decode_blobs
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.domain.errors import BrokenBundle
-from nrf.domain.model import NnCatchment, Zone
+from nrf.domain.model import EdpPolygon, ExcludedArea, NnCatchment, Zone
 
 ZONE_COLUMN = {
     "wwtw_catchments": "wwtw_id",
     "lpa_boundaries": "name",
     "subcatchments": "opcat_name",
 }
-SMALL_LAYERS = ("nn_catchments", *ZONE_COLUMN)
+SMALL_LAYERS = ("nn_catchments", *ZONE_COLUMN, "edp_boundaries", "excluded_areas")
 _POLYGON = int(shapely.GeometryType.POLYGON)
 _MULTIPOLYGON = int(shapely.GeometryType.MULTIPOLYGON)
 _POLYGONAL = (_POLYGON, _MULTIPOLYGON)
@@ -86,6 +86,21 @@ def features(name: str, rows: list[Row], check_valid: bool) -> list[Any]:
     out: list[Any] = []
     problems: list[str] = []
     for row, geom in zip(rows, geoms, strict=True):
+        if name == "edp_boundaries":
+            edp_id = geopackage_lookups.whole_number(row["edp_id"])
+            edp_name = geopackage_lookups.text_or_none(row["edp_name"])
+            if edp_id is None or edp_name is None:
+                problems.append(
+                    f"layer '{name}' fid {row['_key']} needs a whole-number edp_id and an "
+                    f"edp_name; it has {row['edp_id']!r} and {row['edp_name']!r}"
+                )
+                continue
+            out.append(EdpPolygon(geom, edp_id, edp_name))
+            continue
+        if name == "excluded_areas":
+            # An unnamed excluded area is still excluded: a blank name is kept, not refused.
+            out.append(ExcludedArea(geom, geopackage_lookups.text_or_none(row["name"]) or ""))
+            continue
         if name == "nn_catchments":
             site, edp = (
                 geopackage_lookups.text_or_none(row["n2k_site_name"]),

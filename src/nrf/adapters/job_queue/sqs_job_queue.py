@@ -143,12 +143,6 @@ class SqsJobQueue:
             raise translate_error(exc, "SendMessage") from exc
         return str(response["MessageId"])
 
-    def ping(self) -> None:
-        try:
-            self._client.get_queue_attributes(QueueUrl=self.queue_url, AttributeNames=["QueueArn"])
-        except (ClientError, BotoCoreError) as exc:
-            raise translate_error(exc, "GetQueueAttributes") from exc
-
 
 def to_message(raw: dict[str, Any]) -> QueueMessage:
     attributes = raw.get("Attributes", {})

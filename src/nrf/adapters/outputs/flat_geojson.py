@@ -10,17 +10,17 @@ does not apply) and every boundary is a MultiPolygon.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from decimal import Decimal
 from typing import Any
 
 import shapely
 from shapely.geometry import MultiPolygon, Polygon
 
 from nrf.adapters.outputs.spooled_run import in_input_order, with_boundaries
+from nrf.domain.bng import geojson_crs
 from nrf.domain.model import Development
-from nrf.domain.results import AssessmentRun, LevyQuote, OutOfScopeSite, SiteAssessment
+from nrf.domain.results import AssessmentRun, OutOfScopeSite, SiteAssessment
 
-CRS_MEMBER = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}
+CRS_MEMBER = geojson_crs()
 _FIGURES = (
     "dev_area_ha",
     "area_in_nn_catchment_ha",
@@ -48,7 +48,19 @@ _FIGURES = (
     "n_total",
     "p_total",
 )
-_MONEY = ("levy_gbp", "monitoring_gbp", "maintenance_gbp", "admin_gbp", "mitigation_gbp")
+_LEVY = (
+    "levy_status",
+    "edp_id",
+    "edp_name",
+    "units",
+    "quote_date",
+    "charge_per_unit_gbp",
+    "levy_excl_vat_gbp",
+    "vat_gbp",
+    "levy_incl_vat_gbp",
+    "levy_refusal_code",
+    "levy_refusal",
+)
 
 
 def _clean(value: object) -> object:
@@ -57,10 +69,29 @@ def _clean(value: object) -> object:
     return round(value, 9) if isinstance(value, float) else value
 
 
-def _money(quote: LevyQuote | None) -> dict[str, float | None]:
-    return {
-        name: None if quote is None else float(Decimal(getattr(quote, name))) for name in _MONEY
-    }
+def _levy(site: SiteAssessment | None) -> dict[str, Any]:
+    """The levy columns: the quote's figures, or the refusal's code and words (money null)."""
+    props: dict[str, Any] = dict.fromkeys(_LEVY)
+    if site is None:
+        return props
+    pricing, refusal = site.pricing, site.levy_refusal
+    if pricing is not None:
+        props.update(
+            levy_status="quoted",
+            edp_id=pricing.edp_id,
+            edp_name=pricing.edp_name,
+            units=pricing.units,
+            quote_date=pricing.quote_date.isoformat(),
+            charge_per_unit_gbp=float(pricing.per_unit_charge),
+            levy_excl_vat_gbp=float(pricing.amount_excluding_vat),
+            vat_gbp=float(pricing.vat),
+            levy_incl_vat_gbp=float(pricing.amount_including_vat),
+        )
+    else:
+        props["levy_status"] = "refused"
+        if refusal is not None:
+            props["levy_refusal_code"], props["levy_refusal"] = refusal.code, refusal.message
+    return props
 
 
 def site_properties(item: SiteAssessment | OutOfScopeSite, synthetic: bool) -> dict[str, Any]:
@@ -78,14 +109,13 @@ def site_properties(item: SiteAssessment | OutOfScopeSite, synthetic: bool) -> d
         props["status"] = "assessed"
         props.update({name: _clean(getattr(item, name)) for name in _FIGURES})
         props["nn_catchments"] = "; ".join(item.nn_catchments) or None
-        props["edp_ids"] = "; ".join(e.edp_id for e in item.levy_by_edp) or None
-        props.update(_money(item.levy))
+        props.update(_levy(item))
         props["reason_code"] = props["reason"] = None
     else:
         props["status"] = "out_of_scope"
         props.update(dict.fromkeys(_FIGURES))
-        props["nn_catchments"] = props["edp_ids"] = None
-        props.update(_money(None))
+        props["nn_catchments"] = None
+        props.update(_levy(None))
         props["reason_code"], props["reason"] = item.reason_code, item.reason
     props["synthetic_data"] = synthetic
     return props

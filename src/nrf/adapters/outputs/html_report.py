@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 
@@ -16,7 +17,8 @@ from nrf.adapters.outputs import html_tables as tables
 from nrf.adapters.outputs import svg_map
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE, job_files
 from nrf.domain.model import Boundary, Development, SiteReferenceData
-from nrf.domain.ports import BoundaryDataRepository
+from nrf.domain.output_stamp import OutputStamp
+from nrf.domain.ports import BoundaryDataRepository, Clock
 from nrf.domain.results import AssessmentRun, OutOfScopeSite, SiteAssessment
 
 ReferenceFor = Callable[[Boundary], SiteReferenceData]
@@ -30,15 +32,27 @@ body{font-family:Arial,Helvetica,sans-serif;color:#0b0c0c;margin:24px;max-width:
 h1{font-size:28px;margin:0 0 8px}h2{font-size:22px;margin:28px 0 8px;border-top:2px solid #0b0c0c;
 padding-top:12px}h3{font-size:17px;margin:16px 0 6px}
 table{border-collapse:collapse;margin:6px 0 12px;font-size:14px}
+caption{text-align:left;font-weight:bold;padding:2px 0}
 th,td{border:1px solid #b1b4b6;padding:4px 8px;text-align:left}td.n{text-align:right;
 font-variant-numeric:tabular-nums}th{background:#f3f2f1}
 .synthetic{background:#d4351c;color:#fff;font-weight:bold;font-size:20px;padding:16px;
 border:6px solid #0b0c0c;margin:0 0 16px}
-.legend span{display:inline-block;width:14px;height:14px;border:1px solid #505a5f;
-vertical-align:middle;margin:0 4px 0 12px}.map{max-width:100%;height:auto}
+.stamp{font-size:16px}.refused{border-left:6px solid #d4351c;padding:4px 12px;margin:8px 0}
+.legend{font-size:14px}.legend span{display:inline-block;width:14px;height:14px;
+border:1px solid #505a5f;vertical-align:middle;margin:0 4px 0 12px}
+.map{max-width:100%;height:auto}figure{margin:8px 0}
 .out{color:#505a5f}code{font-size:12px;word-break:break-all}
-@media print{body{margin:0}h2{break-before:auto}section.site{break-inside:avoid}
-.synthetic{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+a{color:#1d70b8}a:focus{outline:3px solid #ffdd00;background:#ffdd00;color:#0b0c0c}
+@page{size:A4;margin:12mm}
+@media print{body{margin:0;max-width:none;font-size:11px}table{font-size:11px;margin:3px 0 6px}
+th,td{padding:1px 6px}h1{font-size:20px}h2{font-size:16px;margin:10px 0 4px;padding-top:6px;
+break-after:avoid}h3{font-size:13px;margin:8px 0 3px;break-after:avoid}p,ol{margin:3px 0}
+.stamp,.legend{font-size:11px}.synthetic{font-size:13px;padding:6px;border-width:3px;
+margin:0 0 8px}section.site{break-inside:auto}figure,tr,caption{break-inside:avoid}
+thead{display:table-header-group}.map{width:85mm;height:85mm}figure{margin:3px 0}
+.overview .map{width:180mm;height:180mm}
+section.mapped{break-before:page}
+.synthetic,th,.legend span{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 """
 
 
@@ -51,18 +65,34 @@ def _site(site: SiteAssessment, dev: Development, map_svg: str) -> str:
         f"works {site.majority_wwtw_id} {escape(site.wwtw_name or '')}; LPA "
         f"{escape(site.majority_lpa)}; subcatchment {escape(site.dev_subcatchment or '–')}"
     )
+    mapped = " mapped" if map_svg else ""
     return (
-        f'<section class="site" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
+        f'<section class="site{mapped}" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
         f"<h2>Site {s.rlb_id}: {escape(s.name or s.id)} <small>({escape(s.id)})</small></h2>"
-        f"<p>{facts}</p>{map_svg}{tables.figures(site)}{tables.catchments(site)}{tables.edps(site)}</section>"
+        f"<p>{facts}</p>{tables.levy(site)}{map_svg}<h3>Nutrient figures (kg/yr)</h3>"
+        f"{tables.figures(site)}{tables.catchments(site)}</section>"
     )
 
 
+def _figure(map_svg: str, legend: str, kind: str = "site-map") -> str:
+    if not map_svg:
+        return ""
+    return f'<figure class="{kind}">{map_svg}<figcaption>{legend}</figcaption></figure>'
+
+
 def _legend() -> str:
+    """The key beside each site map: every line and fill the map can show, in words."""
     items = [("#d4351c", "site"), ("#00703c", "NN catchment"), ("#1d70b8", "works catchment")]
     items += [(fill, _uplift_label(low, high)) for low, high, fill in svg_map.UPLIFT_CLASSES]
     spans = "".join(f'<span style="background:{c}"></span>{escape(t)}' for c, t in items)
-    return f'<p class="legend">{spans}</p>'
+    return f'<p class="legend">Key: {spans}</p>'
+
+
+def _overview_legend() -> str:
+    return (
+        '<p class="legend">Key: <span style="background:#d4351c"></span>a site, labelled '
+        "with its site number (the RLB id of the summary table)</p>"
+    )
 
 
 def _uplift_label(low: float, high: float) -> str:
@@ -77,13 +107,28 @@ def _banner(run: AssessmentRun) -> str:
     if not run.provenance.synthetic_data:
         return ""
     notice = escape(SYNTHETIC_NOTICE)
-    return f'<div class="synthetic" id="synthetic-banner" role="alert">{notice}</div>'
+    return f'<div class="synthetic" id="synthetic-banner" role="note">{notice}</div>'
+
+
+def _stamp(stamp: OutputStamp | None, run: AssessmentRun) -> str:
+    """Under the title: when, from what and for which quote, so a filed copy is traceable."""
+    dates = sorted({s.pricing.quote_date.isoformat() for s in run.sites if s.pricing})
+    parts = []
+    if stamp is not None:
+        parts.append(f'Made <span data-figure="made-at">{escape(stamp.made_at_text)}</span>')
+        parts.append(f'from <span data-figure="input">{escape(stamp.input_name)}</span>')
+        reference = stamp.reference or "none (a local run)"
+        parts.append(f'quote reference <span data-figure="reference">{escape(reference)}</span>')
+    if dates:
+        parts.append(f"quote date {escape(', '.join(dates))}")
+    return f'<p class="stamp">{"; ".join(parts)}.</p>' if parts else ""
 
 
 def _out_of_scope(site: OutOfScopeSite, dev: Development, map_svg: str) -> str:
     s = site.site
+    mapped = " mapped" if map_svg else ""
     return (
-        f'<section class="site out" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
+        f'<section class="site out{mapped}" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
         f"<h2>Site {s.rlb_id}: {escape(s.name or s.id)} <small>({escape(s.id)})</small>: "
         f"out of scope</h2><p><code>{escape(site.reason_code)}</code>: {escape(site.reason)}"
         f"</p>{map_svg}</section>"
@@ -91,18 +136,29 @@ def _out_of_scope(site: OutOfScopeSite, dev: Development, map_svg: str) -> str:
 
 
 def render_report(
-    run: AssessmentRun, developments: Sequence[Development], reference_for: ReferenceFor
+    run: AssessmentRun,
+    developments: Sequence[Development],
+    reference_for: ReferenceFor,
+    stamp: OutputStamp | None = None,
 ) -> str:
     """The whole page for a run; maps come from the bundle the run was assessed with."""
     by_id: Mapping[int, Development] = {d.rlb_id: d for d in developments}
     overview = ""
     if len(developments) > 1:
-        overview = "<h2>Where the sites are</h2>" + svg_map.overview_map(
-            (d.boundary for d in developments), f"{len(developments)} sites"
+        drawn_all = svg_map.overview_map(
+            ((d.rlb_id, d.boundary) for d in developments), f"{len(developments)} sites"
+        )
+        overview = "<h2>Where the sites are</h2>" + _figure(
+            drawn_all, _overview_legend(), "overview"
         )
     maps_left = MAX_SITE_MAPS
 
-    def drawn(dev: Development, nn_names: Sequence[str] | None, wwtw_id: int | None) -> str:
+    def drawn(
+        dev: Development,
+        nn_names: Sequence[str] | None,
+        wwtw_id: int | None,
+        edp_names: Sequence[str] = (),
+    ) -> str:
         nonlocal maps_left
         if maps_left <= 0:
             return ""
@@ -111,14 +167,22 @@ def render_report(
         if nn_names is None:  # out of scope: show whichever catchments are near
             nn_names = [c.n2k_site_name for c in reference.nn_catchments]
         label = f"Map of site {dev.rlb_id}"
-        return svg_map.site_map(
-            dev.boundary, reference, nn_names=nn_names, wwtw_id=wwtw_id, label=label
+        svg = svg_map.site_map(
+            dev.boundary,
+            reference,
+            nn_names=nn_names,
+            wwtw_id=wwtw_id,
+            label=label,
+            edp_names=edp_names,
         )
+        return _figure(svg, _legend())
 
     sections = []
     for site in run.sites:
         dev = by_id[site.site.rlb_id]
-        sections.append(_site(site, dev, drawn(dev, site.nn_catchments, site.majority_wwtw_id)))
+        edp_names = [f"{e.edp_id} {e.edp_name}" for e in site.edps]
+        map_svg = drawn(dev, site.nn_catchments, site.majority_wwtw_id, edp_names)
+        sections.append(_site(site, dev, map_svg))
     for out in run.out_of_scope:
         dev = by_id[out.site.rlb_id]
         sections.append(_out_of_scope(out, dev, drawn(dev, None, None)))
@@ -128,33 +192,51 @@ def render_report(
         note = f"<p>Maps are drawn for the first {MAX_SITE_MAPS} sites; the other {unmapped} "
         note += "are on the overview map.</p>"
     banner = _banner(run)
+    reference = stamp.reference if stamp is not None and stamp.reference else None
+    title = "Nutrient levy report" + (f" {reference}" if reference else "")
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Nutrient levy report</title><style>{_STYLE}</style></head><body>{banner}"
-        "<h1>Nutrient levy report</h1>"
+        f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body><main>{banner}"
+        f"<h1>{escape(title)}</h1>"
+        + _stamp(stamp, run)
+        + "<h2>Summary</h2>"
         + tables.totals(run)
+        + tables.summary(run)
         + tables.provenance(run.provenance)
+        + tables.schedule(run)
         + overview
-        + _legend()
         + note
         + "".join(sections)
         + banner
-        + "</body></html>\n"
+        + "</main></body></html>\n"
     )
 
 
-def report_renderer(repository: BoundaryDataRepository) -> Callable[..., dict[str, bytes]]:
-    """The worker's renderer with ``result.html`` beside the JSON, GeoJSON and CSV.
+def job_stamp(clock: Clock | None, developments: Sequence[Development]) -> OutputStamp | None:
+    """A queued job's stamp: now, and the job's one development, whose id is the quote
+    reference the message gave (the input is that message, not a file)."""
+    if clock is None or not developments:
+        return None
+    made = datetime.fromtimestamp(clock.now(), UTC)
+    reference = developments[0].id
+    return OutputStamp(made, f"quote message {reference}", reference)
+
+
+def report_renderer(
+    repository: BoundaryDataRepository, clock: Clock | None = None
+) -> Callable[..., dict[str, bytes]]:
+    """The worker's renderer with ``result.html`` beside the JSON, GeoJSON and CSVs.
 
     The report is a convenience beside the result documents: if it cannot be drawn the job
     still stores its results (and says so in the log) rather than failing or retrying.
     """
 
     def render(run: AssessmentRun, developments: Sequence[Development]) -> dict[str, bytes]:
-        files = job_files(run, developments)
+        stamp = job_stamp(clock, developments)
+        files = job_files(run, developments, stamp)
         try:
-            html = render_report(run, developments, repository.reference_for)
+            html = render_report(run, developments, repository.reference_for, stamp)
         except Exception as exc:
             log.warning("report_not_rendered", extra={"error": f"{type(exc).__name__}: {exc}"})
             return files
@@ -168,6 +250,7 @@ def report_files(
     run: AssessmentRun,
     developments: Sequence[Development],
     repository: BoundaryDataRepository,
+    stamp: OutputStamp | None = None,
 ) -> dict[Path, str]:
     """`nrf assess --output report.html`: the one page, for ``write_all``."""
-    return {path: render_report(run, developments, repository.reference_for)}
+    return {path: render_report(run, developments, repository.reference_for, stamp)}

@@ -6,20 +6,24 @@ browser tests read the page the way a person does, by what each cell says it is.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from html import escape
 
-from nrf.domain.results import AssessmentRun, LevyQuote, Provenance, SiteAssessment
+from nrf.domain.levy_text import (
+    LevySum,
+    gbp,
+    gbp_scheduled,
+    levy_lines,
+    levy_sum,
+    percent,
+    pricing_lines,
+)
+from nrf.domain.results import AssessmentRun, Provenance, SiteAssessment
 from nrf.domain.rules import RULE_SETS
 
 
 def kg(value: float | None) -> str:
     """Two decimals; a difference that rounds to nothing shows as 0.00, never -0.00."""
     return "–" if value is None else f"{round(value, 2) or 0.0:,.2f}"
-
-
-def gbp(value: Decimal) -> str:
-    return f"£{value:,.2f}"
 
 
 def cell(text: str, *, numeric: bool = True, key: str | None = None) -> str:
@@ -35,36 +39,111 @@ def head(*names: str) -> str:
     return "<tr>" + "".join(f"<th>{escape(n)}</th>" for n in names) + "</tr>"
 
 
-def levy_cells(quote: LevyQuote | None, key: str | None = None) -> list[str]:
-    if quote is None:
-        return [cell("no rate in the bundle", numeric=False)] + [cell("–")] * 4
-    figures = (
-        quote.levy_gbp,
-        quote.monitoring_gbp,
-        quote.maintenance_gbp,
-        quote.admin_gbp,
-        quote.mitigation_gbp,
-    )
-    names = ("levy", "monitoring", "maintenance", "admin", "mitigation")
-    pairs = zip(figures, names, strict=True)
-    return [cell(gbp(v), key=f"{key}-{n}" if key else None) for v, n in pairs]
-
-
 def totals(run: AssessmentRun) -> str:
+    """The batch in figures; the levy sums only the quoted sites and says how many were refused."""
     # Whole pennies summed, as the emails do: each site's totals are already 2 dp.
     n = sum(round(s.n_total * 100) for s in run.sites) / 100
     p = sum(round(s.p_total * 100) for s in run.sites) / 100
+    levy = levy_sum(run.sites)
     return (
-        "<table id=totals>"
-        + head("", "value")
+        "<table id=totals><caption>Totals</caption>"
+        + head("figure", "value")
         + row("<th>sites assessed</th>", cell(str(len(run.sites)), key="sites"))
         + row("<th>sites out of scope</th>", cell(str(len(run.out_of_scope)), key="out-of-scope"))
+        + row("<th>levies quoted</th>", cell(str(levy.quoted), key="quoted"))
+        + row("<th>levies refused</th>", cell(str(levy.refused), key="refused"))
         + row("<th>nitrogen, kg/yr</th>", cell(f"{n:,.2f}", key="total-n"))
         + row("<th>phosphorus, kg/yr</th>", cell(f"{p:,.2f}", key="total-p"))
-        + "</table><table>"
-        + head("levy", "monitoring", "maintenance", "admin", "mitigation")
-        + row(*levy_cells(run.levy_total, key="total"))
+        + _levy_totals(levy)
         + "</table>"
+    )
+
+
+def _levy_totals(levy: LevySum) -> str:
+    if not levy.quoted:  # nothing quoted: say so, never a £0.00 that reads like a quote
+        return row("<th>levy</th>", cell("none quoted", numeric=False, key="total-levy"))
+    return (
+        row("<th>levy excluding VAT</th>", cell(gbp(levy.excluding_vat), key="total-levy"))
+        + row("<th>VAT</th>", cell(gbp(levy.vat), key="total-vat"))
+        + row(
+            "<th>levy including VAT</th>",
+            cell(gbp(levy.including_vat), key="total-levy-including-vat"),
+        )
+    )
+
+
+def summary(run: AssessmentRun) -> str:
+    """One row per site, first thing after the totals, linking to the site's section."""
+    items: list[tuple[int, str]] = []
+    for site in run.sites:
+        s, pricing = site.site, site.pricing
+        edp = (
+            f"{pricing.edp_id} {pricing.edp_name}"
+            if pricing
+            else ", ".join(f"{e.edp_id} {e.edp_name}" for e in site.edps)
+        )
+        status = (
+            "quoted"
+            if pricing
+            else f"refused: {site.levy_refusal.code}"
+            if (site.levy_refusal)
+            else "not quoted"
+        )
+        items.append(
+            (
+                s.rlb_id,
+                row(
+                    f'<td><a href="#site-{s.rlb_id}">{s.rlb_id}</a></td>',
+                    cell(s.id, numeric=False),
+                    cell(s.name, numeric=False),
+                    cell(str(s.dwellings)),
+                    cell(edp or "–", numeric=False),
+                    cell(kg(site.n_total)),
+                    cell(kg(site.p_total)),
+                    cell(gbp(pricing.amount_excluding_vat) if pricing else "–"),
+                    cell(gbp(pricing.amount_including_vat) if pricing else "–"),
+                    cell(status, numeric=False),
+                ),
+            )
+        )
+    for out in run.out_of_scope:
+        s = out.site
+        items.append(
+            (
+                s.rlb_id,
+                row(
+                    f'<td><a href="#site-{s.rlb_id}">{s.rlb_id}</a></td>',
+                    cell(s.id, numeric=False),
+                    cell(s.name, numeric=False),
+                    cell(str(s.dwellings)),
+                    cell("–", numeric=False),
+                    cell("–"),
+                    cell("–"),
+                    cell("–"),
+                    cell("–"),
+                    cell(f"out of scope: {out.reason_code}", numeric=False),
+                ),
+            )
+        )
+    items.sort(key=lambda item: item[0])
+    header = head(
+        "site",
+        "id",
+        "name",
+        "dwellings",
+        "EDP",
+        "N kg/yr",
+        "P kg/yr",
+        "levy excl. VAT",
+        "levy incl. VAT",
+        "levy",
+    )
+    return (
+        '<table id="summary"><caption>Summary: one row per site</caption><thead>'
+        + header
+        + "</thead><tbody>"
+        + "".join(r for _, r in items)
+        + "</tbody></table>"
     )
 
 
@@ -90,7 +169,6 @@ def catchments(site: SiteAssessment) -> str:
     rows = "".join(
         row(
             cell(c.n2k_site_name, numeric=False),
-            cell(c.edp_id, numeric=False),
             cell(kg(c.area_ha)),
             cell(kg(c.n_lu_post_suds)),
             cell(kg(c.p_lu_post_suds)),
@@ -106,7 +184,6 @@ def catchments(site: SiteAssessment) -> str:
     )
     header = head(
         "NN catchment",
-        "EDP",
         "area ha",
         "land use N",
         "land use P",
@@ -121,22 +198,90 @@ def catchments(site: SiteAssessment) -> str:
     return "<h3>Per catchment (kg/yr)</h3><table>" + header + rows + "</table>" + note
 
 
-def edps(site: SiteAssessment) -> str:
-    if not site.levy_by_edp:
-        return ""
-    rows = "".join(
-        row(
-            cell(f"{e.edp_id} {e.edp_name or ''}".strip(), numeric=False),
-            cell(kg(e.n_total)),
-            cell(kg(e.p_total)),
-            *levy_cells(e.quote),
+def levy(site: SiteAssessment) -> str:
+    """The site's levy: the charge row, index rows and each step; or the refusal, in words."""
+    pricing = site.pricing
+    if pricing is None:
+        words = "".join(f"<p>{escape(line)}</p>" for line in levy_lines(site))
+        code = site.levy_refusal.code if site.levy_refusal else "no_price"
+        return (
+            f'<h3>Levy</h3><div class="refused" data-refusal="{escape(code)}">'
+            f"<p><strong>Levy not quoted</strong> (code <code>{escape(code)}</code>)</p>"
+            f"{words}</div>"
         )
-        for e in site.levy_by_edp
+    rid = site.site.rlb_id
+    # The table holds the figures; the dates, window and calculator are in the working below.
+    rows = (
+        ("EDP", f"{pricing.edp_id} {pricing.edp_name}", None),
+        ("base charge per unit", gbp_scheduled(pricing.base_charge_per_unit), None),
+        *(
+            (f"CIL index {r.charging_year}", f"{r.cil_index} (factor {r.index_factor})", None)
+            for r in pricing.index_rows
+        ),
+        ("charge per unit", gbp(pricing.per_unit_charge), "per-unit"),
+        ("units", str(pricing.units), "units"),
+        ("provisional (before indexation)", gbp(pricing.base_amount), "provisional"),
+        ("levy excluding VAT", gbp(pricing.amount_excluding_vat), "levy"),
+        (f"VAT at {percent(pricing.vat_rate)}", gbp(pricing.vat), "vat"),
+        ("levy including VAT", gbp(pricing.amount_including_vat), "levy-including-vat"),
     )
-    header = head(
-        "EDP", "N kg/yr", "P kg/yr", "levy", "monitoring", "maintenance", "admin", "mitigation"
+    table = "".join(
+        row(f"<th>{escape(name)}</th>", cell(value, key=f"site-{rid}-{key}" if key else None))
+        for name, value, key in rows
     )
-    return "<h3>Per EDP</h3><table>" + header + rows + "</table>"
+    steps = "".join(f"<li>{escape(line)}</li>" for line in pricing_lines(pricing))
+    return (
+        f"<h3>Levy</h3><table><caption>Levy for site {rid}</caption>{table}</table>"
+        f"<p>How the levy was reached:</p><ol>{steps}</ol>"
+    )
+
+
+def schedule(run: AssessmentRun) -> str:
+    """The charging schedule rows and index rows that priced this batch, each once."""
+    charges: dict[tuple[object, ...], str] = {}
+    index: dict[int, str] = {}
+    vat: set[str] = set()
+    for site in run.sites:
+        p = site.pricing
+        if p is None:
+            continue
+        key = (p.edp_id, p.charge_valid_from, p.charge_valid_to, p.base_charge_per_unit)
+        charges[key] = row(
+            cell(f"{p.edp_id} {p.edp_name}", numeric=False),
+            cell(p.edp_start_date.isoformat(), numeric=False),
+            cell(p.charge_valid_from.isoformat(), numeric=False),
+            cell(p.charge_valid_to.isoformat(), numeric=False),
+            cell(gbp_scheduled(p.base_charge_per_unit)),
+        )
+        for r in p.index_rows:
+            index[r.charging_year] = row(
+                cell(str(r.charging_year), numeric=False),
+                cell(str(r.cil_index)),
+                cell(str(r.index_factor)),
+            )
+        vat.add(percent(p.vat_rate))
+    if not charges:
+        return "<h2>Charging schedule</h2><p>No levy was quoted in this report.</p>"
+    text = (
+        "<h2>Charging schedule</h2><p>The levy is the EDP's charge per housing unit for the "
+        "window that covers the quote date. The base charge is rounded to the penny; when the "
+        "quote year differs from the EDP's start year it is first multiplied by the quote "
+        "year's CIL index factor and divided by the start year's, then rounded to the penny. "
+        "The charge per unit times the units, to the penny, is the levy excluding VAT; VAT at "
+        f"{escape(', '.join(sorted(vat)))} is added for the total.</p>"
+        '<table id="schedule"><caption>Charges used</caption>'
+        + head("EDP", "EDP start", "valid from", "valid to", "base per unit")
+        + "".join(charges.values())
+        + "</table>"
+    )
+    if index:
+        text += (
+            '<table id="index-rows"><caption>CIL index rows used</caption>'
+            + head("charging year", "CIL index", "factor")
+            + "".join(index[y] for y in sorted(index))
+            + "</table>"
+        )
+    return text
 
 
 def provenance(prov: Provenance) -> str:

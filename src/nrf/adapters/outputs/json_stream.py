@@ -7,7 +7,7 @@ gigabyte; written item by item, only one site's text is held at a time.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -26,10 +26,13 @@ def result_text(
     run: AssessmentRun,
     notice: str | None,
     progress: Callable[[int, int], None] | None = None,
+    head: Mapping[str, Any] | None = None,
 ) -> Iterator[str]:
-    """``json.dumps({"notice": notice, **unstructure(run)}, indent=2) + "\\n"``, in pieces
-    (without the notice when it is None); ``progress`` counts the sites and out-of-scope sites."""
+    """``json.dumps({"notice": notice, **head, **unstructure(run)}, indent=2) + "\\n"``, in
+    pieces (without the notice when it is None; ``head`` is plain JSON data, the stamp);
+    ``progress`` counts the sites and out-of-scope sites."""
     members: list[tuple[str, Any]] = [("notice", notice)] if notice else []
+    members += list((head or {}).items())
     members += [(field.name, getattr(run, field.name)) for field in attrs.fields(AssessmentRun)]
     total = len(run.sites) + len(run.out_of_scope)
     done = 0

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 
 from nrf.adapters.outputs.csv_lines import csv_lines
+from nrf.adapters.outputs.csv_safety import neutralise
 from nrf.adapters.outputs.spooled_run import in_order
 from nrf.domain.results import SiteAssessment
 
@@ -47,9 +48,12 @@ COLUMNS = (
 
 
 def plain(value: object) -> str:
-    """A cell: empty for None, numbers in positional notation (never 1e-05)."""
+    """A cell: empty for None, numbers in positional notation (never 1e-05), text neutralised
+    against formula injection (csv_safety; ordinary text is unchanged, numbers never touched)."""
     if value is None:
         return ""
+    if isinstance(value, str):
+        return neutralise(value)
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):

@@ -1,10 +1,14 @@
-"""The levy table a planner opens in Excel: one row per site and EDP, money as plain numbers.
+"""The levy table a planner opens in Excel: one row per site, money as plain numbers.
 
 The legacy 31-column table carries no money and must stay byte-for-byte as the tools that
 read it expect, so the levy goes in a second table beside it. Written for Excel: UTF-8 with
 a byte-order mark (or ``Richardson’s`` turns to mojibake), CRLF line ends, every figure
-printed to exactly two decimals (never ``0.8200000000000001``). Each row is a part of the
-whole, so a column's sum in Excel is the batch's total (the last row states it).
+printed to exactly two decimals (never ``0.8200000000000001``). The header is always row 1
+(a filter or import never meets a notice first); the synthetic-data notice, when there is
+one, is a column on every row, so no filtered view loses it. Each quote carries every input
+that priced it (EDP, charge window and base, index factors, units, quote date, calculator).
+A refused levy has empty money cells and its code: never a 0.00 that reads like a quote. The
+money columns of quoted rows add up to the last row.
 """
 
 from __future__ import annotations
@@ -13,8 +17,11 @@ from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 
 from nrf.adapters.outputs.csv_lines import csv_lines
+from nrf.adapters.outputs.csv_safety import neutralise
 from nrf.adapters.outputs.spooled_run import in_input_order
-from nrf.domain.results import AssessmentRun, EdpLevy, LevyQuote, SiteAssessment, SiteIdentity
+from nrf.domain.levy_text import area_names, is_indexed
+from nrf.domain.output_stamp import OutputStamp
+from nrf.domain.results import AssessmentRun, LevyPricing, SiteAssessment, SiteIdentity
 
 BOM = "\ufeff"
 COLUMNS = (
@@ -27,15 +34,30 @@ COLUMNS = (
     "EDP_Name",
     "N_kg_per_year",
     "P_kg_per_year",
-    "Levy_GBP",
-    "Monitoring_GBP",
-    "Maintenance_GBP",
-    "Admin_GBP",
-    "Mitigation_GBP",
+    "Units",
+    "Quote_Date",
+    "Charge_Valid_From",
+    "Charge_Valid_To",
+    "Base_Charge_Per_Unit_GBP",
+    "Index_Factors",
+    "Charge_Per_Unit_GBP",
+    "Provisional_GBP",
+    "Levy_Excl_VAT_GBP",
+    "VAT_Rate",
+    "VAT_GBP",
+    "Levy_Incl_VAT_GBP",
+    "Calculator_Version",
+    "Refusal_Code",
     "Note",
+    "Quote_Reference",
+    "Input",
+    "Made_At",
+    "Data_Notice",
 )
-NO_CATCHMENT = "outside every nutrient-neutrality catchment: no levy"
-NO_RATE = "the reference data has no levy rate for this EDP"
+MONEY = ("Provisional_GBP", "Levy_Excl_VAT_GBP", "VAT_GBP", "Levy_Incl_VAT_GBP")
+_PRICING = 13  # Units .. Calculator_Version
+HRA_NAME = "Habitats Regulations Assessment"
+HRA = "not eligible for the levy: the route is a Habitats Regulations Assessment"
 
 
 def number(value: float | Decimal | None) -> str:
@@ -46,88 +68,119 @@ def number(value: float | Decimal | None) -> str:
     return "0.00" if text == "-0.00" else text
 
 
-def _money(quote: LevyQuote | None) -> list[str]:
-    if quote is None:
-        return [""] * 5
-    return [
-        number(quote.levy_gbp),
-        number(quote.monitoring_gbp),
-        number(quote.maintenance_gbp),
-        number(quote.admin_gbp),
-        number(quote.mitigation_gbp),
-    ]
-
-
 def _who(site: SiteIdentity) -> list[str]:
-    return [str(site.rlb_id), site.id, site.name, str(site.dwellings)]
+    return [str(site.rlb_id), neutralise(site.id), neutralise(site.name), str(site.dwellings)]
 
 
-def _edp_row(site: SiteAssessment, edp: EdpLevy) -> list[str]:
+def _factors(pricing: LevyPricing) -> str:
+    if not is_indexed(pricing):
+        return ""
+    return "; ".join(f"{r.charging_year}={r.index_factor}" for r in pricing.index_rows)
+
+
+def _priced(pricing: LevyPricing) -> list[str]:
     return [
-        *_who(site.site),
-        "assessed",
-        edp.edp_id,
-        edp.edp_name or "",
-        number(edp.n_total),
-        number(edp.p_total),
-        *_money(edp.quote),
-        "" if edp.quote else NO_RATE,
+        str(pricing.units),
+        pricing.quote_date.isoformat(),
+        pricing.charge_valid_from.isoformat(),
+        pricing.charge_valid_to.isoformat(),
+        str(pricing.base_charge_per_unit),
+        _factors(pricing),
+        number(pricing.per_unit_charge),
+        number(pricing.base_amount),
+        number(pricing.amount_excluding_vat),
+        str(pricing.vat_rate),
+        number(pricing.vat),
+        number(pricing.amount_including_vat),
+        neutralise(pricing.calculator_version),
     ]
 
 
-def _site_rows(site: SiteAssessment) -> list[list[str]]:
-    if site.levy_by_edp:
-        return [_edp_row(site, edp) for edp in site.levy_by_edp]
-    return [
-        [
-            *_who(site.site),
-            "assessed",
-            "",
-            "",
-            number(site.n_total),
-            number(site.p_total),
-            *_money(site.levy),
-            NO_CATCHMENT,
-        ]
-    ]
+def _site_row(site: SiteAssessment) -> list[str]:
+    edp_id = edp_name = ""
+    if site.pricing is not None:
+        edp_id, edp_name = str(site.pricing.edp_id), site.pricing.edp_name
+    elif len(site.edps) == 1:
+        edp_id, edp_name = str(site.edps[0].edp_id), site.edps[0].edp_name
+    figures = [number(site.n_total), number(site.p_total)]
+    if site.pricing is not None:
+        return [*_who(site.site), "quoted", edp_id, neutralise(edp_name), *figures]
+    code, note = "no_price", "the assessment gave no price and no reason"
+    if site.levy_refusal is not None:
+        code, note = site.levy_refusal.code, site.levy_refusal.message
+        if code == "excluded_area":
+            note = f"{note} (excluded areas: {area_names(site.excluded_areas)})"
+            if HRA_NAME not in note:
+                note = f"{note}; {HRA}"
+    head = [*_who(site.site), "refused", edp_id, neutralise(edp_name), *figures]
+    return [*head, *[""] * _PRICING, code, neutralise(note)]
 
 
-def table(run: AssessmentRun, notice: str | None = None) -> list[list[str]]:
-    """Every row: the notice (when given), the header, a row per site and EDP, the total."""
-    return list(table_rows(run, notice))
+def _tail(stamp: OutputStamp | None, notice: str | None) -> list[str]:
+    if stamp is None:
+        return ["", "", "", notice or ""]
+    reference = neutralise(stamp.reference or "")
+    return [reference, neutralise(stamp.input_name), stamp.made_at_text, notice or ""]
 
 
-def table_rows(run: AssessmentRun, notice: str | None = None) -> Iterator[list[str]]:
+def table(
+    run: AssessmentRun, notice: str | None = None, stamp: OutputStamp | None = None
+) -> list[list[str]]:
+    """Every row: the header, a row per site (input order), the total of the quoted levies."""
+    return list(table_rows(run, notice, stamp))
+
+
+def table_rows(
+    run: AssessmentRun, notice: str | None = None, stamp: OutputStamp | None = None
+) -> Iterator[list[str]]:
     """The rows of ``table``, each made when asked for (a spooled run is read as it goes)."""
-    if notice:
-        yield [notice]
+    tail = _tail(stamp, notice)
     yield list(COLUMNS)
     for item in in_input_order(run.sites, run.out_of_scope):
         if isinstance(item, SiteAssessment):
-            yield from _site_rows(item)
+            row = _site_row(item)
+            if item.pricing is not None:
+                row += [*_priced(item.pricing), "", ""]
         else:
-            yield [*_who(item.site), "out_of_scope", *[""] * 9, item.reason]
-    n_total = sum(Decimal(number(s.n_total)) for s in run.sites)
-    p_total = sum(Decimal(number(s.p_total)) for s in run.sites)
-    yield [
+            blank = [""] * (4 + _PRICING)
+            row = [*_who(item.site), "out_of_scope", *blank, item.reason_code, item.reason]
+        yield row + tail
+    yield _total_row(run) + tail
+
+
+def _total_row(run: AssessmentRun) -> list[str]:
+    """The last row, summed in one pass over the sites (a spooled run is read once more)."""
+    count = quoted = units = 0
+    n_total = p_total = Decimal("0")
+    money = dict.fromkeys(("base_amount", "amount_excluding_vat", "vat", "amount_including_vat"))
+    sums = {name: Decimal("0.00") for name in money}
+    for site in run.sites:
+        count += 1
+        n_total += Decimal(number(site.n_total))
+        p_total += Decimal(number(site.p_total))
+        if site.pricing is not None:
+            quoted += 1
+            units += site.pricing.units
+            for name in sums:
+                sums[name] += getattr(site.pricing, name)
+    summary = f"{quoted} quoted, {count - quoted} refused, {len(run.out_of_scope)} out of scope"
+    last = ["", "TOTAL", summary, "", "", "", ""]
+    last += [number(n_total), number(p_total)]
+    last += [str(units)] + [""] * 6
+    last += [number(sums["base_amount"]), number(sums["amount_excluding_vat"]), ""]
+    last += [
+        number(sums["vat"]),
+        number(sums["amount_including_vat"]),
         "",
-        "TOTAL",
-        f"{len(run.sites)} sites assessed, {len(run.out_of_scope)} out of scope",
         "",
-        "",
-        "",
-        "",
-        number(n_total),
-        number(p_total),
-        *_money(run.levy_total),
-        "",
+        "quoted levies only",
     ]
+    return last
 
 
-def row_count(run: AssessmentRun, notice: str | None = None) -> int:
+def row_count(run: AssessmentRun) -> int:
     """How many rows ``table_rows`` gives, without making them (for progress)."""
-    per_site = sum(max(1, len(site.levy_by_edp)) for site in run.sites)
-    return (1 if notice else 0) + 1 + per_site + len(run.out_of_scope) + 1
+    return 1 + len(run.sites) + len(run.out_of_scope) + 1
 
 
 def lines(rows: Iterable[list[str]], tick: Callable[[], None] | None = None) -> Iterator[str]:
@@ -136,6 +189,6 @@ def lines(rows: Iterable[list[str]], tick: Callable[[], None] | None = None) -> 
     yield from csv_lines(rows, "\r\n", tick)
 
 
-def render(run: AssessmentRun, notice: str | None = None) -> str:
-    """The table as text (BOM first); ``notice`` (synthetic data) is the first line when given."""
-    return "".join(lines(table(run, notice)))
+def render(run: AssessmentRun, notice: str | None = None, stamp: OutputStamp | None = None) -> str:
+    """The table as text (BOM first, the header in row 1 always)."""
+    return "".join(lines(table(run, notice, stamp)))

@@ -12,8 +12,11 @@ from nrf.adapters.atomic_files import create_temporary
 from nrf.adapters.outputs import flat_geojson, json_stream, legacy_csv, levy_csv
 from nrf.adapters.outputs.csv_lines import Ticker, csv_lines
 from nrf.adapters.outputs.output_names import SUFFIXES, OutputNotWritable, output_paths
+from nrf.adapters.outputs.spooled_run import in_order
 from nrf.domain.errors import NrfError
+from nrf.domain.levy_text import levy_sum
 from nrf.domain.model import Development
+from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.results import AssessmentRun
 from nrf.domain.serialization import unstructure
 
@@ -21,59 +24,122 @@ SYNTHETIC_NOTICE = (
     "SYNTHETIC DEMONSTRATION DATA: these figures come from a made-up reference bundle "
     "and must not be used for any real levy or planning decision."
 )
+# Stand-ins for the sidecar's two long lists, written an item at a time.
+LEVY_RECORDS: Any = object()
+OUT_OF_SCOPE: Any = object()
 
 
-def result_document(run: AssessmentRun) -> dict[str, Any]:
-    """The full typed results as plain JSON-ready data."""
+def stamp_member(stamp: OutputStamp | None) -> dict[str, Any]:
+    """``{"stamp": {...}}`` for a document: when (UTC, ISO 8601), from what, for which quote."""
+    if stamp is None:
+        return {}
+    made = {"made_at": stamp.made_at.isoformat(), "input": stamp.input_name}
+    return {"stamp": {**made, "reference": stamp.reference}}
+
+
+def result_document(run: AssessmentRun, stamp: OutputStamp | None = None) -> dict[str, Any]:
+    """The full typed results as plain JSON-ready data, stamped when a stamp is given."""
     doc: dict[str, Any] = {}
     if run.provenance.synthetic_data:
         doc["notice"] = SYNTHETIC_NOTICE
+    doc.update(stamp_member(stamp))
     doc.update(unstructure(run))
     return doc
 
 
-def _geojson_head(run: AssessmentRun) -> dict[str, Any]:
+def levy_records(run: AssessmentRun) -> list[dict[str, Any]]:
+    """Per site, everything that priced its levy, or the refusal (code and words)."""
+    return list(levy_record_items(run))
+
+
+def levy_record_items(run: AssessmentRun) -> Iterator[dict[str, Any]]:
+    """``levy_records`` one at a time, in input order (a spooled run is read as it goes)."""
+    for s in in_order(run.sites):
+        yield {
+            "rlb_id": s.site.rlb_id,
+            "id": s.site.id,
+            "pricing": unstructure(s.pricing),
+            "levy_refusal": unstructure(s.levy_refusal),
+            "excluded_areas": list(s.excluded_areas),
+        }
+
+
+def levy_totals(run: AssessmentRun) -> dict[str, Any]:
+    """The quoted levies added up (excluding VAT, VAT, including VAT) and how many were refused."""
+    total = levy_sum(run.sites)
+    return {
+        "amount_excluding_vat": str(total.excluding_vat),
+        "vat": str(total.vat),
+        "amount_including_vat": str(total.including_vat),
+        "quoted": total.quoted,
+        "refused": total.refused,
+    }
+
+
+def _geojson_head(run: AssessmentRun, stamp: OutputStamp | None) -> dict[str, Any]:
     doc: dict[str, Any] = {"type": "FeatureCollection", "crs": flat_geojson.CRS_MEMBER}
     if run.provenance.synthetic_data:
         doc["notice"] = SYNTHETIC_NOTICE
+    doc.update(stamp_member(stamp))
     doc["provenance"] = unstructure(run.provenance)
-    doc["levy_total"] = unstructure(run.levy_total)
+    doc["levy"] = levy_totals(run)
     return doc
 
 
-def geojson_document(run: AssessmentRun, developments: Sequence[Development]) -> dict[str, Any]:
+def geojson_document(
+    run: AssessmentRun, developments: Sequence[Development], stamp: OutputStamp | None = None
+) -> dict[str, Any]:
     """Results with each site's boundary (EPSG:27700, declared in a ``crs`` member)."""
-    return {**_geojson_head(run), "features": list(flat_geojson.features(run, developments))}
+    features = list(flat_geojson.features(run, developments))
+    return {**_geojson_head(run, stamp), "features": features}
 
 
-def csv_sidecar(run: AssessmentRun) -> str:
-    """What the legacy CSV (31 fixed columns) cannot hold: provenance and out-of-scope sites."""
-    return "".join(csv_sidecar_text(run))
+def csv_sidecar(run: AssessmentRun, stamp: OutputStamp | None = None) -> str:
+    """What the legacy CSV (31 fixed columns) cannot hold: when and from what it was made,
+    provenance, what priced each site's levy (or why it was refused) and out-of-scope sites."""
+    return "".join(csv_sidecar_text(run, stamp))
 
 
-def csv_sidecar_text(run: AssessmentRun) -> Iterator[str]:
-    """``csv_sidecar`` in pieces, an out-of-scope site at a time (the same text)."""
-    sidecar: dict[str, Any] = {"provenance": unstructure(run.provenance)}
+def csv_sidecar_text(run: AssessmentRun, stamp: OutputStamp | None = None) -> Iterator[str]:
+    """``csv_sidecar`` in pieces, a levy record or out-of-scope site at a time (the same
+    text as one ``json.dumps``)."""
+    sidecar: dict[str, Any] = {}
     if run.provenance.synthetic_data:
         sidecar["notice"] = SYNTHETIC_NOTICE
-    head = json.dumps({**sidecar, "out_of_scope": []}, indent=2)
-    if not run.out_of_scope:
-        yield head + "\n"
-        return
-    yield head[: -len("[]\n}")]
-    for position, item in enumerate(run.out_of_scope):
-        yield ("[" if position == 0 else ",") + "\n    " + json_stream.nested(unstructure(item), 2)
-    yield "\n  ]\n}\n"
+    sidecar.update(stamp_member(stamp))
+    sidecar["provenance"] = unstructure(run.provenance)
+    sidecar["levy"] = LEVY_RECORDS
+    sidecar["levy_totals"] = levy_totals(run)
+    sidecar["out_of_scope"] = OUT_OF_SCOPE
+    members = list(sidecar.items())
+    for number, (key, value) in enumerate(members):
+        yield ("{" if number == 0 else ",") + f"\n  {json.dumps(key)}: "
+        if value is LEVY_RECORDS:
+            yield from _listed(levy_record_items(run))
+        elif value is OUT_OF_SCOPE:
+            yield from _listed(unstructure(item) for item in in_order(run.out_of_scope))
+        else:
+            yield json_stream.nested(value, 1)
+    yield "\n}\n"
+
+
+def _listed(items: Iterable[Any]) -> Iterator[str]:
+    """A list member's text, an item at a time (``[]`` when empty), as indent-2 JSON does."""
+    position = -1
+    for position, item in enumerate(items):
+        yield ("[" if position == 0 else ",") + "\n    " + json_stream.nested(item, 2)
+    yield "[]" if position < 0 else "\n  ]"
 
 
 def geojson_text(
     run: AssessmentRun,
     developments: Iterable[Development],
     progress: Callable[[int, int], None] | None = None,
+    stamp: OutputStamp | None = None,
 ) -> Iterator[str]:
     """The GeoJSON document's text, a feature at a time (the same text as json.dumps of
     geojson_document, plus a newline): a county's results never sit in memory as one string."""
-    head = json.dumps(_geojson_head(run))
+    head = json.dumps(_geojson_head(run, stamp))
     yield head[:-1] + ', "features": ['
     for number, feature in enumerate(flat_geojson.features(run, developments, progress)):
         yield (", " if number else "") + json.dumps(feature)
@@ -85,6 +151,7 @@ def render(
     run: AssessmentRun,
     developments: Iterable[Development],
     progress: Callable[[int, int], None] | None = None,
+    stamp: OutputStamp | None = None,
 ) -> dict[Path, str | Iterable[str]]:
     """Every file to write for ``path``, by its extension.
 
@@ -95,16 +162,16 @@ def render(
     notice = SYNTHETIC_NOTICE if run.provenance.synthetic_data else None
     if suffix == ".csv":
         legacy, levy, provenance = output_paths(path)
-        tick = Ticker(progress, total=1 + len(run.sites) + levy_csv.row_count(run, notice))
+        tick = Ticker(progress, total=1 + len(run.sites) + levy_csv.row_count(run))
         return {
             legacy: csv_lines(legacy_csv.rows(run.sites), "\n", tick),
-            levy: levy_csv.lines(levy_csv.table_rows(run, notice), tick),
-            provenance: csv_sidecar_text(run),
+            levy: levy_csv.lines(levy_csv.table_rows(run, notice, stamp), tick),
+            provenance: csv_sidecar_text(run, stamp),
         }
     if suffix == ".json":
-        return {path: json_stream.result_text(run, notice, progress)}
+        return {path: json_stream.result_text(run, notice, progress, stamp_member(stamp))}
     if suffix == ".geojson":
-        return {path: geojson_text(run, developments, progress)}
+        return {path: geojson_text(run, developments, progress, stamp)}
     raise NrfError(
         "unsupported_output_type",
         f"cannot write {path.name}: the output must end in {', '.join(SUFFIXES)}",
@@ -146,11 +213,17 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def job_files(run: AssessmentRun, developments: Sequence[Development]) -> dict[str, bytes]:
-    """The files a queue job stores: full JSON results (with geometry) and the legacy CSV."""
+def job_files(
+    run: AssessmentRun, developments: Sequence[Development], stamp: OutputStamp | None = None
+) -> dict[str, bytes]:
+    """The files a queue job stores: full JSON results (with geometry), the legacy CSV, the
+    levy table and the provenance sidecar, all stamped alike."""
+    notice = SYNTHETIC_NOTICE if run.provenance.synthetic_data else None
+    geojson = geojson_document(run, developments, stamp)
     return {
-        "result.json": (json.dumps(result_document(run), indent=2) + "\n").encode(),
-        "result.geojson": (json.dumps(geojson_document(run, developments)) + "\n").encode(),
+        "result.json": (json.dumps(result_document(run, stamp), indent=2) + "\n").encode(),
+        "result.geojson": (json.dumps(geojson) + "\n").encode(),
         "result.csv": legacy_csv.render(run.sites).encode(),
-        "result.provenance.json": csv_sidecar(run).encode(),
+        "result.levy.csv": levy_csv.render(run, notice, stamp).encode(),
+        "result.provenance.json": csv_sidecar(run, stamp).encode(),
     }

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
-from nrf.domain.assessment import levy_total
+from nrf.domain.assessment import levy_total_excluding_vat
 from nrf.domain.model import Boundary, Development
 from nrf.domain.results import AssessmentRun, OutOfScopeSite, Provenance, SiteAssessment
 
@@ -107,7 +107,7 @@ def spool_run(
         provenance=provenance,
         sites=cast(tuple[SiteAssessment, ...], sites),
         out_of_scope=cast(tuple[OutOfScopeSite, ...], out),
-        levy_total=levy_total(sites),
+        levy_total_excluding_vat=levy_total_excluding_vat(sites),
     )
 
 

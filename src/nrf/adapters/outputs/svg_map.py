@@ -40,6 +40,10 @@ class Frame:
         self.width = width
         self.scale = width / span  # pixels per metre
 
+    def pixel(self, x: float, y: float) -> tuple[float, float]:
+        """The SVG position of a point in metres."""
+        return (x - self.minx) * self.scale, (self.maxy - y) * self.scale
+
     def path(self, geometry: shapely.Geometry) -> str:
         """An SVG path (even-odd rings) for the polygonal parts of ``geometry`` in the frame."""
         clipped = shapely.clip_by_rect(geometry, *self.box)
@@ -78,8 +82,13 @@ def site_map(
     nn_names: Sequence[str],
     wwtw_id: int | None,
     label: str,
+    edp_names: Sequence[str] = (),
 ) -> str:
-    """One site: coefficient pieces shaded by uplift, its NN catchment(s), its works catchment."""
+    """One site: coefficient pieces shaded by uplift, its NN catchment(s), its works catchment.
+
+    Catchment names are printed on the map (a printed page has no hover), each inside the
+    part of its catchment in view and off the site where it can be; the EDP names head the map.
+    """
     frame = frame_for(boundary)
     layers = []
     for coefficient in reference.coefficients:
@@ -101,15 +110,47 @@ def site_map(
         )
     site = 'fill="none" stroke="#d4351c" stroke-width="3"'
     layers.append(_shape(frame, boundary, "site", site, element_id="site-boundary"))
+    for catchment in catchments:
+        layers.append(_area_label(frame, catchment.geometry, boundary, catchment.n2k_site_name))
+    if edp_names:
+        layers.append(_label(16.0, 28.0, "EDP: " + "; ".join(edp_names), "edp-label", "start"))
     return _svg(frame, layers, label)
 
 
-def overview_map(boundaries: Iterable[Boundary], label: str) -> str:
-    """Every site of a batch on one frame, so a planner sees where the batch lies."""
-    geoms = list(boundaries)
+def _label(x: float, y: float, text: str, role: str, anchor: str = "middle", size: int = 20) -> str:
+    # A white halo under dark text keeps it readable over any fill, on screen and on paper.
+    return (
+        f'<text data-role="{role}" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" '
+        f'font-size="{size}" font-family="Arial,Helvetica,sans-serif" fill="#0b0c0c" '
+        'stroke="#ffffff" stroke-width="3" paint-order="stroke">'
+        f"{escape(text)}</text>"
+    )
+
+
+def _area_label(
+    frame: Frame, geometry: shapely.Geometry, avoid: shapely.Geometry, text: str
+) -> str:
+    seen = shapely.clip_by_rect(geometry, *frame.box)
+    if seen.is_empty:
+        return ""
+    spare = shapely.difference(seen, avoid)
+    spot = shapely.point_on_surface(spare if not spare.is_empty else seen)
+    x, y = frame.pixel(spot.x, spot.y)
+    return _label(min(max(x, 100.0), frame.width - 100.0), y, text, "nn-label")
+
+
+def overview_map(sites: Iterable[tuple[int, Boundary]], label: str) -> str:
+    """Every site of a batch on one frame, each labelled with its site number (RLB id), so a
+    planner sees where the batch lies and which blob is which site."""
+    numbered = list(sites)
+    geoms = [g for _, g in numbered]
     frame = frame_for(shapely.union_all(geoms).envelope, margin=0.05)
     style = 'fill="#d4351c" fill-opacity="0.5" stroke="#d4351c" stroke-width="1"'
     layers = [_shape(frame, g, "site", style) for g in geoms]
+    for rlb_id, geom in numbered:
+        spot = shapely.point_on_surface(geom)
+        x, y = frame.pixel(spot.x, spot.y)
+        layers.append(_label(x, y - 4, str(rlb_id), "site-label", size=11))
     return _svg(frame, layers, label)
 
 

@@ -13,6 +13,10 @@ from nrf.domain.jobs import ResultStoreUnavailable
 from nrf.domain.ops_ports import StoredClaim, StoredJob
 
 _CLAIMS = ".claims/"
+# A conditional delete that lost: the claim was rewritten (412, or 409 while it was being
+# written) or is already gone (404): either way it is not this run's to delete.
+_CHANGED_OR_GONE = {"PreconditionFailed", "412", "ConditionalRequestConflict", "409"}
+_CHANGED_OR_GONE |= {"NoSuchKey", "404"}
 
 
 class S3StoreInventory:
@@ -51,16 +55,24 @@ class S3StoreInventory:
             name = key[len(self._base + _CLAIMS) :]
             if not name.endswith(".json"):
                 continue
-            lease = self._lease(key, name[: -len(".json")])
+            lease, _ = self._lease(key, name[: -len(".json")])
             if lease is not None:
                 yield StoredClaim(lease, modified)
 
     def delete_claim(self, job_id: str, expired_before: float) -> bool:
         key = f"{self._base}{_CLAIMS}{job_id}.json"
-        lease = self._lease(key, job_id)
+        lease, etag = self._lease(key, job_id)
         if lease is None or lease.expires_at >= expired_before:
             return False
-        self._call("DeleteObject", self._client.delete_object, Bucket=self.bucket, Key=key)
+        try:
+            # Only the claim just read: one a worker has taken since has another ETag (412).
+            self._client.delete_object(Bucket=self.bucket, Key=key, IfMatch=etag)
+        except ClientError as exc:
+            if _code(exc) in _CHANGED_OR_GONE:
+                return False
+            raise ResultStoreUnavailable(f"S3 DeleteObject failed: {exc}") from exc
+        except BotoCoreError as exc:
+            raise ResultStoreUnavailable(f"S3 DeleteObject failed: {exc}") from exc
         return True
 
     def temp_files(self, older_than: float) -> list[str]:
@@ -98,20 +110,27 @@ class S3StoreInventory:
         except (ClientError, BotoCoreError) as exc:
             raise ResultStoreUnavailable(f"S3 ListObjectsV2 failed: {exc}") from exc
 
-    def _lease(self, key: str, job_id: str) -> Lease | None:
+    def _lease(self, key: str, job_id: str) -> tuple[Lease | None, str]:
+        """The claim and its ETag; (None, "") when there is none."""
         try:
-            data = self._client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+            answer = self._client.get_object(Bucket=self.bucket, Key=key)
+            data = answer["Body"].read()
         except ClientError as exc:
-            if str(exc.response.get("Error", {}).get("Code", "")) in {"NoSuchKey", "404"}:
-                return None
+            if _code(exc) in {"NoSuchKey", "404"}:
+                return None, ""
             raise ResultStoreUnavailable(f"S3 GetObject failed: {exc}") from exc
+        etag = str(answer.get("ETag", ""))
         try:
-            return lease_from_json(data)
+            return lease_from_json(data), etag
         except ValueError:
-            return Lease(job_id=job_id, owner="", expires_at=0.0)
+            return Lease(job_id=job_id, owner="", expires_at=0.0), etag
 
     def _call(self, operation: str, call: Any, **kwargs: Any) -> Any:
         try:
             return call(**kwargs)
         except (ClientError, BotoCoreError) as exc:
             raise ResultStoreUnavailable(f"S3 {operation} failed: {exc}") from exc
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import math
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator
@@ -11,12 +10,20 @@ from pathlib import Path
 
 import pyogrio
 import pyogrio.raw
-import shapely
+from attrs import frozen
 
-from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs, to_bng
+from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, read_geojson_bytes
+from nrf.adapters.site_boundaries.boundary_kml import kml_layers, screen_kml
 from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_in_folder
-from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary
+from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary, safe_filename
+from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
+from nrf.adapters.site_boundaries.ogr_rows import LayerRows, layer_features, raw_features
+from nrf.adapters.site_boundaries.shapefile_records import (
+    check_shapefile_records,
+    undeclared_encoding,
+)
+from nrf.adapters.site_boundaries.unreadable_file import unreadable_message
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
 
@@ -27,8 +34,9 @@ __all__ = [
     "read_boundary_file",
 ]
 
-SUPPORTED_SUFFIXES = (".geojson", ".json", ".shp", ".zip", ".gpkg")
+SUPPORTED_SUFFIXES = (".geojson", ".json", ".shp", ".zip", ".gpkg", ".kml", ".kmz")
 _SHAPEFILE_PARTS = (".shx", ".dbf")
+_LAYERED = (".gpkg", ".kml", ".kmz", ".zip")  # a file whose layer may be chosen by name
 _OGR_ERRORS = (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, RuntimeError, OSError)
 
 
@@ -51,9 +59,10 @@ def read_boundary_file(
     GeoJSON in metres): a file that says another one is refused, never reinterpreted.
     """
     path, layer, given = checked_file(path, limits, layer=layer, crs=crs)
-    if path.suffix.lower() == ".zip":
-        with extracted_boundary(path, limits) as inner:
-            return _read_local(inner, limits, layer=layer, given_crs=given, progress=progress)
+    if path.suffix.lower() in (".zip", ".kmz"):
+        with extracted_boundary(path, limits, layer) as inner:
+            inner_layer = layer if inner.suffix in (".gpkg", ".kml") else None
+            return _read_local(inner, limits, layer=inner_layer, given_crs=given, progress=progress)
     return _read_local(path, limits, layer=layer, given_crs=given, progress=progress)
 
 
@@ -69,31 +78,39 @@ def checked_file(
     if not path.is_file():
         raise _refuse("file_not_found", f"there is no file at {str(path)!r}")
     suffix = _checked_suffix(path.name)
-    if layer is not None and suffix != ".gpkg":
-        message = f"--layer {layer!r} applies to a GeoPackage or a folder of shapefiles, "
-        raise _refuse("unknown_layer", message + f"and {path.name!r} has one layer")
+    if layer is not None and suffix not in _LAYERED:
+        message = f"a layer ({layer[:60]!r}) applies to a GeoPackage, a KML, a zip or a folder "
+        raise _refuse("unknown_layer", message + f"of shapefiles; {path.name!r} has one layer")
     parts = [path] + (_sidecars(path) if suffix == ".shp" else [])
     check_size(sum(part.stat().st_size for part in parts), limits)
     return path, layer, accepted_crs(crs) if crs is not None else None
 
 
 def read_boundary_bytes(
-    data: bytes, filename: str, limits: InputLimits = DEFAULT_LIMITS
+    data: bytes, filename: str, limits: InputLimits = DEFAULT_LIMITS, *, layer: str | None = None
 ) -> list[RawFeature]:
-    """Every feature of a boundary file held as bytes (from S3); ``filename`` gives its type."""
+    """Every feature of a boundary file held as bytes (from S3 or an upload); ``filename`` gives
+    its type and ``layer`` picks one layer of a file (or boundary file of a zip) with several."""
+    if not safe_filename(filename):
+        message = "the file's name holds control characters or is too long; rename it"
+        raise _refuse("unsafe_filename", message)
     suffix = _checked_suffix(filename)
     check_size(len(data), limits)
     if suffix == ".shp":
         message = "a bare .shp cannot be read without its .shx and .dbf; send them zipped together"
         raise _refuse("missing_shapefile_parts", message)
-    if suffix == ".zip":
-        with extracted_boundary(io.BytesIO(data), limits) as inner:
-            return _read_local(inner, limits)
-    if suffix == ".gpkg":
+    if layer is not None and suffix not in _LAYERED:
+        message = f"a layer ({layer[:60]!r}) applies to a GeoPackage, a KML or a zip; "
+        raise _refuse("unknown_layer", message + f"a {suffix} file has one layer")
+    if suffix in (".zip", ".kmz"):
+        with extracted_boundary(io.BytesIO(data), limits, layer) as inner:
+            inner_layer = layer if inner.suffix in (".gpkg", ".kml") else None
+            return _read_local(inner, limits, layer=inner_layer)
+    if suffix in (".gpkg", ".kml"):
         with tempfile.TemporaryDirectory(prefix="nrf-boundary-") as temp:
-            path = Path(temp) / "boundary.gpkg"
+            path = Path(temp) / f"boundary{suffix}"
             path.write_bytes(data)
-            return _read_local(path, limits)
+            return _read_local(path, limits, layer=layer)
     return read_geojson_bytes(data, limits)
 
 
@@ -137,83 +154,53 @@ def _read_local(
         )
         check_given_crs(features[0].crs if features else None, given_crs)
         return features
-    layer, crs, count = ogr_layer(path, limits, layer=layer, given_crs=given_crs)
-    return list(ogr_features(path, layer, crs, count, progress=progress))
-
-
-def ogr_layer(
-    path: Path, limits: InputLimits, *, layer: str | None = None, given_crs: str | None = None
-) -> tuple[str | None, str, int]:
-    """The layer to read of a shapefile or GeoPackage, its CRS and its feature count."""
-    suffix = path.suffix.lower()
+    expected, encoding = None, None
+    layers: list[str | None] = [None]
     if suffix == ".shp":
-        _sidecars(path)
+        shx, dbf = _sidecars(path)
+        expected = check_shapefile_records(path, shx, dbf, limits)
+        encoding = undeclared_encoding(dbf)
+    elif suffix == ".gpkg":
+        check_plain_tables(path, limits)
+    elif suffix == ".kml":
+        screen_kml(path, limits)
     # GDAL warns about what it tolerates (unclosed rings...); the validator reports those itself.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            layer = gpkg_layer(path, layer) if suffix == ".gpkg" else None
-            info = pyogrio.read_info(path, layer=layer)
+            if suffix == ".gpkg":
+                layers = [gpkg_layer(path, layer)]
+                expected = check_layer_rows(path, str(layers[0]), limits)
+            elif suffix == ".kml":
+                layers = list(kml_layers(path, layer))
+            read = [_read_layer(path, name, limits, given_crs, encoding) for name in layers]
         except _OGR_ERRORS as error:
-            raise _refuse("unreadable_file", f"the file cannot be read ({error})") from None
+            raise _refuse("unreadable_file", unreadable_message(error, suffix)) from None
+    rows = sum(len(layer_rows.wkbs) for layer_rows in read)
+    if expected is not None and rows != expected:
+        message = f"the file holds {expected:,} features but only {rows:,} could be read, "
+        raise _refuse("source_corrupt", message + "so sites would be lost; export it again")
+    if rows == 0:
+        raise _refuse("empty_file", "the file has no features")
+    if rows > limits.max_features:
+        message = f"the file has {rows:,} features; at most {limits.max_features:,}"
+        raise _refuse("too_many_features", message + " are allowed")
+    return raw_features(read, drop_nulls=suffix == ".kml", progress=progress)
+
+
+def _read_layer(
+    path: Path, layer: str | None, limits: InputLimits, given: str | None, encoding: str | None
+) -> LayerRows:
+    info = pyogrio.read_info(path, layer=layer)
     if info["crs"] is not None:
-        check_given_crs(accepted_crs(info["crs"]), given_crs)
-    crs = given_crs if info["crs"] is None and given_crs else accepted_crs(info["crs"])
+        check_given_crs(accepted_crs(info["crs"]), given)
+    crs = given if info["crs"] is None and given else accepted_crs(info["crs"])
     count = int(info["features"])
     if count > limits.max_features:
         message = f"the file has {count:,} features; at most {limits.max_features:,}"
         raise _refuse("too_many_features", message + " are allowed")
-    return layer, crs, count
-
-
-def ogr_features(
-    path: Path,
-    layer: str | None,
-    crs: str,
-    count: int,
-    *,
-    chunk: int | None = None,
-    geometry: bool = True,
-    progress: Callable[[int, int], None] | None = None,
-) -> Iterator[RawFeature]:
-    """The layer's features in order, read ``chunk`` at a time (all at once when None);
-    ``geometry=False`` reads the attributes only."""
-    read = 0
-    while True:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                meta, _, wkbs, columns = pyogrio.raw.read(
-                    path,
-                    layer=layer,
-                    skip_features=read,
-                    max_features=chunk,
-                    read_geometry=geometry,
-                )
-            except _OGR_ERRORS as error:
-                raise _refuse("unreadable_file", f"the file cannot be read ({error})") from None
-        rows = len(columns[0]) if columns else len(wkbs) if wkbs is not None else 0
-        if read == 0 and rows == 0:
-            raise _refuse("empty_file", "the file has no features")
-        names = [str(name) for name in meta["fields"]]
-        values = [[None if _is_nan(v) else v for v in column.tolist()] for column in columns]
-        for row in range(rows):
-            index = read + row + 1
-            properties = {name: column[row] for name, column in zip(names, values, strict=True)}
-            shape: shapely.Geometry | None = None
-            problems: tuple[Problem, ...] = ()
-            if wkbs is not None:
-                shape, problems = _from_wkb(wkbs[row], index)
-                if not problems:
-                    shape, problems = to_bng(shape, crs, index)
-            yield RawFeature(
-                index=index, properties=properties, geometry=shape, crs=crs, problems=problems
-            )
-            if progress is not None:
-                progress(index, max(count, rows))
-        read += rows
-        if chunk is None or rows < chunk or read >= count:
-            return
+    meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer, encoding=encoding)
+    return LayerRows(names=[str(n) for n in meta["fields"]], columns=columns, wkbs=wkbs, crs=crs)
 
 
 def check_given_crs(declared: str | None, given: str | None) -> None:
@@ -224,20 +211,100 @@ def check_given_crs(declared: str | None, given: str | None) -> None:
         raise _refuse("conflicting_crs", message)
 
 
-def _from_wkb(wkb: bytes | None, index: int) -> tuple[shapely.Geometry | None, tuple[Problem, ...]]:
-    if wkb is None:
-        return None, ()
-    try:
+@frozen(kw_only=True)
+class OgrLayer:
+    """A shapefile's or GeoPackage's layer, checked as ``_read_local`` checks it before
+    reading, to be read a chunk at a time (``ogr_features``)."""
+
+    path: Path
+    layer: str | None
+    crs: str
+    count: int
+    expected: int | None
+    encoding: str | None
+    fields: bool
+
+
+def ogr_layer(
+    path: Path, limits: InputLimits, *, layer: str | None = None, given_crs: str | None = None
+) -> OgrLayer:
+    """The layer of a .shp or .gpkg to read, after the same checks as a whole read."""
+    suffix = path.suffix.lower()
+    expected, encoding = None, None
+    if suffix == ".shp":
+        shx, dbf = _sidecars(path)
+        expected = check_shapefile_records(path, shx, dbf, limits)
+        encoding = undeclared_encoding(dbf)
+    elif suffix == ".gpkg":
+        check_plain_tables(path, limits)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            name = gpkg_layer(path, layer) if suffix == ".gpkg" else None
+            if name is not None:
+                expected = check_layer_rows(path, name, limits)
+            info = pyogrio.read_info(path, layer=name)
+        except _OGR_ERRORS as error:
+            raise _refuse("unreadable_file", unreadable_message(error, suffix)) from None
+    if info["crs"] is not None:
+        check_given_crs(accepted_crs(info["crs"]), given_crs)
+    crs = given_crs if info["crs"] is None and given_crs else accepted_crs(info["crs"])
+    count = int(info["features"])
+    if count > limits.max_features:
+        message = f"the file has {count:,} features; at most {limits.max_features:,}"
+        raise _refuse("too_many_features", message + " are allowed")
+    return OgrLayer(
+        path=path,
+        layer=name,
+        crs=crs,
+        count=count,
+        expected=expected,
+        encoding=encoding,
+        fields=len(info["fields"]) > 0,
+    )
+
+
+def ogr_features(
+    source: OgrLayer,
+    limits: InputLimits,
+    *,
+    chunk: int,
+    geometry: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[RawFeature]:
+    """The layer's features in order, read ``chunk`` rows at a time, ending with the refusals
+    of a whole read (rows lost, none, too many); ``geometry=False`` reads the attributes only
+    (of a layer that has any)."""
+    suffix = source.path.suffix.lower()
+    with_geometry = geometry or not source.fields
+    read = 0
+    while True:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # NaN coordinates warn; the validator reports them
-            return shapely.force_2d(shapely.from_wkb(wkb)), ()
-    except (shapely.errors.GEOSException, ValueError) as error:
-        message = f"feature {index}: geometry is not a valid polygon ({error})"
-        return None, (
-            Problem(code="invalid_geometry", message=message, feature=index, field="geometry"),
-        )
-
-
-def _is_nan(value: object) -> bool:
-    # GDAL files cannot hold NaN attributes: a NaN here is a null that numpy could not keep.
-    return isinstance(value, float) and math.isnan(value)
+            warnings.simplefilter("ignore")
+            try:
+                meta, _, wkbs, columns = pyogrio.raw.read(
+                    source.path,
+                    layer=source.layer,
+                    encoding=source.encoding,
+                    skip_features=read,
+                    max_features=chunk,
+                    read_geometry=with_geometry,
+                )
+            except _OGR_ERRORS as error:
+                raise _refuse("unreadable_file", unreadable_message(error, suffix)) from None
+        rows = len(wkbs) if wkbs is not None else len(columns[0]) if len(columns) else 0
+        names = [str(n) for n in meta["fields"]]
+        shapes = wkbs if wkbs is not None else [None] * rows
+        page = LayerRows(names=names, columns=columns, wkbs=shapes, crs=source.crs)
+        yield from layer_features(page, start=read, total=source.count, progress=progress)
+        read += rows
+        if rows < chunk or read >= source.count:
+            break
+    if source.expected is not None and read != source.expected:
+        message = f"the file holds {source.expected:,} features but only {read:,} could be read, "
+        raise _refuse("source_corrupt", message + "so sites would be lost; export it again")
+    if read == 0:
+        raise _refuse("empty_file", "the file has no features")
+    if read > limits.max_features:
+        message = f"the file has {read:,} features; at most {limits.max_features:,}"
+        raise _refuse("too_many_features", message + " are allowed")

@@ -3,7 +3,8 @@
 `nrf assess` of a national file reads it twice (which columns exist, then every problem,
 spooling the checked sites) instead of holding 1,000,000 features: a shapefile or GeoPackage
 ``CHUNK`` rows a read, a large GeoJSON a feature at a time (``geojson_scanner``). A GeoJSON
-under ``STREAM_BYTES`` is parsed whole, once, exactly as ``read_boundary_file`` does.
+under ``STREAM_BYTES``, and a KML, are read whole, once, exactly as ``read_boundary_file``
+reads them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from nrf.adapters.site_boundaries.boundary_files import (
     checked_file,
     ogr_features,
     ogr_layer,
+    read_boundary_file,
 )
 from nrf.adapters.site_boundaries.boundary_geojson import (
     feature_stream,
@@ -72,8 +74,9 @@ def open_boundary_file(
     a GeoJSON of ``stream_bytes`` (default ``STREAM_BYTES``) or more is read as it goes."""
     path, layer, given = checked_file(path, limits, layer=layer, crs=crs)
     with ExitStack() as stack:
-        if path.suffix.lower() == ".zip":
-            path = stack.enter_context(extracted_boundary(path, limits))
+        if path.suffix.lower() in (".zip", ".kmz"):
+            path = stack.enter_context(extracted_boundary(path, limits, layer))
+            layer = layer if path.suffix in (".gpkg", ".kml") else None
         threshold = STREAM_BYTES if stream_bytes is None else stream_bytes
         yield _source(path, limits, layer, given, threshold)
 
@@ -95,14 +98,17 @@ def _source(
             return feature_stream(items, found.count, found.crs, progress, geometry=geometry)
 
         return BoundarySource(found.count, read_geojson)
-    layer, crs, count = ogr_layer(path, limits, layer=layer, given_crs=given)
+    if path.suffix.lower() == ".kml":  # a KML is a planner's few sites: read whole, once
+        whole = read_boundary_file(path, limits, layer=layer, crs=given)
+        return BoundarySource(len(whole), lambda geometry, progress: _replay(whole, progress))
+    layer_to_read = ogr_layer(path, limits, layer=layer, given_crs=given)
 
     def read_ogr(geometry: bool, progress: Progress | None) -> Iterator[RawFeature]:
         return ogr_features(
-            path, layer, crs, count, chunk=CHUNK, geometry=geometry, progress=progress
+            layer_to_read, limits, chunk=CHUNK, geometry=geometry, progress=progress
         )
 
-    return BoundarySource(count, read_ogr)
+    return BoundarySource(layer_to_read.count, read_ogr)
 
 
 def _replay(features: Sequence[RawFeature], progress: Progress | None) -> Iterator[RawFeature]:

@@ -16,13 +16,15 @@ from nrf.domain.model import BundleInfo
 from nrf.domain.validation import DEFAULT_LIMITS
 from nrf.entrypoints.api import problems
 from nrf.entrypoints.api.access_log import AccessLog
+from nrf.entrypoints.api.admission import admission
 from nrf.entrypoints.api.auth import ApiKeys, AuthMiddleware
-from nrf.entrypoints.api.config import load_api_settings
+from nrf.entrypoints.api.config import http_limits, load_api_settings
 from nrf.entrypoints.api.form import FormResource
 from nrf.entrypoints.api.jobs import JobsResource
 from nrf.entrypoints.api.meta import HealthResource, OpenApiResource, ReadyResource
 from nrf.entrypoints.api.quotes import BoundaryChecksResource, QuotesResource
 from nrf.entrypoints.api.services import ApiServices
+from nrf.entrypoints.http_server.gate import Gate
 from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.api")
@@ -78,7 +80,7 @@ def get_app() -> falcon.App:
 
     api = load_api_settings(os.environ)
     settings = load_settings(os.environ)
-    configure_logging(secrets=[*api.keys, settings.notify_api_key or ""])
+    configure_logging(secrets=[*api.keys, *settings.secrets()])
     container = build_container(settings=settings)
     unavailable, info = None, None
     try:
@@ -97,7 +99,6 @@ def get_app() -> falcon.App:
         store=container.result_store(),
         files=container.result_files(),
         limits=container.limits() if unavailable is None else DEFAULT_LIMITS,
-        body_timeout=api.body_timeout,
         unavailable=unavailable,
         bundle=info,
     )
@@ -127,3 +128,12 @@ def open_pinned_bundle(settings: WorkerSettings, container: Any) -> BundleInfo:
         )
     refuse_unless_allowed(settings, data.path, info)
     return info
+
+
+def get_gate() -> Gate:
+    """The factory gunicorn's HypercornWorker loads: the app behind its connection gate."""
+    from nrf.entrypoints.settings import load_settings
+
+    api = load_api_settings(os.environ)
+    limits = http_limits(api, load_settings(os.environ).max_file_bytes)
+    return Gate(get_app(), limits, admission(ApiKeys(api.keys, api.allow_anonymous)))

@@ -6,9 +6,8 @@ from collections.abc import Mapping
 
 from attrs import frozen
 
+from nrf.entrypoints.http_server.limits import MIB, HttpLimits
 from nrf.entrypoints.settings import ConfigError
-
-DEFAULT_BIND = "127.0.0.1:8080"
 
 
 @frozen(kw_only=True)
@@ -20,6 +19,8 @@ class ApiSettings:
     workers: int = 2
     threads: int = 4
     body_timeout: float = 30.0
+    max_requests: int = 1000
+    max_rss_mb: int = 1024
 
     def __repr__(self) -> str:
         return f"ApiSettings(keys={len(self.keys)} set, allow_anonymous={self.allow_anonymous})"
@@ -68,7 +69,24 @@ def load_api_settings(environ: Mapping[str, str]) -> ApiSettings:
         workers=int(_number(environ, "NRF_API_WORKERS", 2, 1, 64, problems)),
         threads=int(_number(environ, "NRF_API_THREADS", 4, 1, 256, problems)),
         body_timeout=_number(environ, "NRF_API_BODY_TIMEOUT_SECONDS", 30.0, 0.1, 3600, problems),
+        max_requests=int(_number(environ, "NRF_API_MAX_REQUESTS", 1000, 1, 10**9, problems)),
+        max_rss_mb=int(_number(environ, "NRF_API_MAX_RSS_MB", 1024, 64, 10**6, problems)),
     )
     if problems:
         raise ConfigError(problems)
     return settings
+
+
+def http_limits(api: ApiSettings, max_file_bytes: int) -> HttpLimits:
+    """The API server's connection limits: HttpLimits' defaults, with the settings above.
+
+    The body limit is the input file limit, so a body one byte over is refused as it arrives.
+    """
+    return HttpLimits(
+        body_seconds=api.body_timeout,
+        max_body_bytes=max_file_bytes,
+        work_threads=api.threads,
+        max_requests=api.max_requests,
+        max_requests_jitter=max(1, api.max_requests // 10),
+        max_rss_bytes=api.max_rss_mb * MIB,
+    )

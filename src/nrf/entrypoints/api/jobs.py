@@ -13,14 +13,13 @@ from nrf.entrypoints.api.problems import ApiProblem
 from nrf.entrypoints.api.representations import HTML, JSON, preferred
 from nrf.entrypoints.api.services import ApiServices
 
-STORED_FILES = ("result.json", "result.geojson", "result.csv", "result.html")
-
 
 class JobsResource:
     def __init__(self, services: ApiServices) -> None:
         self._services = services
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, job_id: str) -> None:
+        kind = preferred(req, (JSON, HTML))
         store, files = self._services.store, self._services.files
         if store is None or files is None:
             raise ApiProblem("result_store_unavailable", "no result store is configured")
@@ -35,7 +34,7 @@ class JobsResource:
         record = store.record(job_id)
         if record is None:
             raise not_found
-        if preferred(req, (JSON, HTML)) == HTML:
+        if kind == HTML:
             page = files.read(job_id, "result.html")
             if page is None:
                 raise ApiProblem("job_not_found", f"job {job_id!r} has no report")

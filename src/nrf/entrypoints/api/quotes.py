@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, date, datetime
 
 import falcon
 
 from nrf.adapters.outputs.html_report import ReferenceFor
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
-from nrf.domain.serialization import unstructure
+from nrf.domain.column_mapping import parse_columns, renamed
+from nrf.domain.output_stamp import OutputStamp
 from nrf.entrypoints.api import inputs
 from nrf.entrypoints.api.body import read_body
+from nrf.entrypoints.api.boundary_check_json import boundary_check_document
 from nrf.entrypoints.api.problems import ApiProblem
 from nrf.entrypoints.api.representations import JSON, preferred, render_quote
 from nrf.entrypoints.api.services import ApiServices
@@ -27,6 +30,19 @@ def available(services: ApiServices) -> ApiServices:
     return services
 
 
+def quote_date_from(req: falcon.Request) -> date | None:
+    """``?quoteDate=YYYY-MM-DD``: the day to price the levy on (None: today); else a 400."""
+    text = req.get_param("quoteDate")
+    if text is None:
+        return None
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise ApiProblem("bad_quote_date", f"quoteDate {text!r} is not a date written YYYY-MM-DD")
+
+
 def request_from(
     req: falcon.Request, services: ApiServices, authorise: Authorise | None = None
 ) -> QuoteRequest:
@@ -39,17 +55,33 @@ def request_from(
     if kind not in (*inputs.GEOJSON_TYPES, inputs.MULTIPART):
         allowed = ", ".join((*inputs.GEOJSON_TYPES, inputs.MULTIPART))
         raise ApiProblem("unsupported_media_type", f"send the boundary as {allowed}")
-    body = read_body(req, services.limits.max_file_bytes, services.body_timeout)
+    quote_date = quote_date_from(req)
+    body = read_body(req, services.limits.max_file_bytes)
     rules = req.get_param("rules")
     if kind == inputs.MULTIPART:
         upload, fields = inputs.form_parts(body, req.content_type or "")
+        if upload is not None:
+            req.context.input_name = upload[0]
         if authorise is not None:
             authorise(fields)
-        features, given = inputs.form_features(upload, fields, services.limits)
-        return QuoteRequest(stamped(features, given), fields.get("rules") or rules)
+        layer = fields.get("layer", "").strip() or req.get_param("layer")
+        columns = parse_columns(fields.get("columns") or req.get_param("columns") or "")
+        features, given = inputs.form_features(upload, fields, services.limits, layer)
+        features = renamed(features, columns)
+        return QuoteRequest(stamped(features, given), fields.get("rules") or rules, quote_date)
     if authorise is not None:
         authorise({})
-    return QuoteRequest(tuple(inputs.geojson_features(body, services.limits)), rules)
+    if req.get_param("layer"):
+        raise ApiProblem("unknown_layer", "a GeoJSON body has one layer; send no layer")
+    columns = parse_columns(req.get_param("columns") or "")
+    features = renamed(inputs.geojson_features(body, services.limits), columns)
+    return QuoteRequest(tuple(features), rules, quote_date)
+
+
+def answer_stamp(req: falcon.Request) -> OutputStamp:
+    """Now, and the uploaded file's name (or the request, for a GeoJSON body)."""
+    name = getattr(req.context, "input_name", None) or f"{req.method} {req.path} body"
+    return OutputStamp(datetime.now(UTC), name)
 
 
 class QuotesResource:
@@ -68,15 +100,17 @@ class QuotesResource:
         with services.geo_lock:
             return services.quote(request)
 
-    def render(self, quote: Quote, kind: str) -> tuple[str, bytes]:
+    def render(
+        self, quote: Quote, kind: str, stamp: OutputStamp | None = None
+    ) -> tuple[str, bytes]:
         """The answer in ``kind``; a report reads the bundle's geometries, so under the lock."""
         with self._services.geo_lock:
-            return render_quote(quote, kind, self.reference_for)
+            return render_quote(quote, kind, self.reference_for, stamp)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         kind = preferred(req)
         quote = self.quote(req)
-        resp.content_type, resp.data = self.render(quote, kind)
+        resp.content_type, resp.data = self.render(quote, kind, answer_stamp(req))
         resp.set_header("Vary", "Accept")
 
 
@@ -85,12 +119,14 @@ class BoundaryChecksResource:
         self._services = services
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        preferred(req, (JSON,))
         services = available(self._services)
         assert services.check is not None
         request = request_from(req, services)
         with services.geo_lock:
             checked = services.check(request)
         doc = {"notice": SYNTHETIC_NOTICE} if checked.provenance.synthetic_data else {}
-        doc.update(unstructure(checked))
+        doc.update(boundary_check_document(checked))
         resp.content_type = JSON
         resp.data = (json.dumps(doc, indent=2) + "\n").encode()
+        resp.set_header("Vary", "Accept")

@@ -1,7 +1,10 @@
-"""A quote in the representation the client asked for: the CLI's exact bytes for each type.
+"""A quote in the representation the client asked for: the CLI's bytes for each type.
 
 JSON, CSV and GeoJSON are made by the same functions and the same ``json.dumps`` arguments as
-`nrf assess --output x.json|x.csv|x.geojson`, so an API answer and a CLI file are byte-equal.
+`nrf assess --output x.json|x.levy.csv|x.geojson`, so an API answer and a CLI file are equal
+but for the stamp (when and from what each was made). The CSV answer is the levy table (the
+levy, what priced it and the synthetic notice on every row), not the legacy 31 columns, which
+carry no money.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ import json
 
 import falcon
 
-from nrf.adapters.outputs import legacy_csv
+from nrf.adapters.outputs import levy_csv
 from nrf.adapters.outputs.html_report import ReferenceFor, render_report
-from nrf.adapters.outputs.result_files import geojson_document, result_document
+from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE, geojson_document, result_document
+from nrf.domain.output_stamp import OutputStamp
+from nrf.entrypoints.api.negotiation import negotiate
 from nrf.service_layer.quotes import Quote
 
 JSON = "application/json"
@@ -23,21 +28,22 @@ OFFERED = (JSON, GEOJSON, CSV, HTML)
 
 
 def preferred(req: falcon.Request, offered: tuple[str, ...] = OFFERED) -> str:
-    """The best offered type for the Accept header; JSON when there is none or nothing fits."""
-    accept = req.get_header("Accept")
-    if not accept or accept.strip() in ("*/*", ""):
-        return offered[0]
-    return req.client_prefers(list(offered)) or offered[0]
+    """The best offered type for the Accept header (the first without one); else a 406."""
+    return negotiate(req.get_header("Accept"), offered)
 
 
-def render_quote(quote: Quote, kind: str, reference_for: ReferenceFor) -> tuple[str, bytes]:
+def render_quote(
+    quote: Quote, kind: str, reference_for: ReferenceFor, stamp: OutputStamp | None = None
+) -> tuple[str, bytes]:
     """(Content-Type, body) of ``quote`` as ``kind``."""
     run, developments = quote.run, quote.developments
     if kind == CSV:
-        return "text/csv; charset=utf-8", legacy_csv.render(run.sites).encode()
+        notice = SYNTHETIC_NOTICE if run.provenance.synthetic_data else None
+        return "text/csv; charset=utf-8", levy_csv.render(run, notice, stamp).encode()
     if kind == GEOJSON:
-        return GEOJSON, (json.dumps(geojson_document(run, developments)) + "\n").encode()
+        doc = geojson_document(run, developments, stamp)
+        return GEOJSON, (json.dumps(doc) + "\n").encode()
     if kind == HTML:
-        page = render_report(run, developments, reference_for)
+        page = render_report(run, developments, reference_for, stamp)
         return "text/html; charset=utf-8", page.encode()
-    return JSON, (json.dumps(result_document(run), indent=2) + "\n").encode()
+    return JSON, (json.dumps(result_document(run, stamp), indent=2) + "\n").encode()

@@ -1,10 +1,9 @@
 """`nrf serve`: check the settings, then become gunicorn serving the quote API.
 
-Worker class gthread: idle keep-alive connections wait in the worker's poller, not in a thread,
-so a client that connects and says nothing holds no thread; a client that trickles its body is
-cut off by the body deadline (``body.py``). The sync worker would let one such client hold a
-whole process; an async worker (gevent) would add a dependency and monkey-patching for nothing,
-since an assessment is CPU work that no event loop can interleave.
+gunicorn runs the processes; each serves with hypercorn on asyncio (``http_server/``), so a
+client that connects and says nothing, or trickles its headers or body, holds a socket until
+its deadline and never a thread. The limits are ``config.http_limits``; docs/security.md
+explains the choice and lists them.
 """
 
 from __future__ import annotations
@@ -13,43 +12,19 @@ import os
 import sys
 from collections.abc import Mapping
 
-from nrf.entrypoints.api.config import ApiSettings, load_api_settings
+from nrf.entrypoints.api.config import ApiSettings, http_limits, load_api_settings
+from nrf.entrypoints.http_server.command import gunicorn_command as server_command
 from nrf.entrypoints.settings import load_settings
 
-APP = "nrf.entrypoints.api.app:get_app()"
+APP = "nrf.entrypoints.api.app:get_gate()"
 
 
-def gunicorn_command(bind: str, api: ApiSettings, python: str = sys.executable) -> list[str]:
-    """The argv of the API server on ``bind`` (``host:port``)."""
-    return [
-        python,
-        "-m",
-        "gunicorn",
-        "--bind",
-        bind,
-        "--worker-class",
-        "gthread",
-        "--workers",
-        str(api.workers),
-        "--threads",
-        str(api.threads),
-        # A worker whose main loop stops for this long is replaced (the loop, not a request).
-        "--timeout",
-        "30",
-        "--graceful-timeout",
-        "10",
-        "--keep-alive",
-        "5",
-        "--limit-request-line",
-        "8190",
-        "--limit-request-fields",
-        "64",
-        "--log-level",
-        "warning",
-        "--error-logfile",
-        "-",
-        APP,
-    ]
+def gunicorn_command(
+    bind: str, api: ApiSettings, max_file_bytes: int, python: str = sys.executable
+) -> list[str]:
+    """The argv of the API server on ``bind`` (``host:port``, or ``fd://N`` for a bound socket)."""
+    limits = http_limits(api, max_file_bytes)
+    return server_command(APP, bind, limits, workers=api.workers, python=python)
 
 
 def run_server(bind: str, environ: Mapping[str, str]) -> int:
@@ -76,7 +51,7 @@ def run_server(bind: str, environ: Mapping[str, str]) -> int:
         return settled
     announce(bound, settled)
     env = {**environ, "NRF_REFERENCE_DATA": str(settled.reference_data)}
-    argv = gunicorn_command(bound.gunicorn_bind, api)
+    argv = gunicorn_command(bound.gunicorn_bind, api, settings.max_file_bytes)
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(argv[0], argv, env)

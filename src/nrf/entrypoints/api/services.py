@@ -25,10 +25,9 @@ class ApiServices:
     store: ResultStore | None
     files: ResultFiles | None
     limits: InputLimits
-    body_timeout: float = 30.0
     unavailable: str | None = None
     bundle: BundleInfo | None = None
     # One assessment or report at a time per process: the bundle's geometries are shared and
     # GEOS builds their prepared indexes lazily, which is not safe from two threads at once
-    # (gthread serves several; seen as SIGSEGV under load). Bodies are read outside it.
+    # (a process serves several threads; seen as SIGSEGV under load). Bodies are read outside it.
     geo_lock: threading.Lock = field(factory=threading.Lock, eq=False)

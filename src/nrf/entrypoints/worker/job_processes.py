@@ -3,6 +3,8 @@
 A dead job process breaks the whole pool (``BrokenProcessPool``); :meth:`JobProcesses.recover`
 replaces it and remembers which jobs were running in a process that died on its own, so the
 worker retries those with a back-off and hands the others (killed with the pool) back at once.
+Which job each process runs is marked in a temporary folder named for the worker's pid: a
+killed worker never removes its own, so the next one to start removes those of dead pids.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ _marks: Path | None = None
 EXIT_ORPHANED = 70
 WARM_UP_ATTEMPTS = 3
 WARM_UP_ROUNDS, WARM_UP_PAUSE = 600, 0.05  # up to ~30 s for every process to answer
+MARKS_PREFIX = "nrf-job-marks-"
 
 
 def _exit_with_parent() -> None:
@@ -60,7 +63,7 @@ def _init_child(settings: WorkerSettings) -> None:
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
 
-    configure_logging(secrets=[settings.notify_api_key or ""])
+    configure_logging(secrets=settings.secrets())
     container = build_container(settings=settings)
     container.boundary_data().info()  # read the bundle digest now rather than in the first job
     _job = container.process_job()
@@ -93,11 +96,6 @@ def _pid_after(seconds: float) -> int:
     return os.getpid()
 
 
-def _run_timed_out(work: Any, seconds: float) -> Any:
-    assert _job is not None, "job process not initialised"
-    return _job.timed_out(work, seconds)  # type: ignore[attr-defined]
-
-
 class JobProcesses:
     """A pool of job processes that is replaced whole when one of them dies."""
 
@@ -106,10 +104,15 @@ class JobProcesses:
         settings: WorkerSettings,
         init: Callable[..., None] = _init_child,
         init_args: tuple[Any, ...] | None = None,
+        marks_root: str | os.PathLike[str] | None = None,
     ) -> None:
         self._settings = settings
         self._init, self._init_args = init, (settings,) if init_args is None else init_args
-        self._marks = Path(tempfile.mkdtemp(prefix="nrf-job-marks-"))
+        root = Path(marks_root if marks_root is not None else tempfile.gettempdir())
+        swept = sweep_stale_marks(root)
+        if swept:
+            log.info("stale_job_marks_removed", extra={"folders": swept})
+        self._marks = Path(tempfile.mkdtemp(prefix=f"{MARKS_PREFIX}{os.getpid()}-", dir=root))
         self._died_running: set[str] = set()
         self._pool = self._new_pool()
 
@@ -128,10 +131,6 @@ class JobProcesses:
         except BrokenProcessPool:
             self.recover()
             return self._pool.submit(_run, key, work)
-
-    def submit_timed_out(self, work: Any, seconds: float) -> Future[Any]:
-        """Record a killed job as failed (``job_timeout``) and tell the requester."""
-        return self._pool.submit(_run_timed_out, work, seconds)
 
     def warm_up(self) -> None:
         """Start every job process now, so the first job does not pay for the imports.
@@ -206,6 +205,27 @@ class JobProcesses:
     def close(self) -> None:
         self.terminate()
         shutil.rmtree(self._marks, ignore_errors=True)
+
+
+def sweep_stale_marks(root: Path) -> int:
+    """Remove the marks folders of workers whose pid is gone; returns how many went."""
+    removed = 0
+    for folder in root.glob(f"{MARKS_PREFIX}*"):
+        pid = folder.name[len(MARKS_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and int(pid) > 0 and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive, and not ours to judge
+        return True
+    return True
 
 
 def _processes(pool: ProcessPoolExecutor) -> dict[int, multiprocessing.process.BaseProcess]:

@@ -1,0 +1,50 @@
+"""The gunicorn argv for one of our servers: its timings come from the same HttpLimits record."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from nrf.entrypoints.http_server.limits import HttpLimits
+
+WORKER_CLASS = "nrf.entrypoints.http_server.worker.HypercornWorker"
+
+
+def gunicorn_command(
+    app: str,
+    bind: str,
+    limits: HttpLimits,
+    *,
+    workers: int = 1,
+    env: Sequence[str] = (),
+    python: str = sys.executable,
+) -> list[str]:
+    """``app`` is a factory returning a Gate built with the same ``limits``."""
+    argv = [
+        python,
+        "-m",
+        "gunicorn",
+        "--bind",
+        bind,
+        "--worker-class",
+        WORKER_CLASS,
+        "--workers",
+        str(workers),
+        "--backlog",
+        str(limits.backlog),
+        "--timeout",
+        str(limits.silent_seconds),
+        "--graceful-timeout",
+        str(limits.graceful_seconds),
+        "--max-requests",
+        str(limits.max_requests),
+        "--max-requests-jitter",
+        str(limits.max_requests_jitter),
+        "--log-level",
+        "warning",
+        "--error-logfile",
+        "-",
+    ]
+    for item in env:
+        argv += ["--env", item]
+    return [*argv, app]

@@ -1,0 +1,230 @@
+"""The report printed to PDF by Chromium: A4 pages counted, labels printed as text, and the
+report page and the upload form checked by axe-core at WCAG 2.2 AA.
+
+The runs are assessed from the bundled data in the test, and every site is given the same
+hand-made quote (support/runs.py's NORFOLK, 10 units x £2,675.00), so the page count depends
+on the layout alone, not on which levy the data happens to give. Needs Debian's chromium and
+poppler-utils (`.ci/run` installs both) and axe-core from npm (installed here once, under
+``out/axe``); elsewhere, without them, these tests skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+from nrf.adapters.outputs.html_report import MAX_SITE_MAPS, render_report
+from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
+from nrf.domain.output_stamp import OutputStamp
+from nrf.domain.results import AssessmentRun
+from nrf.domain.rules import rule_set_named
+from nrf.domain.validation import validate_features
+from nrf.entrypoints.container import build_container
+from support.api_inputs import BNW_SHP, SMALL_JSON
+from support.api_server import Server, running_server, serve_env
+from support.reference import QUOTE_DATE
+from support.runs import NORFOLK, NORFOLK_OVERLAP
+from support.sample_facts import BNW_SITES
+
+OUT = Path(__file__).resolve().parents[2] / "out"
+AXE_VERSION = "4.10.3"
+AXE = OUT / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+TOOLS = {"chromium": CHROMIUM, "pdftotext": shutil.which("pdftotext")}
+if not all(TOOLS.values()):
+    missing = ", ".join(name for name, path in TOOLS.items() if path is None)
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must have {missing}: .ci/run installs them", pytrace=False)
+    pytest.skip(
+        f"{missing} not installed (apt-get install chromium poppler-utils)", allow_module_level=True
+    )
+sync_api = pytest.importorskip("playwright.sync_api")
+STAMP = OutputStamp(datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC), "sample.shp", "NRL-000123")
+
+
+def quoted(run: AssessmentRun) -> AssessmentRun:
+    """Every site quoted alike: 10 units x £2,675.00 = £26,750.00 (support/runs.py)."""
+    sites = tuple(
+        attrs.evolve(s, pricing=NORFOLK, levy_refusal=None, edps=(NORFOLK_OVERLAP,))
+        for s in run.sites
+    )
+    return attrs.evolve(run, sites=sites)
+
+
+def report(source: Path, name: str) -> tuple[Path, AssessmentRun]:
+    container = build_container(None)
+    developments = validate_features(read_boundary_file(source))
+    run = quoted(container.assess_developments()(developments, rule_set_named(None), QUOTE_DATE))
+    html = render_report(run, developments, container.boundary_data().reference_for, STAMP)
+    OUT.mkdir(exist_ok=True)
+    path = OUT / f"{name}.html"
+    path.write_text(html, encoding="utf-8")
+    return path, run
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+def printed(browser: Any, html: Path) -> list[str]:
+    """The page printed to PDF as Chromium prints it (A4 from the page's own @page), and the
+    text of each printed page as pdftotext reads it (pages split on form feeds)."""
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(html.as_uri())
+    pdf = html.with_suffix(".pdf")
+    page.pdf(path=str(pdf), prefer_css_page_size=True, print_background=True)
+    context.close()
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
+    assert "(A4)" in info, info
+    return text.split("\f")[:-1]  # pdftotext ends every page with a form feed
+
+
+def test_one_site_prints_on_two_a4_pages_with_its_labels_as_text(browser: Any) -> None:
+    html, run = report(SMALL_JSON, "print-one")
+    pages = printed(browser, html)
+    # Page 1: the title, stamp, totals, the summary row, provenance and charging schedule.
+    # Page 2: the site, which starts a page (it has a map) and fits on it: heading, levy
+    # table and its working, the map (95 mm square) with its key, and both figure tables.
+    assert len(pages) == 2
+    first, second = pages
+    for text in ("Nutrient levy report NRL-000123", "2026-11-26 09:05:07 UTC", "sample.shp"):
+        assert text in first, text
+    assert "Summary: one row per site" in first and "Charging schedule" in first
+    assert "Site 1:" not in first and second.lstrip().startswith("Site 1:")
+    # Labels printed on the map are text in the PDF, not pictures of text.
+    [site] = run.sites
+    for catchment in site.nn_catchments:
+        assert catchment in second, catchment
+    assert "EDP: 1 Norfolk" in second
+    assert "Key:" in second and "works catchment" in second
+    assert "£26,750.00" in second and "£32,100.00" in second
+
+
+def test_245_sites_print_each_mapped_site_on_its_own_page(browser: Any) -> None:
+    html, run = report(BNW_SHP, "print-245")
+    assert len(run.sites) + len(run.out_of_scope) == BNW_SITES
+    pages = printed(browser, html)
+    starts = [n for n, text in enumerate(pages) if text.lstrip().startswith("Site ")]
+    # The first 25 sites have maps; each starts a new page and fits on that one page, so
+    # those are 25 consecutive pages that each begin "Site ".
+    mapped = starts[:MAX_SITE_MAPS]
+    assert mapped == list(range(mapped[0], mapped[0] + MAX_SITE_MAPS))
+    for number, site in zip(mapped, sorted(run.sites, key=lambda s: s.site.rlb_id), strict=False):
+        assert pages[number].lstrip().startswith(f"Site {site.site.rlb_id}:")
+    # Every site number is printed on the overview map, and every site has its summary row.
+    front = "\n".join(pages[: mapped[0]])
+    assert "Where the sites are" in front
+    summary_lines = [
+        line for line in front.splitlines() if "not quoted" in line or "£26,750.00" in line
+    ]
+    assert len(summary_lines) >= len(run.sites)
+    # The count, part by part (each part checked above or here):
+    #   pages 1-7: title, stamp, totals and the 245-row summary table (about 40 rows a page,
+    #     its header repeated on each), then provenance and the charging schedule;
+    #   page 8: the overview map with every site number, and its key (a figure: never split);
+    #   pages 9-33: the 25 mapped sites, one page each;
+    #   pages 34-117: the other 209 in-scope sites without maps, each about two fifths of a
+    #     page (heading, levy table, the six lines of working, two figure tables), so five
+    #     sites to two pages: 209 / 2.5 = 83.6 -> 84 pages, the last of which also holds the
+    #     11 out-of-scope sites' short sections.
+    # 7 + 1 + 25 + 84 = 117, against 154 before (and no summary then). Pinned, so a layout
+    # change that wastes paper, or splits a site's figure across pages, is seen.
+    assert "Where the sites are" in pages[7] and mapped[0] == 8
+    assert len(pages) == 117, len(pages)
+    assert "out of scope" in pages[-1]
+
+
+NPM_QUIET = ("--no-audit", "--no-fund", "--no-save")
+WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+@pytest.fixture(scope="module")
+def axe() -> str:
+    """axe-core's script, installed from npm once (pinned) under out/axe."""
+    npm = shutil.which("npm")
+    if not AXE.exists() and npm is not None:
+        subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(AXE.parents[2]),
+                f"axe-core@{AXE_VERSION}",
+                *NPM_QUIET,
+            ],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    if not AXE.exists():
+        if os.environ.get("CI"):
+            pytest.fail("CI must have npm to install axe-core", pytrace=False)
+        pytest.skip("axe-core is not installed and npm is not available")
+    return AXE.read_text(encoding="utf-8")
+
+
+def violations(browser: Any, url: str, axe: str) -> list[dict[str, Any]]:
+    """axe-core's WCAG 2.2 A and AA violations of the page at ``url`` (the checker is the
+    only script: the pages themselves have none)."""
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    page.goto(url)
+    page.add_script_tag(content=axe)
+    found: list[dict[str, Any]] = page.evaluate(
+        """async (tags) => {
+            const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
+            return result.violations.map((v) => ({
+                id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+            }));
+        }""",
+        WCAG_22_AA,
+    )
+    context.close()
+    return found
+
+
+def test_the_report_has_no_wcag_22_aa_violations(browser: Any, axe: str) -> None:
+    html, _ = report(SMALL_JSON, "axe-report")
+    assert violations(browser, html.as_uri(), axe) == []
+
+
+def test_a_refused_levy_report_has_no_wcag_22_aa_violations(browser: Any, axe: str) -> None:
+    from support.runs import EXCLUDED
+
+    container = build_container(None)
+    developments = validate_features(read_boundary_file(SMALL_JSON))
+    run = container.assess_developments()(developments, rule_set_named(None), QUOTE_DATE)
+    sites = tuple(
+        attrs.evolve(s, pricing=None, levy_refusal=EXCLUDED, excluded_areas=("Fen", ""))
+        for s in run.sites
+    )
+    refused = attrs.evolve(run, sites=sites)
+    page = render_report(refused, developments, container.boundary_data().reference_for, STAMP)
+    path = OUT / "axe-refused.html"
+    path.write_text(page, encoding="utf-8")
+    assert violations(browser, path.as_uri(), axe) == []
+
+
+def test_the_upload_form_has_no_wcag_22_aa_violations(
+    browser: Any, axe: str, tmp_path: Path
+) -> None:
+    with running_server(serve_env(tmp_path / "results"), tmp_path / "serve.log") as server:
+        assert isinstance(server, Server)
+        assert violations(browser, server.base + "/", axe) == []

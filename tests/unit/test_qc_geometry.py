@@ -1,0 +1,49 @@
+"""The gate's geometry rules report every bad feature, never only the first of a kind."""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+from shapely.geometry import Point, Polygon, box
+
+from nrf.adapters.boundary_data.geopackage_blob import encode_blob
+from nrf.bundles.qc.geometry import check_geometries, decode
+from nrf.bundles.qc.report import QcReport
+
+X0, Y0 = 600_000.0, 300_000.0
+
+
+def bowtie(x: float) -> Polygon:
+    """Crosses itself at (x + 50, Y0 + 50)."""
+    return Polygon([(x, Y0), (x + 100, Y0 + 100), (x + 100, Y0), (x, Y0 + 100)])
+
+
+def test_every_invalid_missing_or_non_polygonal_feature_is_reported() -> None:
+    geoms = np.array(
+        [
+            box(X0, Y0, X0 + 100, Y0 + 100),  # good
+            bowtie(X0 + 200),
+            Point(X0, Y0),
+            bowtie(X0 + 400),
+            None,
+            Point(X0 + 1, Y0),
+            None,
+            bowtie(X0 + 600),
+        ],
+        dtype=object,
+    )
+    report = QcReport()
+    good = check_geometries("layer", list("abcdefgh"), geoms, report)
+    assert good.tolist() == [True, False, False, False, False, False, False, False]
+    assert report.keys("geometry_invalid") == ["b", "d", "h"]
+    assert report.keys("geometry_type") == ["c", "f"]
+    assert report.keys("geometry_missing") == ["e", "g"]
+
+
+def test_every_unreadable_blob_is_reported() -> None:
+    # Two blobs of garbage among readable ones: decode falls back to one blob at a time.
+    good = encode_blob(shapely.to_wkb(box(X0, Y0, X0 + 1, Y0 + 1)), 27700)
+    report = QcReport()
+    out = decode("layer", ["a", "b", "c", "d"], [b"junk", good, b"more junk", None], report)
+    assert report.keys("geometry_invalid") == ["a", "c"]
+    assert out[0] is None and out[2] is None
