@@ -47,7 +47,9 @@ def main(sites_path: str) -> int:
         for _ in range(ROUNDS):
             for n, body in enumerate(share):
                 path = "/v1/boundary-checks" if n % 3 == 0 else "/v1/quotes"
-                accept = "text/html" if n % 5 == 0 else "application/json"
+                # Boundary checks answer JSON only (any other Accept is a 406), quotes also HTML.
+                html = n % 5 == 0 and path == "/v1/quotes"
+                accept = "text/html" if html else "application/json"
                 answer = client.simulate_post(
                     path,
                     body=body,
