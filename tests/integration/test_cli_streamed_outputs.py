@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import attrs
+import pyogrio
 import pytest
 import shapely
 
@@ -25,6 +26,7 @@ from nrf.adapters.site_boundaries import boundary_stream
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
 from nrf.adapters.site_map import forked_site_map
+from nrf.domain.column_mapping import renamed
 from nrf.domain.errors import InvalidInput
 from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.rules import RULE_SETS, rule_set_named
@@ -209,3 +211,60 @@ def test_a_large_geojson_is_refused_as_a_whole_parse_refuses_it(
     ):
         pass
     assert raised.value.problems[0].code == code
+
+
+def test_a_geopackage_read_in_chunks_gives_the_features_of_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bnw.gpkg"
+    pyogrio.write_dataframe(pyogrio.read_dataframe(BNW), path, layer="sites")
+    whole = read_boundary_file(path)
+    monkeypatch.setattr(boundary_stream, "CHUNK", 10)  # 24 reads of 10 and one of 5
+    with open_boundary_file(path) as source:
+        assert source.count == 245
+        assert list(source.features()) == whole
+        assert [f.properties for f in source.features(geometry=False)] == [
+            f.properties for f in whole
+        ]
+
+
+def test_a_file_of_shapes_only_has_its_features_counted_in_the_attribute_pass(
+    tmp_path: Path,
+) -> None:
+    """With no attribute column, the attribute pass still reads every row (their geometry):
+    3 shapes, 3 features, though no field says so."""
+    path = tmp_path / "shapes.gpkg"
+    frame = pyogrio.read_dataframe(BNW, max_features=3)
+    pyogrio.write_dataframe(frame[["geometry"]], path)
+    with open_boundary_file(path) as source:
+        assert len(list(source.features(geometry=False))) == 3
+        assert list(source.features()) == read_boundary_file(path)
+
+
+def test_a_column_mapping_gives_the_streamed_run_the_in_memory_run(tmp_path: Path) -> None:
+    """--columns on the streamed path: the same files as renaming the whole file first."""
+    path = tmp_path / "renamed.gpkg"
+    frame = pyogrio.read_dataframe(BNW)
+    frame = frame.rename(columns={"id": "Site_Ref", "Dwellings": "Units"})
+    pyogrio.write_dataframe(frame, path)
+    mapping = {"id": "Site_Ref", "dwellings": "Units"}
+    developments = validate_features(renamed(read_boundary_file(path), mapping))
+    container = build_container(None, assess_processes=1)
+    run_ = container.assess_developments()(developments, rule_set_named("iat-2026-04"), QUOTE_DATE)
+    write_all(render(tmp_path / "whole.csv", run_, developments))
+    assert (
+        run(
+            [
+                str(path),
+                "--quote-date",
+                QUOTE_DATE.isoformat(),
+                "--columns",
+                "id=Site_Ref,dwellings=Units",
+                "--output",
+                str(tmp_path / "streamed.csv"),
+            ],
+            io.StringIO(),
+        )
+        == 0
+    )
+    assert (tmp_path / "streamed.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
