@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "src/nrf/data/samples/defra-rlb-samples/BnW_cleaned_110925"
 RULE_SETS = ("iat-2025-09", "iat-2025-10", "iat-2026-04")
-# Members that differ between any two revisions by design: not figures.
-IGNORED = {"software_version"}
+# Members that differ between any two runs or revisions by design: not figures.
+IGNORED = {"software_version", "made_at"}
 
 
 def old_tree(rev: str, folder: Path) -> Path:
