@@ -1,8 +1,11 @@
-"""The notification ledger: the only way an email is sent; its intent is stored first.
+"""The notification ledger: how a job's emails are sent; each intent is stored first.
 
-Every email of a job goes through :meth:`NotificationLedger.settle`: stored as pending with
-the job record, sent, then updated. The one exception, :meth:`send_unrecorded`, is for the
-two emails that have no record to live in, and says why at each use.
+Every email about a job's result goes through :meth:`NotificationLedger.settle`: stored as
+pending with the job record, sent, then updated, so a later delivery finishes an interrupted
+send instead of losing it. The one exception, :meth:`send_unrecorded`, is for the two emails
+that have no record to live in, and says why at each use. The second channel is
+:class:`~nrf.service_layer.sent_once.SentOnce`, at most once, for housekeeping's courtesy
+notices (a job delayed, a fleet stalled): there a duplicate would be worse than a miss.
 """
 
 from __future__ import annotations
