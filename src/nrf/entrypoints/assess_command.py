@@ -146,8 +146,6 @@ def run_assess(
 
     from nrf.adapters.outputs.result_files import render, write_all
     from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
-    from nrf.domain.rules import rule_set_named
-    from nrf.domain.validation import validate_features
     from nrf.entrypoints.assess_limits import assess_limits
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.progress import StageProgress
@@ -155,8 +153,14 @@ def run_assess(
 
     progress = StageProgress(stream=err, clock=clock, tty=err.isatty())
     limits = assess_limits(args.max_sites, environ)
-    rules = rule_set_named(args.rules)
-    # "starting" is loading nrf's libraries (GDAL, GEOS, PROJ): seconds on a cold disk.
+    container = build_container(
+        args.reference_data or environ.get("NRF_REFERENCE_DATA"),
+        assess_processes=args.processes,
+    )
+    # The API's use case, step by step: a broken bundle is refused before a large file is read.
+    quote = container.get_quote(limits=limits)
+    rules = quote.rules(args.rules)
+    # "starting" is loading nrf's libraries (GDAL, GEOS, PROJ) and opening the bundle.
     marks = [("starting", started), ("reading", clock())]
     raw = read_boundary_file(
         source,
@@ -166,18 +170,14 @@ def run_assess(
         progress=progress.stage("reading", "features"),
     )
     marks.append(("validating", clock()))
-    developments = validate_features(raw, limits, progress=progress.stage("validating", "sites"))
-    del raw
+    developments = quote.validate(raw, progress=progress.stage("validating", "sites"))
+    del raw  # a large file's raw features are not kept through the assessment
     marks.append(("assessing", clock()))
-    container = build_container(
-        args.reference_data or environ.get("NRF_REFERENCE_DATA"),
-        assess_processes=args.processes,
-    )
-    from nrf.domain.charging import utc_day
-
-    quote_date = getattr(args, "quote_date", None) or utc_day(container.clock().now())
-    run = container.assess_developments()(
-        developments, rules, quote_date, progress=progress.stage("assessing", "sites")
+    run = quote.assess(
+        developments,
+        rules,
+        getattr(args, "quote_date", None),
+        progress=progress.stage("assessing", "sites"),
     )
     marks.append(("writing", clock()))
     from nrf.domain.output_stamp import OutputStamp
