@@ -92,7 +92,7 @@ def _invalid(prefix: str) -> list[LoadJob]:
             "boundary_uri_not_allowed",
         ),
         LoadJob(
-            None, '{"job_id": "truncated', "invalid", "failed", "message_not_json", emails=False
+            None, '{"job_id": "truncated', "invalid", "failed", "not_json", emails=False
         ),
     ]
 
