@@ -70,4 +70,3 @@ def form_features(
     features = read_boundary_bytes(content, name, limits)
     given = {k: fields[k].strip() for k in FIELDS if fields.get(k, "").strip()}
     return features, dict(given)
-
