@@ -37,7 +37,7 @@ from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySou
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.jobs import NotificationKind, QueueFatalError
-from nrf.domain.validation import InputLimits
+from nrf.entrypoints.assess_limits import input_limits
 from nrf.entrypoints.logging_setup import publish_metrics
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker.in_flight import InFlight
@@ -129,6 +129,7 @@ class Container(containers.DeclarativeContainer):
     """Wires adapters to the domain; tests override providers with fakes."""
 
     config = providers.Configuration()
+    worker_settings = providers.Object(WorkerSettings())
 
     clock = providers.Singleton(SystemClock)
     sleeper = providers.Singleton(SystemSleeper)
@@ -236,15 +237,7 @@ class Container(containers.DeclarativeContainer):
         config.backend_callback_max_retries.as_(int),
     )
 
-    limits = providers.Singleton(
-        InputLimits,
-        max_file_bytes=config.max_file_bytes.as_(int),
-        max_features=config.max_sites_per_job.as_(int),
-        max_vertices_per_feature=config.max_vertices_per_site.as_(int),
-        max_total_vertices=config.max_total_vertices.as_(int),
-        max_site_area_ha=config.max_site_area_ha.as_(float),
-        max_decompressed_bytes=config.max_decompressed_bytes.as_(int),
-    )
+    limits = providers.Singleton(input_limits, worker_settings)
 
     boundary_source = providers.Singleton(
         S3JobBoundarySource,
@@ -336,7 +329,6 @@ class Container(containers.DeclarativeContainer):
     )
 
     # The worker process; the heartbeat store, stop event and ack thread are passed in by it.
-    worker_settings = providers.Object(WorkerSettings())
     job_processes = providers.Factory(JobProcesses, settings=worker_settings)
     in_flight = providers.Factory(
         InFlight,
