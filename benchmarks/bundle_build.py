@@ -3,7 +3,12 @@
 The delivery is laid out as Defra ships it: the Norfolk design's catchments, works, LPAs and
 WFD catchments as shapefiles, permits and rates in ``Interim_coeffs.sqlite`` (with the real
 exports' dirt), and N field-parcel-like coefficient polygons from ``synthetic_parcels`` in
-``NMSCoefficientLayerTEST.gpkg``. The build runs as a child process so its peak RSS is its own.
+``NMSCoefficientLayerTEST.gpkg``; the demo's EDP and excluded area as shapefiles, and its
+charging schedule and index as Defra's CSVs. The build runs as a child process so its peak RSS
+is its own.
+Below about a million polygons the parcels do not cover the NN catchments, so the gate refuses
+the build with `coverage_gap` (exit 5) after running every stage: the timing stands, but no
+bundle is written.
 
     scripts/bench-build --polygons 1000000 [--work DIR] [--keep]
 """
@@ -11,6 +16,7 @@ exports' dirt), and N field-parcel-like coefficient polygons from ``synthetic_pa
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import resource
 import sqlite3
@@ -23,31 +29,37 @@ import geopandas as gpd
 import pyogrio
 
 from nrf.bundles import synthetic_norfolk as norfolk
-from nrf.bundles.geopackage_writer import GeoPackageWriter
+from nrf.bundles.geopackage_writer import GeoPackageWriter, Table
 from nrf.bundles.synthetic_bundle import DEFAULT_SEED, plan_grid
 from nrf.bundles.synthetic_parcels import coefficients, parcel_rows
 
+# bundle layer -> (where Defra ships it, bundle column -> Defra's column)
 SHAPEFILES = {
-    "nn": (
+    "nn_catchments": (
         "nutrients/Catchments/NN_Catchments_03_2024.shp",
         {"n2k_site_name": "N2K_Site_N", "edp_id": "OID"},
     ),
-    "wwtw": ("nutrients/wwtw files/WwTW_all_features.shp", {"wwtw_id": "WwTw_ID"}),
-    "lpa": ("nutrients/LPA/LPA_National.shp", {"name": "NAME"}),
-    "sub": (
+    "wwtw_catchments": ("nutrients/wwtw files/WwTW_all_features.shp", {"wwtw_id": "WwTw_ID"}),
+    "lpa_boundaries": ("nutrients/LPA/LPA_National.shp", {"name": "NAME"}),
+    "subcatchments": (
         "nutrients/Catchments/WFD_Surface_Water_Operational_Catchments_Cycle_2.shp",
         {"opcat_name": "OPCAT_NAME"},
     ),
+    "edp_boundaries": (
+        "nutrients/EDP/EDP_Boundaries.shp",
+        {"edp_id": "EDP_Id", "edp_name": "EDP_Name"},
+    ),
+    "excluded_areas": ("nutrients/EDP/EDP_Excluded_Areas.shp", {"name": "site_name"}),
 }
 COEFF_SOURCE = ("LU_CurrNcoeff", "LU_CurrPcoeff", "N_ResiCoeff", "P_ResiCoeff")
 
 
 def write_small(root: Path) -> None:
-    layers = dict(zip(SHAPEFILES, norfolk.small_layers(), strict=True))
+    layers = {layer.name: layer for layer in norfolk.small_layers()}
     for key, (path, columns) in SHAPEFILES.items():
         layer = layers[key]
         values = {source: list(layer.attributes[ours]) for ours, source in columns.items()}
-        if key == "wwtw":
+        if key == "wwtw_catchments":
             values["WwTW"] = [f"Works {wid}" for wid in values["WwTw_ID"]]
         frame = gpd.GeoDataFrame(
             values,
@@ -56,6 +68,14 @@ def write_small(root: Path) -> None:
         )
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         pyogrio.write_dataframe(frame, root / path)
+
+
+def write_csv(path: Path, table: Table) -> None:
+    """A levy table as Defra's CSV: its column names, then its rows."""
+    with path.open("w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow([name for name, _ in table.columns])
+        out.writerows(table.rows)
 
 
 def write_lookups(root: Path) -> None:
@@ -105,19 +125,15 @@ def write_coefficients(root: Path, polygons: int) -> int:
     return done
 
 
-def make_delivery(work: Path, polygons: int) -> tuple[Path, Path, int]:
+def make_delivery(work: Path, polygons: int) -> tuple[Path, int]:
     root = work / "iat_input"
     write_small(root)
     write_lookups(root)
     count = write_coefficients(root, polygons)
-    levy = work / "levy.csv"
-    levy.write_text(
-        "edp_id,edp_name,n_gbp_per_kg,p_gbp_per_kg,monitoring_share,maintenance_share,admin_share\n"
-        f"1,{norfolk.WENSUM},3127.45,41850.20,0.05,0.10,0.03\n"
-        f"2,{norfolk.BROADS},2684.90,36420.75,0.05,0.10,0.03\n"
-    )
+    write_csv(root / "levy_charges.csv", norfolk.levy_charges_table())
+    write_csv(root / "inflation_index.csv", norfolk.inflation_index_table())
     (work / "sources.toml").write_text('[options]\nduplicate_works = "first_wins"\n')
-    return root, levy, count
+    return root, count
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work / str(args.polygons)
     work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    root, levy, count = make_delivery(work, args.polygons)
+    root, count = make_delivery(work, args.polygons)
     print(f"delivery written in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     command = [
         sys.executable,
@@ -142,8 +158,6 @@ def main(argv: list[str] | None = None) -> int:
         str(work / "bundle.gpkg"),
         "--version",
         "bench",
-        "--levy-rates",
-        str(levy),
         "--default-occupancy",
         "2.4",
         "--default-water-usage",

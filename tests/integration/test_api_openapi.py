@@ -71,6 +71,9 @@ def _check(spec: dict, path: str, method: str, answer: object) -> None:
 def test_real_answers_match_the_documented_statuses_and_types(server: Server, spec: dict) -> None:
     body = SMALL_JSON.read_bytes()
     form, form_type = multipart({"boundary": ("s.geojson", body)}, {"api_key": KEY})
+    csv_form, csv_type = multipart(
+        {"boundary": ("s.geojson", body)}, {"api_key": KEY, "output": "csv"}
+    )
     key = {"x-api-key": KEY}
     calls = [
         ("/health", "get", server.request("GET", "/health")),
@@ -78,6 +81,7 @@ def test_real_answers_match_the_documented_statuses_and_types(server: Server, sp
         ("/openapi.json", "get", server.request("GET", "/openapi.json")),
         ("/", "get", server.request("GET", "/")),
         ("/", "post", server.post("/", form, form_type, key=None)),
+        ("/", "post", server.post("/", csv_form, csv_type, key=None)),
         ("/", "post", server.post("/", b"{}", "application/json", key=None)),
         ("/v1/jobs/{job_id}", "get", server.request("GET", "/v1/jobs/none", headers=key)),
         ("/v1/jobs/{job_id}", "get", server.request("GET", "/v1/jobs/none")),
@@ -100,6 +104,12 @@ def test_real_answers_match_the_documented_statuses_and_types(server: Server, sp
                 server.post("/v1/quotes", body, "application/geo+json", accept=accept),
             )
         )
+    for path in ("/v1/quotes", "/v1/boundary-checks"):
+        calls.append(
+            (path, "post", server.post(path, body, "application/json", accept="application/pdf"))
+        )
+    pdf = {**key, "Accept": "application/pdf"}
+    calls.append(("/v1/jobs/{job_id}", "get", server.request("GET", "/v1/jobs/none", headers=pdf)))
     for content_type in ("text/plain", "application/json"):
         calls.append(("/v1/quotes", "post", server.post("/v1/quotes", b"{}", content_type)))
     calls.append(

@@ -103,6 +103,15 @@ def test_accept_picks_the_same_document_the_cli_writes(
     assert b"<made-at>" in unstamped(answer.body) and b"<input>" in unstamped(answer.body, body)
 
 
+@pytest.mark.parametrize(
+    "accept", ["application/pdf", "text/csv;q=0, application/*;q=0, text/*;q=0"]
+)
+def test_an_accept_nothing_meets_is_406_not_json(server: Server, accept: str) -> None:
+    answer = server.post("/v1/quotes", SMALL_JSON.read_bytes(), GEOJSON, accept=accept)
+    doc = assert_problem(answer, 406, "not_acceptable")
+    assert "text/csv" in doc["detail"]  # the answer names what could be sent
+
+
 def test_the_csv_is_the_levy_table_with_its_header_first(server: Server) -> None:
     from nrf.adapters.outputs import levy_csv
 
@@ -175,8 +184,14 @@ def test_boundary_check_reports_overlaps_majorities_and_scope(server: Server) ->
     assert [(c["name"], c["area_ha"], c["share_percent"]) for c in site["nn_catchments"]] == [
         (name, round(m2 / 10_000, 2), round(m2 / 100, 2)) for name, m2 in sorted(expected.items())
     ]
-    areas = sum(c["area_ha"] for c in site["nn_catchments"])
-    assert sum(e["area_ha"] for e in site["edps"]) == pytest.approx(areas, abs=0.011)
+    # EDPs from the bundle's EDP layer, in Defra's shape: under each, its catchments' shares
+    # of the boundary add up to the EDP's own share (2 dp each, so within a penny per item).
+    assert site["intersectingEdps"], "the square lies in the synthetic Norfolk EDP"
+    for edp in site["intersectingEdps"]:
+        assert edp["overlapAreaHa"] == round(edp["overlapAreaSqm"] / 10_000, 4)
+        shares = [c["catchmentOverlapPercentage"] for c in edp["catchments"]]
+        assert sum(shares) == pytest.approx(edp["overlapPercentage"], abs=0.01 * len(shares))
+    assert isinstance(site["intersectingExcludedAreas"], list)
     # Scope agrees with a quote of the same boundary.
     quote = server.post(
         "/v1/quotes",

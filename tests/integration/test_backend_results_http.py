@@ -36,8 +36,10 @@ def backend() -> Iterator[FakeBackend]:
         yield server
 
 
-def report(body: dict = BODY, reference: str = "NRF-000123") -> Notification:
-    details = {BODY_FIELD: json.dumps(body), TRACE_FIELD: "trace-42"}
+def report(
+    body: dict = BODY, reference: str = "NRF-000123", trace: str = "trace-42"
+) -> Notification:
+    details = {BODY_FIELD: json.dumps(body), TRACE_FIELD: trace}
     return Notification(
         kind=NotificationKind.BACKEND_RESULT,
         recipient=BACKEND_RECIPIENT,
@@ -79,6 +81,40 @@ def test_server_errors_are_retried_with_doubling_delays(backend: FakeBackend) ->
     assert (outcome.sent, outcome.attempts) == (True, 3)
     assert sleeper.sleeps == [1.0, 2.0]
     assert len(backend.patches) == 1 and backend.attempts == 3
+
+
+def test_too_many_requests_is_retried(backend: FakeBackend) -> None:
+    # 429 says "later", not "never": two of them, then the third PATCH lands after 1 + 2 s.
+    backend.fail_next(429, 2)
+    sleeper = FakeSleeper()
+    outcome = client(backend.base_url, sleeper).send(report())
+    assert (outcome.sent, outcome.attempts, outcome.pending) == (True, 3, False)
+    assert sleeper.sleeps == [1.0, 2.0]
+    assert backend.attempts == 3 and len(backend.patches) == 1
+
+
+def test_too_many_requests_to_the_end_leaves_the_report_pending(backend: FakeBackend) -> None:
+    backend.fail_next(429, 4)
+    outcome = client(backend.base_url, FakeSleeper(), retries=3).send(report())
+    assert (outcome.sent, outcome.pending, outcome.attempts) == (False, True, 4)
+    assert outcome.error == "backend answered 429"
+
+
+@pytest.mark.parametrize(
+    ("trace", "sent_as"),
+    [("a\r\nX-Injected: 1", "a%0D%0AX-Injected:%201"), ("追跡", "%E8%BF%BD%E8%B7%A1")],
+)
+def test_a_stored_trace_id_that_is_not_header_safe_is_encoded(
+    backend: FakeBackend, trace: str, sent_as: str
+) -> None:
+    # A report saved before the reader encoded trace ids: urllib would raise on CR/LF and
+    # on anything beyond Latin-1, and the PATCH would never go.
+    outcome = client(backend.base_url, FakeSleeper()).send(report(trace=trace))
+    assert outcome.sent
+    [received] = backend.patches
+    headers = {k.lower(): v for k, v in received.headers.items()}
+    assert headers["x-cdp-request-id"] == sent_as
+    assert "x-injected" not in headers
 
 
 def test_a_backend_that_keeps_failing_leaves_the_report_pending(backend: FakeBackend) -> None:

@@ -285,9 +285,9 @@ def test_file_not_found_and_unsupported_type(tmp_path: Path) -> None:
     assert file_code(tmp_path / "nothing.geojson") == "file_not_found"
     # A folder is read as a shapefile's folder; this one holds none.
     assert file_code(tmp_path) == "no_boundary_in_folder"
-    kml = tmp_path / "site.kml"
-    kml.write_text("<kml/>")
-    assert file_code(kml) == "unsupported_file_type"
+    dxf = tmp_path / "site.dxf"
+    dxf.write_text("0\nSECTION")
+    assert file_code(dxf) == "unsupported_file_type"
     with pytest.raises(InvalidInput) as caught:
         read_boundary_bytes(b"x", "site.csv")
     assert caught.value.codes == ["unsupported_file_type"]
@@ -312,13 +312,18 @@ def test_file_too_large(tmp_path: Path) -> None:
         ("kind.geojson", b'{"type": "Topology"}'),
         ("nofeatures.geojson", b'{"type": "FeatureCollection", "features": 3}'),
         ("bad.gpkg", b"garbage" * 100),
-        ("bad.zip", b"PK garbage"),
     ],
 )
 def test_unreadable_files(tmp_path: Path, name: str, content: bytes) -> None:
     path = tmp_path / name
     path.write_bytes(content)
     assert file_code(path) == "unreadable_file"
+
+
+def test_a_file_named_zip_that_is_not_one_is_an_invalid_zip(tmp_path: Path) -> None:
+    path = tmp_path / "bad.zip"
+    path.write_bytes(b"PK garbage")
+    assert file_code(path) == "invalid_zip"
 
 
 def test_a_corrupt_shapefile_is_unreadable(tmp_path: Path) -> None:
@@ -394,10 +399,7 @@ def test_missing_columns_one_problem_each(tmp_path: Path) -> None:
     path = write_ogr(tmp_path / "partial.shp", [SITE.wkb], fields)
     with pytest.raises(InvalidInput) as caught:
         assess(path)
-    assert [(p.code, p.field) for p in caught.value.problems] == [
-        ("missing_column", "dwelling_category"),
-        ("missing_column", "dwellings"),
-    ]
+    assert [(p.code, p.field) for p in caught.value.problems] == [("missing_column", "dwellings")]
 
 
 def test_a_bare_shapefile_needs_its_sidecars(tmp_path: Path) -> None:
@@ -453,9 +455,13 @@ def test_zip_bombs_are_refused_before_extraction(tmp_path: Path) -> None:
     archive = zip_of(tmp_path / "bomb.zip", {"site.geojson": padded})
     assert archive.stat().st_size < 10_000
     assert assess(archive, InputLimits(max_decompressed_bytes=len(padded)))
-    assert (
-        file_code(archive, InputLimits(max_decompressed_bytes=len(padded) - 1)) == "zip_too_large"
-    )
+    # One entry alone over the budget is named as such; two within it but over together are
+    # the zip's total.
+    one_over = InputLimits(max_decompressed_bytes=len(padded) - 1)
+    assert file_code(archive, one_over) == "zip_entry_too_large"
+    twice = zip_of(tmp_path / "twice.zip", {"site.geojson": padded, "notes.txt": padded})
+    within_each = InputLimits(max_decompressed_bytes=len(padded) + 1)
+    assert file_code(twice, within_each) == "zip_total_too_large"
 
 
 def test_too_many_zip_entries(tmp_path: Path) -> None:
@@ -463,7 +469,7 @@ def test_too_many_zip_entries(tmp_path: Path) -> None:
     entries["site.geojson"] = SMALL_GEOJSON
     archive = zip_of(tmp_path / "many.zip", entries)
     assert assess(archive, InputLimits(max_zip_entries=6))
-    assert file_code(archive, InputLimits(max_zip_entries=5)) == "zip_too_large"
+    assert file_code(archive, InputLimits(max_zip_entries=5)) == "zip_too_many_files"
 
 
 def test_a_zip_that_lies_about_its_sizes_is_refused(tmp_path: Path) -> None:
@@ -472,7 +478,7 @@ def test_a_zip_that_lies_about_its_sizes_is_refused(tmp_path: Path) -> None:
     struct.pack_into("<I", data, 22, 100)
     struct.pack_into("<I", data, data.find(b"PK\x01\x02") + 24, 100)
     (tmp_path / "liar.zip").write_bytes(bytes(data))
-    assert file_code(tmp_path / "liar.zip") == "unreadable_file"
+    assert file_code(tmp_path / "liar.zip") == "invalid_zip"
 
 
 def test_extraction_counts_the_bytes_it_writes(tmp_path: Path) -> None:
@@ -482,7 +488,7 @@ def test_extraction_counts_the_bytes_it_writes(tmp_path: Path) -> None:
         assert _copy(archive, member, tmp_path / "ok", 5000) == 0
         with pytest.raises(InvalidInput) as caught:
             _copy(archive, member, tmp_path / "over", 4999)
-    assert caught.value.codes == ["zip_too_large"]
+    assert caught.value.codes == ["zip_total_too_large"]
 
 
 def test_zip_shapefile_without_sidecars(tmp_path: Path) -> None:
@@ -501,8 +507,33 @@ def test_zip_shapefile_without_sidecars(tmp_path: Path) -> None:
 
 
 def test_zip_without_a_boundary_file(tmp_path: Path) -> None:
-    archive = zip_of(tmp_path / "docs.zip", {"readme.txt": b"hi", "inner.zip": b"PK"})
+    archive = zip_of(tmp_path / "docs.zip", {"readme.txt": b"hi"})
     assert file_code(archive) == "zip_no_boundary_file"
+
+
+@pytest.mark.parametrize("inner", ["inner.zip", "maps/site.KMZ"])
+def test_a_zip_inside_a_zip_is_refused(tmp_path: Path, inner: str) -> None:
+    archive = zip_of(tmp_path / "docs.zip", {"site.geojson": SMALL_GEOJSON, inner: b"PK"})
+    assert file_code(archive) == "zip_nested_zip"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ['site\n{"forged": 1}.geojson', "a\x07.geojson", "x" * 256 + ".geojson", "\u202egpj.geojson"],
+)
+def test_names_with_control_characters_or_too_long_are_unsafe(tmp_path: Path, name: str) -> None:
+    archive = zip_of(tmp_path / "names.zip", {name: SMALL_GEOJSON})
+    assert file_code(archive) == "unsafe_filename"
+    with pytest.raises(InvalidInput) as caught:
+        read_boundary_bytes(SMALL_GEOJSON.read_bytes(), name)
+    assert caught.value.codes == ["unsafe_filename"]
+
+
+def test_names_in_any_letters_with_spaces_and_punctuation_are_fine(tmp_path: Path) -> None:
+    # Defra refuses all but letters, digits, spaces and ._-(); nrf keeps reading these.
+    name = "Hall’s Farm & Co — phase 2 (draft) #3.geojson"
+    assert len(assess(zip_of(tmp_path / "fine.zip", {name: SMALL_GEOJSON}))) == 1
+    assert len(read_boundary_bytes(SMALL_GEOJSON.read_bytes(), name)) == 1
 
 
 def test_zip_with_two_boundary_files_is_ambiguous(tmp_path: Path) -> None:
@@ -560,7 +591,7 @@ def test_every_feature_problem_of_a_geojson_is_reported(tmp_path: Path) -> None:
         ("unsupported_geometry_type", 3),
         ("empty_geometry", 4),
         ("non_finite_coordinates", 5),
-        ("invalid_geometry", 6),
+        ("unclosed_ring", 6),
         ("invalid_geometry", 7),
         ("self_intersecting_geometry", 8),
         ("coordinates_look_like_degrees", 9),
@@ -590,6 +621,12 @@ def test_bng_coordinates_without_a_crs_look_like_metres(tmp_path: Path) -> None:
     assert codes(path) == [("coordinates_look_like_metres", 1)]
 
 
+def test_wgs84_coordinates_that_are_not_metres_either_are_out_of_range(tmp_path: Path) -> None:
+    # x = 2,000,000 is neither a longitude (|x| <= 180) nor inside BNG's 0-700,000.
+    path = geojson(tmp_path, [(GOOD, square(2_000_000, 300_000))], crs=None)
+    assert codes(path) == [("coordinates_out_of_range", 1)]
+
+
 def test_too_many_vertices(tmp_path: Path) -> None:
     path = geojson(tmp_path, [(GOOD, square()), (GOOD, square())])
     assert codes(path, InputLimits(max_vertices_per_feature=4)) == [
@@ -613,7 +650,7 @@ def test_shapefile_feature_problems(tmp_path: Path) -> None:
     path = write_ogr(tmp_path / "bad.shp", [SITE.wkb, unclosed, bowtie, None], fields)
     assert codes(path) == [
         ("invalid_dwellings", 2),
-        ("invalid_geometry", 2),
+        ("unclosed_ring", 2),
         ("missing_value", 3),
         ("self_intersecting_geometry", 3),
         ("null_geometry", 4),
@@ -636,9 +673,8 @@ def test_geopackage_nan_coordinates_and_null_values(tmp_path: Path) -> None:
     )
     with pytest.raises(InvalidInput) as caught:
         assess(path)
+    # name and source are absent: blank by default, not a problem.
     assert [(p.code, p.feature, p.field) for p in caught.value.problems] == [
-        ("missing_column", None, "name"),
-        ("missing_column", None, "source"),
         ("non_finite_coordinates", 1, "geometry"),
         ("missing_value", 2, "dwellings"),
     ]

@@ -118,11 +118,13 @@ def _lookups(root: Path, _: Any) -> Path:
 
 
 def _levy(_: Path, paths: dict[str, Path]) -> Path:
-    return paths["levy"]
+    return paths["charges"]
 
 
 def _levy_text(change: Any) -> Breakage:
-    return _after(lambda _, paths: paths["levy"].write_text(change(paths["levy"].read_text())))
+    return _after(
+        lambda _, paths: paths["charges"].write_text(change(paths["charges"].read_text()))
+    )
 
 
 def _folder_for(path_of: Any) -> Breakage:
@@ -143,7 +145,10 @@ def _permit(row: tuple[object, ...]) -> Breakage:
 
 
 def _levy_row(text: str) -> Breakage:
-    return _before(lambda d: d.levy.__setitem__(0, text))
+    return _before(lambda d: d.charges.__setitem__(0, text))
+
+
+CHARGE = "1,Yare EDP,2026-04-01,2026-04-01,2027-03-31,"  # the first charge row, less its charge
 
 
 def _blob(cromeid: str, blob: object) -> Breakage:
@@ -244,7 +249,6 @@ def _header(old: str, new: str) -> Breakage:
     return _levy_text(lambda text: text.replace(old, new, 1))
 
 
-HEADER = "edp_id,edp_name,n_gbp_per_kg,p_gbp_per_kg,monitoring_share,maintenance_share,admin_share"
 # (id, breakage, exit status, finding code, the place the finding must name)
 REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     # files missing, emptied, cut short, or not what their name says
@@ -254,7 +258,7 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     ("prj_missing", _unlink(sidecar("lpa", ".prj")), UNREADABLE, "source_crs", "LPA_National"),
     ("coeff_missing", _unlink(_coeff), UNREADABLE, "source_missing", "NMSCoefficientLayerTEST"),
     ("lookups_missing", _unlink(_lookups), UNREADABLE, "source_missing", "Interim_coeffs"),
-    ("levy_missing", _unlink(_levy), UNREADABLE, "source_missing", "levy.csv"),
+    ("levy_missing", _unlink(_levy), UNREADABLE, "source_missing", "levy-charges.csv"),
     ("shp_zero_bytes", _write(_shp("wwtw"), b""), UNREADABLE, "source_corrupt", "WwTW_all"),
     ("shx_zero_bytes", _write(sidecar("wwtw", ".shx"), b""), UNREADABLE, "source_corrupt", "WwTW"),
     ("dbf_empty", _write(sidecar("wwtw", ".dbf"), b""), UNREADABLE, "source_corrupt", "res.dbf"),
@@ -272,7 +276,7 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     ("levy_is_html", _write(_levy, HTML), UNREADABLE, "source_corrupt", "an HTML page"),
     (
         "levy_is_a_fifo",
-        _after(lambda _, paths: _fifo(paths["levy"])),
+        _after(lambda _, paths: _fifo(paths["charges"])),
         UNREADABLE,
         "source_corrupt",
         "not a regular file",
@@ -289,7 +293,7 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
         _write(_levy, b"PK\x03\x04" + bytes(60)),
         UNREADABLE,
         "source_corrupt",
-        "levy.csv",
+        "levy-charges.csv",
     ),
     (
         "lpa_is_points",
@@ -505,43 +509,43 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     ),
     (
         "levy_na",
-        _levy_row("1,Alpha SAC,N/A,41850.20,0.05,0.10,0.03"),
+        _levy_row(CHARGE + "N/A"),
         QC_FAILED,
-        "value_invalid",
-        "n_gbp_per_kg",
+        "charge_invalid",
+        "base_charge_per_unit 'N/A' is not a decimal",
     ),
     (
         "levy_blank",
-        _levy_row("1,Alpha SAC,,41850.20,0.05,0.10,0.03"),
+        _levy_row(CHARGE),
         QC_FAILED,
-        "value_invalid",
-        "n_gbp_per_kg",
+        "charge_invalid",
+        "base_charge_per_unit None is not a decimal",
     ),
     (
         "levy_negative",
-        _levy_row("1,Alpha SAC,-3127.45,41850.20,0.05,0.10,0.03"),
+        _levy_row(CHARGE + "-2675.0000"),
         QC_FAILED,
-        "value_invalid",
-        "n_gbp_per_kg",
+        "charge_invalid",
+        "base_charge_per_unit '-2675.0000' is not above 0",
     ),
     (
         "levy_huge",
-        _levy_row("1,Alpha SAC,1e300,41850.20,0.05,0.10,0.03"),
+        _levy_row(CHARGE + "1e300"),
         QC_FAILED,
-        "value_invalid",
-        "n_gbp_per_kg",
+        "charge_invalid",
+        "base_charge_per_unit '1e300' is not a decimal",
     ),
     (
-        "levy_percent_share",
-        _levy_row("1,Alpha SAC,3127.45,41850.20,5%,10%,3%"),
+        "levy_date_not_iso",
+        _levy_row("1,Yare EDP,2026-04-01,01/04/2026,2027-03-31,2675.0000"),
         QC_FAILED,
-        "value_invalid",
-        "monitoring_share",
+        "charge_invalid",
+        "charge_valid_from '01/04/2026' is no date",
     ),
-    ("levy_short_row", _levy_row("1,Alpha SAC,3127.45"), UNREADABLE, "source_format", "line 2"),
+    ("levy_short_row", _levy_row("1,Yare EDP,2026-04-01"), UNREADABLE, "source_format", "line 2"),
     (
         "levy_long_row",
-        _levy_row("1,Alpha SAC,3127.45,41850.20,0.05,0.10,0.03,x"),
+        _levy_row(CHARGE + "2675.0000,x"),
         UNREADABLE,
         "source_format",
         "line 2",
@@ -549,8 +553,8 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     (
         "levy_latin1",
         _after(
-            lambda _, paths: paths["levy"].write_bytes(
-                paths["levy"].read_bytes().replace(b"Alpha SAC", b"Alpha SAC \xe9t\xe9")
+            lambda _, paths: paths["charges"].write_bytes(
+                paths["charges"].read_bytes().replace(b"Yare EDP", b"Yare EDP \xe9t\xe9", 1)
             )
         ),
         UNREADABLE,
@@ -558,9 +562,23 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
         "line 2",
     ),
     (
+        "levy_cp1252_pound",
+        _after(
+            lambda _, paths: paths["charges"].write_bytes(
+                paths["charges"].read_bytes().replace(b",2675.0000", b",\xa32675.0000")
+            )
+        ),
+        UNREADABLE,
+        "source_encoding",
+        # offset: the 85-character header and its newline, then 44 characters of line 2
+        "byte 0xa3 at offset 130 is not UTF-8; 0xa3 is '£' in Windows-1252: save the file as UTF-8",
+    ),
+    (
         "levy_utf16",
         _after(
-            lambda _, paths: paths["levy"].write_bytes(paths["levy"].read_text().encode("utf-16"))
+            lambda _, paths: paths["charges"].write_bytes(
+                paths["charges"].read_text().encode("utf-16")
+            )
         ),
         UNREADABLE,
         "source_encoding",
@@ -575,19 +593,19 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
     ),
     (
         "levy_duplicate_header",
-        _header("admin_share", "admin_share,ADMIN_SHARE"),
+        _header("base_charge_per_unit", "base_charge_per_unit,BASE_CHARGE_PER_UNIT"),
         UNREADABLE,
         "source_format",
-        "admin_share",
+        "base_charge_per_unit",
     ),
-    ("levy_empty_file", _write(_levy, b""), UNREADABLE, "source_missing", "edp_id"),
-    ("levy_header_only", _before(lambda d: d.levy.clear()), QC_FAILED, "empty", "-"),
+    ("levy_empty_file", _write(_levy, b""), UNREADABLE, "source_missing", "the file is empty"),
+    ("levy_header_only", _before(lambda d: d.charges.clear()), QC_FAILED, "empty", "-"),
     (
-        "levy_duplicate_edp",
-        _before(lambda d: d.levy.append("1,Alpha SAC,9999,41850.20,0.05,0.10,0.03")),
+        "levy_overlapping_window",
+        _before(lambda d: d.charges.append(CHARGE + "9999.0000")),
         QC_FAILED,
-        "value_invalid",
-        "edp_id 1",
+        "charge_overlap",
+        "edp_id 1 from 2026-04-01",
     ),
     (
         "sqlite_text_latin1",
@@ -673,13 +691,12 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
         "source fid 0",
     ),
     (
-        "levy_for_no_catchment",
-        _before(lambda d: d.levy.append("9,X,1,2,0.05,0.1,0.03")),
+        "charge_for_no_edp",
+        _before(lambda d: d.charges.append("9,X,2026-04-01,2026-04-01,2027-03-31,1")),
         QC_FAILED,
-        "ref_levy_edp",
-        "9",
+        "ref_charge_edp",
+        "edp_id 9",
     ),
-    ("catchment_without_levy", _before(lambda d: d.levy.pop()), QC_FAILED, "levy_missing", "2"),
     (
         "edp_with_two_names",
         _before(lambda d: d.nn.append((box(X0 + 3000, Y0, X0 + 3500, Y0 + 500), "Gamma SAC", 2))),
@@ -835,52 +852,54 @@ CLEANED: list[tuple[str, Breakage, str, str, str]] = [
     ("coeff_blank", _cell("CR0101", 5, ""), "land_use_coefficients", "CR0101", "read as NULL"),
     (
         "levy_pounds",
-        _levy_row('1,Alpha SAC,"£3,127.45",41850.20,0.05,0.10,0.03'),
-        "levy_rates",
+        _levy_row(CHARGE + '"£2,675.00"'),
+        "levy_charges",
         "line 2",
-        "read as 3127.45 (pound sign dropped, thousands separators dropped)",
+        "read as 2675.00 (pound sign dropped, thousands separators dropped)",
     ),
     (
         "levy_thousands",
-        _levy_row('1,Alpha SAC,"3,127.45",41850.20,0.05,0.10,0.03'),
-        "levy_rates",
+        _levy_row(CHARGE + '"2,675.00"'),
+        "levy_charges",
         "line 2",
-        "read as 3127.45 (thousands separators dropped)",
+        "read as 2675.00 (thousands separators dropped)",
     ),
     (
         "levy_spaces",
-        _levy_row("1,Alpha SAC, 3127.45 ,41850.20,0.05,0.10,0.03"),
-        "levy_rates",
+        _levy_row(CHARGE + " 2675.00 "),
+        "levy_charges",
         "line 2",
-        "read as 3127.45 (spaces stripped)",
+        "read as 2675.00 (spaces stripped)",
     ),
     (
         "levy_bom",
         _after(
-            lambda _, paths: paths["levy"].write_bytes(b"\xef\xbb\xbf" + paths["levy"].read_bytes())
+            lambda _, paths: paths["charges"].write_bytes(
+                b"\xef\xbb\xbf" + paths["charges"].read_bytes()
+            )
         ),
-        "levy_rates",
+        "levy_charges",
         "line 1",
         "byte-order mark dropped",
     ),
     (
         "levy_blank_rows",
-        _before(lambda d: d.levy.extend(["", ",,,,,,"])),
-        "levy_rates",
+        _before(lambda d: d.charges.extend(["", ",,,,,"])),
+        "levy_charges",
         "line 5",
         "blank row dropped",
     ),
     (
         "levy_header_case",
         _header("edp_id", "EDP_ID"),
-        "levy_rates",
+        "levy_charges",
         "line 1",
         "'EDP_ID' read as 'edp_id'",
     ),
     (
         "levy_header_spaces",
         _header("edp_name", " edp_name "),
-        "levy_rates",
+        "levy_charges",
         "line 1",
         "' edp_name ' read as 'edp_name'",
     ),
@@ -910,10 +929,10 @@ CLEANED: list[tuple[str, Breakage, str, str, str]] = [
     ),
     (
         "levy_identical_repeat",
-        _before(lambda d: d.levy.append(d.levy[0])),
-        "levy_rates",
+        _before(lambda d: d.charges.append(d.charges[0])),
+        "levy_charges",
         "line 4",
-        "repeats the row of edp_id 1: dropped",
+        "repeats an earlier row exactly: dropped",
     ),
 ]
 
@@ -948,15 +967,16 @@ def test_dropped_z_leaves_the_plan_shape_and_money_keeps_every_penny(
 ) -> None:
     def both(d: FixtureData) -> None:
         set_cell(d, "CR0101", 0, polygon_z(100, 100, 200, 200))
-        d.levy[0] = '1,Alpha SAC,"£3,127.45",41850.20,0.05,0.10,0.03'
+        d.charges[0] = CHARGE + '"£2,675.5"'
 
     assert run_build(tmp_path, _before(both), capsys)[0] == 0
     (blob,) = _bundle(tmp_path, "SELECT geom FROM land_use_coefficients WHERE cromeid = 'CR0101'")
     geometry = decode_blobs([blob[0]])[0]
     assert not geometry.has_z
     assert geometry.equals(box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200))  # 100 m x 100 m cell
-    assert _bundle(tmp_path, "SELECT n_gbp_per_kg FROM levy_rates WHERE edp_id = '1'") == [
-        ("3127.45",)
+    # "£2,675.5" is £2,675.50: kept exact, written with the schedule's 4 places.
+    assert _bundle(tmp_path, "SELECT base_charge_per_unit FROM levy_charges WHERE fid = 1") == [
+        ("2675.5000",)
     ]
 
 

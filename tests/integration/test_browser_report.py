@@ -170,3 +170,28 @@ def test_the_upload_form_answers_with_the_report_without_javascript(
     assert shown["rule-set"].startswith("iat-2025-10")
     page.screenshot(path=str(OUT / "upload-report.png"), full_page=True)
     context.close()
+
+
+def test_the_form_gives_the_levy_table_chosen_by_keyboard(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
+    context = browser.new_context(java_script_enabled=False, accept_downloads=True)
+    page = context.new_page()
+    page.goto(server.base + "/")
+    upload = tmp_path / "drawn.geojson"
+    upload.write_bytes(collection(DRAWN))
+    page.set_input_files("#boundary", str(upload))
+    page.fill("#api_key", KEY)
+    # Tab into the radio group lands on the checked report; the down arrow moves to the CSV.
+    page.focus("#rules")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "output-html"
+    page.keyboard.press("ArrowDown")
+    assert page.is_checked("#output-csv")
+    with page.expect_download() as download:
+        page.keyboard.press("Enter")  # Enter in a form submits it
+    assert download.value.suggested_filename == "drawn.levy.csv"
+    table = Path(download.value.path()).read_text(encoding="utf-8-sig")
+    header, row = table.splitlines()[:2]
+    assert header.startswith("RLB_ID,") and row.startswith("1,DRAWN-1,")
+    context.close()

@@ -129,7 +129,8 @@ def test_a_killed_build_leaves_a_staging_file_that_the_next_build_removes(
 
 def _paths(tmp_path: Path) -> dict[str, Path]:
     return {
-        "levy": tmp_path / "iat_input-levy.csv",
+        "charges": tmp_path / "iat_input-levy-charges.csv",
+        "index": tmp_path / "iat_input-inflation-index.csv",
         "manifest": tmp_path / "iat_input-sources.toml",
     }
 
@@ -145,18 +146,30 @@ def test_a_staging_file_of_a_build_still_running_is_left_alone(
     assert other.read_bytes() == b"another build's staging file"
 
 
-def test_an_output_folder_that_does_not_exist_is_refused_with_exit_7(
+def test_a_missing_output_folder_is_created_as_assess_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "out" / "out.gpkg"
     args = _delivery(tmp_path, out)
-    missing = tmp_path / "no-such-folder" / "out.gpkg"
+    missing = tmp_path / "no-such-folder" / "deeper" / "out.gpkg"
     args[args.index(str(out))] = str(missing)
+    assert main(args) == 0
+    assert missing.is_file() and missing.with_suffix(".qc.md").is_file()
+
+
+def test_an_output_folder_that_cannot_be_made_is_refused_with_exit_7(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out" / "out.gpkg"
+    args = _delivery(tmp_path, out)
+    (tmp_path / "a-file").write_text("not a folder")
+    blocked = tmp_path / "a-file" / "out.gpkg"
+    args[args.index(str(out))] = str(blocked)
     capsys.readouterr()
     assert main(args) == 7
     stderr = capsys.readouterr().err
-    assert "cannot_write_output" in stderr and "no-such-folder" in stderr
-    assert not (tmp_path / "no-such-folder").exists()
+    assert "cannot_write_output" in stderr and "a-file" in stderr
+    assert (tmp_path / "a-file").read_text() == "not a folder"
 
 
 @pytest.fixture

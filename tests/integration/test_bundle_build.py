@@ -125,6 +125,18 @@ def hand_made_bundle(path: Path) -> Path:
                 "p_resi_coeff": [v[3] for v in values],
             },
         ),
+        Layer(
+            name="edp_boundaries",
+            columns=[("edp_id", "INTEGER"), ("edp_name", "TEXT")],
+            geometries=[g for g, *_ in data.edps],
+            attributes={"edp_id": [1, 1], "edp_name": ["Yare EDP", "Yare EDP"]},
+        ),
+        Layer(
+            name="excluded_areas",
+            columns=[("name", "TEXT")],
+            geometries=[g for g, *_ in data.excluded],
+            attributes={"name": ["Gamma Fen SSSI"]},
+        ),
     ]
     conc = [
         (c, "REAL")
@@ -159,21 +171,26 @@ def hand_made_bundle(path: Path) -> Path:
             ],
         ),
         Table(
-            "levy_rates",
+            "levy_charges",
             [
-                ("edp_id", "TEXT"),
+                ("edp_id", "INTEGER"),
                 ("edp_name", "TEXT"),
-                ("n_gbp_per_kg", "TEXT"),
-                ("p_gbp_per_kg", "TEXT"),
-                ("monitoring_share", "TEXT"),
-                ("maintenance_share", "TEXT"),
-                ("admin_share", "TEXT"),
+                ("edp_start_date", "TEXT"),
+                ("charge_valid_from", "TEXT"),
+                ("charge_valid_to", "TEXT"),
+                ("base_charge_per_unit", "TEXT"),
             ],
             [
-                ("1", "Alpha SAC", "3127.45", "41850.20", "0.05", "0.10", "0.03"),
-                ("2", "Beta SAC", "2684.90", "36420.75", "0.05", "0.10", "0.03"),
+                (1, "Yare EDP", "2026-04-01", "2026-04-01", "2027-03-31", "2675.0000"),
+                (1, "Yare EDP", "2026-04-01", "2027-04-01", "2028-03-31", "2750.5000"),
             ],
         ),
+        Table(
+            "levy_inflation_index",
+            [("charging_year", "INTEGER"), ("cil_index", "TEXT"), ("index_factor", "TEXT")],
+            [(2026, "381", "1.0000"), (2027, "392.43", "1.0300")],
+        ),
+        Table("levy_settings", [("key", "TEXT"), ("value", "TEXT")], [("vat_rate", "0.20")]),
         Table(
             "bundle_info",
             [("name", "TEXT"), ("version", "TEXT"), ("created", "TEXT"), ("description", "TEXT")],
@@ -325,7 +342,8 @@ def test_an_interrupted_build_leaves_nothing_behind(tmp_path: Path) -> None:
         source_dir=tmp_path / "iat_input",
         output=tmp_path / "out.gpkg",
         version="1",
-        levy_rates=paths["levy"],
+        levy_charges=paths["charges"],
+        inflation_index=paths["index"],
         created=datetime(2026, 11, 26, tzinfo=UTC).isoformat(),
         default_occupancy=2.4,
         default_water_usage=120.0,
@@ -342,6 +360,7 @@ def test_an_interrupted_build_leaves_nothing_behind(tmp_path: Path) -> None:
         build_bundle(request, progress=interrupt)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "iat_input",
-        "iat_input-levy.csv",
+        "iat_input-inflation-index.csv",
+        "iat_input-levy-charges.csv",
         "iat_input-sources.toml",
     ]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from decimal import ROUND_HALF_UP, Decimal
+import time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -61,43 +62,56 @@ def sites_file(path: Path) -> Path:
     return path
 
 
-def pounds(value: Decimal) -> Decimal:
-    return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+# 2026-11-26 12:00 UTC: the diff quotes both bundles on today's date, pinned here.
+TODAY = 1795694400.0
+OLD_CHARGE = "1,Yare EDP,2026-04-01,2026-04-01,2027-03-31,2193.6649"
 
 
 def test_diff_lists_changed_rows_rates_and_quotes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    old = build(tmp_path / "v1", FixtureData(), "1")
     data = FixtureData()
-    data.levy[1] = "2,Beta SAC,2700.00,36500.00,0.05,0.10,0.03"  # both rates up
+    data.charges[0] = OLD_CHARGE  # Defra corrected the charge on 2026-10-08: 2193.6649 -> 2675
+    old = build(tmp_path / "v1", data, "1")
+    data = FixtureData()
+    data.index[1] = "2027,392.43,1.0299"
     i = next(k for k, r in enumerate(data.coefficients) if r[1] == "CR0505")
     data.coefficients[i] = (*data.coefficients[i][:5], "30.0", *data.coefficients[i][6:])
     new = build(tmp_path / "v2", data, "2")
     sites = sites_file(tmp_path / "sites.geojson")
     capsys.readouterr()
+    monkeypatch.setattr(time, "time", lambda: TODAY)
     assert main(["bundle", "diff", str(old), str(new), "--sites", str(sites), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["old"]["version"], doc["new"]["version"]) == ("1", "2")
     rows = {r["name"]: (r["added"], r["removed"], r["changed"]) for r in doc["rows"]}
-    assert rows["levy_rates"] == (0, 0, 1)
+    assert rows["levy_charges"] == rows["levy_inflation_index"] == (0, 0, 1)
     assert rows["land_use_coefficients"] == (0, 0, 1)
-    assert rows["wwtw_permits"] == rows["nn_catchments"] == (0, 0, 0)
+    assert rows["wwtw_permits"] == rows["nn_catchments"] == rows["edp_boundaries"] == (0, 0, 0)
     coefficient_rows = next(r for r in doc["rows"] if r["name"] == "land_use_coefficients")
     assert coefficient_rows["examples"]["changed"] == ["CR0505"]
-    assert [(c["table"], c["key"]) for c in doc["rate_changes"]] == [("levy_rates", "2")]
-    assert doc["rate_changes"][0]["old"]["n_gbp_per_kg"] == "2684.90"
-    assert doc["rate_changes"][0]["new"]["n_gbp_per_kg"] == "2700.00"
+    # Only the changed field of each changed row, old and new, as stored.
+    assert doc["rate_changes"] == [
+        {
+            "table": "levy_charges",
+            "key": "edp_id 1 from 2026-04-01",
+            "change": "changed",
+            "fields": [{"field": "base_charge_per_unit", "old": "2193.6649", "new": "2675.0000"}],
+        },
+        {
+            "table": "levy_inflation_index",
+            "key": "charging_year 2027",
+            "change": "changed",
+            "fields": [{"field": "index_factor", "old": "1.0300", "new": "1.0299"}],
+        },
+    ]
     changed = {c["id"]: c for c in doc["sites_changed"]}
-    assert set(changed) == {"sites:B", "sites:C"}  # A saw neither change
+    assert set(changed) == {"sites:A", "sites:B", "sites:C"}  # every site is in Yare EDP
     b = changed["sites:B"]
     assert (b["old"]["n_total"], b["old"]["p_total"]) == (b["new"]["n_total"], b["new"]["p_total"])
-    n, p = Decimal(str(b["old"]["n_total"])), Decimal(str(b["old"]["p_total"]))
-    # Beta only: levy = N x £/kg N + P x £/kg P, to the penny; a negative N or P charges nothing.
-    n, p = max(n, Decimal(0)), max(p, Decimal(0))
-    assert p > 0
-    assert Decimal(b["old"]["levy_gbp"]) == pounds(n * Decimal("2684.90") + p * Decimal("36420.75"))
-    assert Decimal(b["new"]["levy_gbp"]) == pounds(n * Decimal("2700.00") + p * Decimal("36500.00"))
+    # Quoted 2026-11-26, the EDP's start year: no indexing. 20 units at the base to the penny:
+    # old 2193.6649 -> 2193.66 x 20 = 43,873.20; new 2675.00 x 20 = 53,500.00.
+    assert (b["old"]["levy_gbp"], b["new"]["levy_gbp"]) == ("43873.20", "53500.00")
     c = changed["sites:C"]
     assert c["new"]["n_total"] != c["old"]["n_total"] and c["new"]["p_total"] == c["old"]["p_total"]
 
@@ -132,7 +146,7 @@ def test_diff_with_a_broken_bundle_exits_4(tmp_path: Path) -> None:
 
 
 def test_diff_reassesses_the_bundled_samples_by_default(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import shutil
     import sqlite3
@@ -143,17 +157,24 @@ def test_diff_reassesses_the_bundled_samples_by_default(
     new = tmp_path / "new.gpkg"
     shutil.copyfile(bundled_reference_data(), old)
     shutil.copyfile(bundled_reference_data(), new)
-    with sqlite3.connect(new) as db:  # The Broads' N rate doubles; the Wensum's is untouched.
-        db.execute("UPDATE levy_rates SET n_gbp_per_kg = 2 * n_gbp_per_kg WHERE edp_id = 2")
+    with sqlite3.connect(new) as db:  # every charge doubles; nothing else changes
+        db.execute(
+            "UPDATE levy_charges SET base_charge_per_unit = "
+            "printf('%.4f', 2 * CAST(base_charge_per_unit AS REAL))"
+        )
     db.close()
     capsys.readouterr()
+    monkeypatch.setattr(time, "time", lambda: TODAY)
     assert main(["bundle", "diff", str(old), str(new), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     # Both sample shapefiles: their .dbf headers count 245 and 1 records, 246 sites in all.
     assert doc["sites_assessed"] == 245 + 1
-    assert [(c["table"], c["key"]) for c in doc["rate_changes"]] == [("levy_rates", "2")]
+    assert doc["rate_changes"], "the synthetic bundle has a charging schedule"
+    for change in doc["rate_changes"]:
+        assert change["table"] == "levy_charges"
+        assert [f["field"] for f in change["fields"]] == ["base_charge_per_unit"]
     changed = doc["sites_changed"]
-    assert changed, "some sample sites lie in The Broads with a positive N"
+    assert changed, "some sample sites are priced"
     for site in changed:  # only the levy moves, and only up
         assert site["old"]["n_total"] == site["new"]["n_total"]
         assert Decimal(site["new"]["levy_gbp"]) > Decimal(site["old"]["levy_gbp"])

@@ -87,8 +87,8 @@ def test_json_has_everything_and_catchments_add_up(outputs: Path, scope: Scope) 
             for key in ("n_total", "p_total"):
                 parts = sum(round(c[key] * 100) for c in site["catchments"])
                 assert parts == round(site[key] * 100)
-    levy_sum = sum(float(s["levy"]["levy_gbp"]) for s in doc["sites"])
-    assert abs(levy_sum - float(doc["levy_total"]["levy_gbp"])) < 0.005
+    assert all("levy" not in s and "levy_by_edp" not in s for s in doc["sites"])  # no per-kg
+    assert "levy_total" not in doc
 
 
 def test_geojson_carries_each_boundary(outputs: Path) -> None:

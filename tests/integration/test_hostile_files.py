@@ -116,7 +116,7 @@ def _zip_with_one_entry(name: str) -> bytes:
 
 def test_a_zip_entry_without_a_name_is_unreadable_not_a_crash() -> None:
     # Found by scripts/fuzz: zipfile's own is_dir() raised IndexError on it.
-    assert codes_of(_zip_with_one_entry(""), "site.zip") == ["unreadable_file"]
+    assert codes_of(_zip_with_one_entry(""), "site.zip") == ["invalid_zip"]
 
 
 def test_a_zip_entry_with_a_negative_position_is_unreadable_not_a_crash(tmp_path: Path) -> None:
@@ -127,12 +127,12 @@ def test_a_zip_entry_with_a_negative_position_is_unreadable_not_a_crash(tmp_path
     start = int.from_bytes(data[end + 16 : end + 20], "little")
     data[end + 16 : end + 20] = (start + 10).to_bytes(4, "little")
     assert zipfile.ZipFile(io.BytesIO(bytes(data))).infolist()[0].header_offset < 0
-    assert codes_of(bytes(data), "site.zip") == ["unreadable_file"]
+    assert codes_of(bytes(data), "site.zip") == ["invalid_zip"]
     path = tmp_path / "site.zip"
     path.write_bytes(bytes(data))
     with pytest.raises(InvalidInput) as refused:
         read_boundary_file(path)
-    assert refused.value.codes == ["unreadable_file"]
+    assert refused.value.codes == ["invalid_zip"]
 
 
 def test_a_corrupt_bzip2_entry_is_unreadable_not_a_crash() -> None:
@@ -143,7 +143,7 @@ def test_a_corrupt_bzip2_entry_is_unreadable_not_a_crash() -> None:
     data = buffer.getvalue()
     start = data.index(b"BZh")
     broken = data[:start] + b"XXX" + data[start + 3 :]
-    assert codes_of(broken, "site.zip") == ["unreadable_file"]
+    assert codes_of(broken, "site.zip") == ["invalid_zip"]
 
 
 def test_a_local_header_name_that_is_not_utf8_is_unreadable_not_a_crash() -> None:
@@ -152,7 +152,7 @@ def test_a_local_header_name_that_is_not_utf8_is_unreadable_not_a_crash() -> Non
     flags = int.from_bytes(data[6:8], "little") | 0x800
     data[6:8] = flags.to_bytes(2, "little")
     data[30] = 0xC5  # the first byte of the name in the local header only
-    assert codes_of(bytes(data), "site.zip") == ["unreadable_file"]
+    assert codes_of(bytes(data), "site.zip") == ["invalid_zip"]
 
 
 def test_a_crs_name_pyproj_cannot_turn_into_a_code_is_unsupported_not_a_crash() -> None:

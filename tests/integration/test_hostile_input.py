@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from attrs import frozen
 
+from support.boundary_sites import recursive_view_geopackage, stale_geopackage
 from support.fake_notify import FakeNotifyServer, running_fake_notify
 from support.hostile import (
     BOWTIE,
@@ -88,7 +89,7 @@ def _cases() -> list[Case]:
         Case(
             "hostile-unclosed",
             json.dumps(job("hostile-unclosed", boundary=polygon(unclosed))),
-            "invalid_geometry",
+            "unclosed_ring",
         ),
         Case(
             "hostile-nan-file",
@@ -111,7 +112,7 @@ def _cases() -> list[Case]:
         Case(
             "hostile-zip-bomb",
             _uri_job("hostile-zip-bomb", ".zip"),
-            "zip_too_large",
+            "zip_entry_too_large",
             upload=zip_bomb(256 * 1024 * 1024),
             suffix=".zip",
         ),
@@ -127,6 +128,20 @@ def _cases() -> list[Case]:
             _uri_job("hostile-random-gpkg", ".gpkg"),
             "unreadable_file",
             upload=os.urandom(4096),
+            suffix=".gpkg",
+        ),
+        Case(
+            "hostile-stale-count",
+            _uri_job("hostile-stale-count", ".gpkg"),
+            "source_corrupt",
+            upload=stale_geopackage(rows=3, claimed=1),
+            suffix=".gpkg",
+        ),
+        Case(
+            "hostile-recursive-view",
+            _uri_job("hostile-recursive-view", ".gpkg"),
+            "layer_not_a_table",
+            upload=recursive_view_geopackage(),
             suffix=".gpkg",
         ),
         Case(

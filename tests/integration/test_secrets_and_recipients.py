@@ -13,14 +13,23 @@ from pathlib import Path
 import pytest
 from attrs import frozen
 
+from support.fake_backend import FakeBackend
 from support.fake_notify import FakeNotifyServer, running_fake_notify
 from support.hostile import BOWTIE, job, polygon
 from support.moto_server import MotoServer, free_port
-from support.worker_jobs import TEMPLATES, http_get, make_queues, status_of, worker_env
+from support.worker_jobs import (
+    SITE_RING,
+    TEMPLATES,
+    http_get,
+    make_queues,
+    status_of,
+    worker_env,
+)
 from support.worker_process import WorkerProcess
 
 AWS_SECRET = f"aws-secret-{uuid.uuid4()}"
 AWS_TOKEN = f"aws-session-token-{uuid.uuid4()}"
+BACKEND_KEY = f"backend-key-{uuid.uuid4()}"
 HEALTH_FIELDS = {"status", "reason", "heartbeat_age_seconds", "job_in_progress"}
 JOBS = {
     "sec-ok": job("sec-ok", email="planner@example.gov.uk"),
@@ -30,6 +39,15 @@ JOBS = {
     "sec-subdomain": job("sec-subdomain", email="someone@sub.example.gov.uk"),
     "sec-bad-email": job("sec-bad-email", email="not an address@@example.gov.uk"),
     "sec-notify-down": job("sec-notify-down", email="planner@example.gov.uk"),
+    # A Defra quote, so the backend's key is used on the wire while the logs are scanned.
+    "NRL-000901": {
+        "reference": "NRL-000901",
+        "boundaryGeojson": {
+            "boundaryGeometryOriginal": {"type": "Polygon", "coordinates": [SITE_RING]}
+        },
+        "housingUnits": 25,
+        "traceId": "trace-NRL-000901",
+    },
 }
 
 
@@ -48,6 +66,7 @@ def run(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> It
     sqs = moto_server.client("sqs")
     queues = make_queues(sqs, "secret_jobs")
     results = tmp_path_factory.mktemp("secret-results")
+    backend = FakeBackend(api_key=BACKEND_KEY).start()
     with running_fake_notify() as notify:
         env = worker_env(
             moto_server.endpoint_url,
@@ -58,6 +77,8 @@ def run(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> It
             AWS_SECRET_ACCESS_KEY=AWS_SECRET,
             AWS_SESSION_TOKEN=AWS_TOKEN,
             GOVUK_NOTIFY_ALLOWED_DOMAINS="example.gov.uk",
+            BACKEND_BASE_URL=backend.base_url,
+            BACKEND_API_KEY=BACKEND_KEY,
         )
         worker = WorkerProcess(env).start()
         try:
@@ -80,10 +101,11 @@ def run(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> It
                 notify,
                 results,
                 health,
-                (notify.api_key, notify.secret, AWS_SECRET, AWS_TOKEN),
+                (notify.api_key, notify.secret, AWS_SECRET, AWS_TOKEN, BACKEND_KEY),
             )
         finally:
             worker.close()
+            backend.stop()
 
 
 def test_no_secret_appears_in_any_log_line_result_file_or_health_body(run: Run) -> None:
@@ -176,3 +198,10 @@ def test_bad_configuration_never_prints_the_key(tmp_path: Path) -> None:
     assert "WORKER_CONCURRENCY" in done.stderr
     assert key not in done.stderr + done.stdout
     assert key.rsplit("-", 5)[-5] not in done.stderr  # not even the secret half's first group
+
+
+def test_the_backend_key_was_used_on_the_wire_during_the_scan(run: Run) -> None:
+    # So the scan above covers a worker that really sent the backend's key.
+    status = status_of(run.results, "NRL-000901")
+    [report] = [n for n in status["notifications"] if n["kind"] == "backend_result"]
+    assert report["sent"] is True

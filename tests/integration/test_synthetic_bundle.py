@@ -30,7 +30,6 @@ LAYERS = [
     "subcatchments",
     "wwtw_permits",
     "occupancy_rates",
-    "levy_rates",
     "bundle_info",
     "land_use_coefficients",
     "edp_boundaries",
@@ -229,7 +228,6 @@ def test_demo_layers_and_tables(demo: GeoPackageBoundaryData) -> None:
     assert rates.by_catchment[WENSUM].water_usage_l_per_person_day == 120.0
     assert rates.by_catchment[BROADS].water_usage_l_per_person_day == 110.0
     assert rates.by_category["hotel"].water_usage_l_per_person_day == 240.0
-    assert set(lookups.levy_rates) == {"1", "2"}
 
 
 def test_demo_has_one_edp_over_the_catchments_and_its_charging_schedule(

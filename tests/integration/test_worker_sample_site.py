@@ -20,9 +20,10 @@ from support.worker_jobs import SITE_RING
 from support.worker_sample_site import (
     BUNDLE_NAME,
     COEFFICIENTS,
+    EDP_ID,
     FALLBACK_PERMIT,
     FALLBACK_WWTW_ID,
-    LEVY_RATE,
+    LEVY_CHARGE,
     NN_CATCHMENT,
     OCCUPANCY,
     SITE_AREA_M2,
@@ -78,14 +79,18 @@ def test_no_works_catchment_so_the_fallback_works_and_its_permit() -> None:
     assert {k: permit[k] for k in FALLBACK_PERMIT} == FALLBACK_PERMIT
 
 
-def test_the_occupancy_row_the_levy_rate_and_the_bundle_name() -> None:
+def test_the_occupancy_row_the_edp_its_charge_and_the_bundle_name() -> None:
     occupancy = [f for f, _ in rows("occupancy_rates")]
     categories = {str(f["dwelling_category"]).casefold() for f in occupancy}
     assert "housing" not in categories, "a housing row would win over the catchment's"
     [wensum] = [f for f in occupancy if f["nn_catchment"] == NN_CATCHMENT["n2k_site_name"]]
     assert {k: wensum[k] for k in OCCUPANCY} == OCCUPANCY
-    [rate] = [f for f, _ in rows("levy_rates") if f["edp_id"] == NN_CATCHMENT["edp_id"]]
-    assert rate == LEVY_RATE
+    [edp] = [f for f, _ in rows("edp_boundaries", spatial=True)]
+    assert edp["edp_id"] == EDP_ID
+    [charge] = [f for f, _ in rows("levy_charges") if f["edp_id"] == EDP_ID]
+    assert {k: charge[k] for k in LEVY_CHARGE} == LEVY_CHARGE
+    [vat] = [f for f, _ in rows("levy_settings") if f["key"] == "vat_rate"]
+    assert vat["value"] == "0.20"
     [info] = [f for f, _ in rows("bundle_info")]
     assert info["name"] == BUNDLE_NAME
 

@@ -8,6 +8,11 @@ The area is 3 km x 2 km of Norfolk-ish grid: Alpha SAC (OID 1) west of x = 601,5
 (OID 2) east of it; works 11307 serve x < 601,000, works 1065 (two polygons) 601,000-602,500,
 and nothing serves 602,500-603,000 (sites there fall back to works 141). Works 10416 and 10261
 lie east of the catchments. Coefficients: 100 m squares over the catchments.
+
+Defra's current levy inputs: one EDP, "Yare EDP" (EDP_Id 1), made of two polygons that are the
+two catchments; an excluded area "Gamma Fen SSSI" (x 2,000-2,200, y 1,500-1,700); a charging
+schedule of two windows (2026-04-01..2027-03-31 at £2,675.0000 a unit, then to 2028-03-31 at
+£2,750.5000) and an index of 2026 (1.0000) and 2027 (392.43 / 381 = 1.0300).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ SHP = {
     "wwtw": "nutrients/wwtw files/WwTW_all_features.shp",
     "lpa": "nutrients/LPA/LPA_National.shp",
     "wfd": "nutrients/Catchments/WFD_Surface_Water_Operational_Catchments_Cycle_2.shp",
+    "edp": "nutrients/EDP/EDP_Boundaries.shp",
+    "excluded": "nutrients/EDP/EDP_Excluded_Areas.shp",
 }
 COEFF_PATH = "nutrients/NMSCoefficientLayerTEST.gpkg"
 LOOKUPS_PATH = "nutrients/SQL_Lookups/Interim_coeffs.sqlite"
@@ -43,9 +50,10 @@ PERMIT_COLUMNS = (
     "Phosphorus_2025_2030",
     "Phosphorus_2030_onwards",
 )
-LEVY_HEADER = (
-    "edp_id,edp_name,n_gbp_per_kg,p_gbp_per_kg,monitoring_share,maintenance_share,admin_share"
+CHARGES_HEADER = (
+    "edp_id,edp_name,edp_start_date,charge_valid_from,charge_valid_to,base_charge_per_unit"
 )
+INDEX_HEADER = "charging_year,cil_index,index_factor"
 
 
 def _b(x0: float, y0: float, x1: float, y1: float) -> shapely.Geometry:
@@ -127,12 +135,23 @@ class FixtureData:
             ("Student Accommodation", 1.0, 120.0),
         ]
     )
-    levy: list[str] = field(
+    edps: list[tuple[Any, ...]] = field(
         factory=lambda: [
-            "1,Alpha SAC,3127.45,41850.20,0.05,0.10,0.03",
-            "2,Beta SAC,2684.90,36420.75,0.05,0.10,0.03",
+            (_b(0, 0, 1500, 2000), 1, "Yare EDP"),
+            (_b(1500, 0, 3000, 2000), 1, "Yare EDP"),
         ]
     )
+    excluded: list[tuple[Any, ...]] = field(
+        factory=lambda: [(_b(2000, 1500, 2200, 1700), "Gamma Fen SSSI")]
+    )
+    excluded_name_column: str = "site_name"  # Defra's loader reads the name from site_name
+    charges: list[str] = field(
+        factory=lambda: [
+            "1,Yare EDP,2026-04-01,2026-04-01,2027-03-31,2675.0000",
+            "1,Yare EDP,2026-04-01,2027-04-01,2028-03-31,2750.5000",
+        ]
+    )
+    index: list[str] = field(factory=lambda: ["2026,381,1.0000", "2027,392.43,1.0300"])
     crs: dict[str, str | None] = field(factory=dict)  # shapefile key -> CRS (default 27700)
     manifest: str = '[options]\nduplicate_works = "first_wins"\n'
 
@@ -147,12 +166,14 @@ def _shapefile(path: Path, rows: list[tuple[Any, ...]], names: list[str], crs: s
 
 
 def write_delivery(root: Path, data: FixtureData) -> dict[str, Path]:
-    """Write the delivery under ``root``; returns the levy CSV and manifest paths too."""
+    """Write the delivery under ``root``; returns the two levy CSVs' and manifest's paths."""
     crs = {k: data.crs.get(k, "EPSG:27700") for k in SHP}
     _shapefile(root / SHP["nn"], data.nn, ["N2K_Site_N", "OID"], crs["nn"])
     _shapefile(root / SHP["wwtw"], data.wwtw, ["WwTw_ID", "WwTW"], crs["wwtw"])
     _shapefile(root / SHP["lpa"], data.lpa, ["NAME"], crs["lpa"])
     _shapefile(root / SHP["wfd"], data.wfd, ["OPCAT_NAME"], crs["wfd"])
+    _shapefile(root / SHP["edp"], data.edps, ["EDP_Id", "EDP_Name"], crs["edp"])
+    _shapefile(root / SHP["excluded"], data.excluded, [data.excluded_name_column], crs["excluded"])
     names = [
         "cromeid",
         "Land_use_cat",
@@ -179,11 +200,13 @@ def write_delivery(root: Path, data: FixtureData) -> dict[str, Path]:
         )
         db.executemany("INSERT INTO rates_lookup VALUES (?, ?, ?)", data.rates)
     db.close()
-    levy = root.parent / f"{root.name}-levy.csv"
-    levy.write_text("\n".join([LEVY_HEADER, *data.levy]) + "\n")
+    charges = root.parent / f"{root.name}-levy-charges.csv"
+    charges.write_text("\n".join([CHARGES_HEADER, *data.charges]) + "\n")
+    index = root.parent / f"{root.name}-inflation-index.csv"
+    index.write_text("\n".join([INDEX_HEADER, *data.index]) + "\n")
     manifest = root.parent / f"{root.name}-sources.toml"
     manifest.write_text(data.manifest)
-    return {"levy": levy, "manifest": manifest}
+    return {"charges": charges, "index": index, "manifest": manifest}
 
 
 def build_command(
@@ -197,7 +220,7 @@ def build_command(
 ) -> list[str]:
     """The arguments of `nrf bundle build` for the delivery ``root``, as the tests run it."""
     args = ["bundle", "build", str(root), "--output", str(output), "--version", version]
-    args += ["--levy-rates", str(paths["levy"])]
+    args += ["--levy-charges", str(paths["charges"]), "--inflation-index", str(paths["index"])]
     if manifest:
         args += ["--manifest", str(paths["manifest"])]
     if defaults:

@@ -160,7 +160,7 @@ def render(report: dict[str, Any]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(prog="scripts/fuzz", description=__doc__)
     parser.add_argument("--seconds", type=int, default=60, help="per target")
-    parser.add_argument("--targets", default="message,geojson,zip,zip_path,gpkg")
+    parser.add_argument("--targets", default="message,geojson,zip,zip_path,gpkg,kml")
     parser.add_argument("--engine", choices=["auto", "atheris", "random"], default="auto")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-len", type=int, default=1 << 20)

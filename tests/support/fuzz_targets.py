@@ -45,19 +45,33 @@ KNOWN_CODES = frozenset(
         "unsupported_crs",
         "geojson_too_complex",
         "zip_unsafe_path",
-        "zip_too_large",
+        "zip_too_many_files",
+        "zip_entry_too_large",
+        "zip_total_too_large",
+        "zip_nested_zip",
+        "invalid_zip",
+        "unsafe_filename",
         "zip_no_boundary_file",
         "zip_ambiguous",
         "zip_missing_shapefile_parts",
+        "source_corrupt",
+        "layer_not_a_table",
+        "read_timed_out",
         # features and geometry
         "missing_column",
+        "invalid_columns",
+        "unknown_layer",
         "missing_value",
+        "invalid_text",
         "null_geometry",
         "unsupported_geometry_type",
         "empty_geometry",
         "non_finite_coordinates",
         "too_many_vertices",
         "invalid_geometry",
+        "unclosed_ring",
+        "coordinates_out_of_range",
+        "no_polygon_found",
         "coordinates_look_like_degrees",
         "coordinates_look_like_metres",
         "outside_great_britain",
@@ -154,6 +168,7 @@ TARGETS: dict[str, Callable[[bytes], str]] = {
     "zip": file_target(".zip"),
     "zip_path": zip_path_target,
     "gpkg": file_target(".gpkg"),
+    "kml": file_target(".kml"),
 }
 
 
@@ -213,7 +228,18 @@ def seeds(target: str) -> list[bytes]:
         ]
     if target == "gpkg":
         return [_geopackage()]
+    if target == "kml":
+        return [_KML]
     raise KeyError(target)
+
+
+_KML = (
+    b'<?xml version="1.0" encoding="UTF-8"?><kml xmlns="http://www.opengis.net/kml/2.2">'
+    b"<Document><Folder><name>Sites</name><Placemark><name>A</name><ExtendedData>"
+    b'<Data name="dwellings"><value>10</value></Data></ExtendedData><Polygon><outerBoundaryIs>'
+    b"<LinearRing><coordinates>1.0,52.0,0 1.001,52.0,0 1.001,52.001,0 1.0,52.0,0</coordinates>"
+    b"</LinearRing></outerBoundaryIs></Polygon></Placemark></Folder></Document></kml>"
+)
 
 
 def _zipped_shapefile() -> bytes:

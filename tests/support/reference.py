@@ -17,7 +17,6 @@ from nrf.domain.model import (
     EdpPolygon,
     ExcludedArea,
     LevyCharge,
-    LevyRate,
     LookupTables,
     NnCatchment,
     OccupancyRate,
@@ -70,18 +69,6 @@ def rates(
     )
 
 
-def levy_rate(edp_id: str, name: str, n: str, p: str, shares: tuple[str, str, str]) -> LevyRate:
-    return LevyRate(
-        edp_id=edp_id,
-        edp_name=name,
-        n_gbp_per_kg=Decimal(n),
-        p_gbp_per_kg=Decimal(p),
-        monitoring_share=Decimal(shares[0]),
-        maintenance_share=Decimal(shares[1]),
-        admin_share=Decimal(shares[2]),
-    )
-
-
 def levy_charge(
     edp_id: int = 1,
     name: str = NORFOLK_EDP,
@@ -125,7 +112,6 @@ class InMemoryBoundaryData:
         coefficients: Sequence[CoefficientPolygon] = (),
         permits: Sequence[WwtwPermit] = (),
         rates_table: RatesTable | None = None,
-        levy: Sequence[LevyRate] = (),
         edps: Sequence[EdpPolygon] = (),
         excluded: Sequence[ExcludedArea] = (),
         charges: Sequence[LevyCharge] = (),
@@ -143,7 +129,6 @@ class InMemoryBoundaryData:
             inflation_index={r.charging_year: r for r in index},
             vat_rate=Decimal(vat_rate),
             edps={e.edp_id: e.edp_name for e in edps},
-            levy_rates={r.edp_id: r for r in levy},
         )
         self._info = info or BundleInfo(
             name="test-bundle",
@@ -210,7 +195,6 @@ def two_catchment_strip(info: BundleInfo | None = None) -> InMemoryBoundaryData:
             )
         ],
         permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0), subcatchment="Wensum")],
-        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
         edps=[EdpPolygon(box(X0, Y0, X0 + 2000, Y0 + 1000), 1, NORFOLK_EDP)],
         charges=[levy_charge()],
         info=info,
@@ -242,7 +226,6 @@ def wensum_square(
             )
         ],
         permits=[permit(1065, "Sculthorpe")],
-        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
         edps=[EdpPolygon(box(x0, y0, x0 + 1000, y0 + 1000), 1, NORFOLK_EDP)],
         charges=[levy_charge()],
         info=info,

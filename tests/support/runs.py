@@ -10,11 +10,9 @@ from shapely.geometry import MultiPolygon, Polygon, box
 from nrf.domain.model import Development
 from nrf.domain.results import (
     AssessmentRun,
-    EdpLevy,
     EdpOverlap,
     IndexRow,
     LevyPricing,
-    LevyQuote,
     LevyRefusal,
     OutOfScopeSite,
     Provenance,
@@ -30,17 +28,6 @@ PROVENANCE = Provenance(
     synthetic_data=False,
     software_version="0.1.0",
 )
-
-
-def quote(levy: str, monitoring: str, maintenance: str, admin: str) -> LevyQuote:
-    total, shares = Decimal(levy), (Decimal(monitoring), Decimal(maintenance), Decimal(admin))
-    return LevyQuote(
-        levy_gbp=total,
-        monitoring_gbp=shares[0],
-        maintenance_gbp=shares[1],
-        admin_gbp=shares[2],
-        mitigation_gbp=total - sum(shares),
-    )
 
 
 # Norfolk EDP's charge, not indexed (quoted in the EDP's start year): 10 units x £2,675.00
@@ -105,8 +92,6 @@ def site(
     name: str,
     n: float,
     p: float,
-    edps: tuple[EdpLevy, ...],
-    levy: LevyQuote,
     *,
     pricing: LevyPricing | None = None,
     refusal: LevyRefusal | None = None,
@@ -149,8 +134,6 @@ def site(
         n_total=n,
         p_total=p,
         catchments=(),
-        levy_by_edp=edps,
-        levy=levy,
         edps=(NORFOLK_OVERLAP,) if pricing is not None or excluded else (),
         excluded_areas=excluded,
         pricing=pricing,
@@ -158,24 +141,6 @@ def site(
     )
 
 
-# Site 2 straddles two EDPs: 0.1 + 0.72 kg N (a float sum: 0.8200000000000001 in Python).
-WENSUM = EdpLevy(
-    edp_id="EDP-W",
-    edp_name="Wensum",
-    n_total=0.1 + 0.72,
-    p_total=0.05,
-    quote=quote("100.00", "10.00", "5.00", "2.50"),
-)
-BROADS = EdpLevy(
-    edp_id="EDP-B", edp_name="Broads", n_total=1.5, p_total=0.25, quote=None
-)  # no rate for this EDP in the bundle
-LONE = EdpLevy(
-    edp_id="EDP-W",
-    edp_name="Wensum",
-    n_total=2.0,
-    p_total=0.5,
-    quote=quote("50.10", "5.01", "2.51", "1.25"),
-)
 RUN = AssessmentRun(
     provenance=PROVENANCE,
     sites=(
@@ -184,24 +149,18 @@ RUN = AssessmentRun(
             "Richardson’s Yard",
             2.32,
             0.3,
-            (WENSUM, BROADS),
-            WENSUM.quote,  # type: ignore[arg-type]
             refusal=EXCLUDED,
             excluded=("Broad Fen SSSI buffer", ""),
         ),
-        site(1, "Mill Lane", 2.0, 0.5, (LONE,), LONE.quote, pricing=NORFOLK),  # type: ignore[arg-type]
+        site(1, "Mill Lane", 2.0, 0.5, pricing=NORFOLK),
         site(
             4,
             "Outside",
             -0.25,
             0.0,
-            (),
-            quote("0.00", "0.00", "0.00", "0.00"),
             refusal=NO_EDP,
         ),
-        site(
-            5, "Later Phase", 1.0, 0.1, (), quote("0.00", "0.00", "0.00", "0.00"), pricing=INDEXED
-        ),
+        site(5, "Later Phase", 1.0, 0.1, pricing=INDEXED),
     ),
     out_of_scope=(
         OutOfScopeSite(
@@ -212,8 +171,8 @@ RUN = AssessmentRun(
             "why",
         ),
     ),
-    # 100.00 + 50.10 = 150.10; 10.00 + 5.01 = 15.01; 5.00 + 2.51 = 7.51; 2.50 + 1.25 = 3.75.
-    levy_total=quote("150.10", "15.01", "7.51", "3.75"),
+    # The two priced sites: Mill Lane £26,750.00 + Later Phase £8,386.14 = £35,136.14.
+    levy_total_excluding_vat=Decimal("35136.14"),
 )
 
 

@@ -13,7 +13,9 @@ The whole site lies inside one row of each layer it touches:
 - wwtw_catchments: none, so the rule sets' fallback works 141 ("Package Treatment Plant
   default"), whose permit from 2030 is N 25 mg/l, P 4.5 mg/l;
 - occupancy_rates: no row for "housing"; River Wensum SAC's row is 2.4 people x 120 l/day;
-- levy_rates, EDP 1: £3127.45 per kg N, £41850.2 per kg P; shares 0.05, 0.1 and 0.03.
+- edp_boundaries: EDP 1 (Defra's Norfolk EDP); levy_charges: EDP 1 from 2026-01-01 to
+  2027-12-31 (inclusive), £2,675.0000 per housing unit, the EDP starting 2026-01-01;
+  levy_settings: VAT 0.20.
 
 Under the default rule set (iat-2026-04: works at 90 %, SuDS only from 50 dwellings,
 greenspace only from 1 ha, buffer 20 %) and for any number of dwellings under 50:
@@ -43,12 +45,11 @@ FALLBACK_PERMIT = {
     "p_conc_2030_on": 4.5,
 }
 OCCUPANCY = {"occupancy_rate": 2.4, "water_usage_l_per_person_day": 120.0}
-LEVY_RATE = {
+EDP_ID = 1
+LEVY_CHARGE = {
     "edp_id": 1,
-    "edp_name": "River Wensum SAC",
-    "n_gbp_per_kg": 3127.45,
-    "p_gbp_per_kg": 41850.2,
-    "monitoring_share": 0.05,
-    "maintenance_share": 0.1,
-    "admin_share": 0.03,
+    "edp_start_date": "2026-01-01",
+    "charge_valid_from": "2026-01-01",
+    "charge_valid_to": "2027-12-31",
+    "base_charge_per_unit": "2675.0000",
 }

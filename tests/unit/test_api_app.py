@@ -129,3 +129,57 @@ def test_key_positions_name_which_key_matched() -> None:
     assert (
         ApiKeys([], anonymous=True).anonymous and not ApiKeys(["k" * 16], anonymous=True).anonymous
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "method"),
+    [("/v1/quotes", "POST"), ("/v1/boundary-checks", "POST"), ("/v1/jobs/j-1", "GET")],
+)
+def test_an_accept_header_nothing_can_meet_is_a_406_problem(path: str, method: str) -> None:
+    store = FakeResultStore()
+    store.save("j-1", {"result.json": b"{}"}, JobRecord(job_id="j-1", status=JobStatus.SUCCEEDED))
+    answer = client(store=store).simulate_request(
+        method, path, body=site_body(), headers={**HEADERS, "Accept": "application/pdf"}
+    )
+    assert answer.status_code == 406, answer.text[:300]
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.json["code"] == "not_acceptable"
+
+
+def test_q_values_choose_among_the_four_quote_types() -> None:
+    # JSON refused (q=0) beats */*'s 1 for JSON; text/csv 0.5 < text/html 0.7: the report.
+    accept = "application/json;q=0, application/geo+json;q=0, text/csv;q=0.5, text/html;q=0.7"
+    answer = client().simulate_post(
+        "/v1/quotes", body=site_body(), headers={**HEADERS, "Accept": accept}
+    )
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "text/html; charset=utf-8"
+    assert answer.headers["vary"] == "Accept"
+
+
+def two_sites_body() -> bytes:
+    features = []
+    for n, x in enumerate((X0 + 100, X0 + 300), start=1):
+        ring = [list(p) for p in box(x, Y0 + 100, x + 100, Y0 + 200).exterior.coords]
+        properties = {**SITE, "id": f"file-{n}"}
+        geometry = {"type": "Polygon", "coordinates": [ring]}
+        features.append({"type": "Feature", "properties": properties, "geometry": geometry})
+    crs = {"type": "name", "properties": {"name": "EPSG:27700"}}
+    return json.dumps({"type": "FeatureCollection", "crs": crs, "features": features}).encode()
+
+
+@pytest.mark.parametrize("route", ["/v1/quotes", "/v1/boundary-checks"])
+def test_a_reference_field_does_not_name_every_site_of_a_file_of_several(route: str) -> None:
+    from support.api_server import multipart
+
+    body, content_type = multipart(
+        {"boundary": ("two.geojson", two_sites_body())}, {"id": "REF-9", "dwellings": "4"}
+    )
+    answer = client().simulate_post(
+        route, body=body, headers={"x-api-key": KEY, "Content-Type": content_type}
+    )
+    assert answer.status_code == 200, answer.text[:300]
+    sites = [s.get("site", s) for s in answer.json["sites"]]
+    assert [s["id"] for s in sites] == ["file-1", "file-2"]
+    if route == "/v1/quotes":  # the other fields still apply to every site
+        assert [s["dwellings"] for s in sites] == [4, 4]

@@ -1,14 +1,12 @@
 """Whole-site assessments against in-memory reference data, worked by hand."""
 
-from decimal import Decimal
-
 from shapely.geometry import box
 
 from nrf.domain.assessment import AssessDevelopments, assess_site
 from nrf.domain.model import CoefficientPolygon, Development, NnCatchment, Zone
 from nrf.domain.results import OutOfScopeSite, SiteAssessment
 from nrf.domain.rules import rule_set_named
-from support.reference import QUOTE_DATE, InMemoryBoundaryData, levy_rate, permit, rates
+from support.reference import QUOTE_DATE, InMemoryBoundaryData, permit, rates
 
 NEW = rule_set_named("iat-2026-04")
 SEPT = rule_set_named("iat-2025-09")
@@ -60,7 +58,6 @@ def repo(coefficients: list[CoefficientPolygon] | None = None) -> InMemoryBounda
             catchments={"River Wensum SAC": (2.4, 120.0), "The Broads SAC": (2.4, 110.0)},
             categories={"Hotel": (1.0, 240.0)},
         ),
-        levy=[levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03"))],
     )
 
 
@@ -91,13 +88,6 @@ def test_worked_example_19_dwellings_3_05_ha() -> None:
     # One catchment: it carries the whole site.
     (share,) = result.catchments
     assert (share.n_total, share.p_total, share.area_ha) == (38.53, 2.89, 3.05)
-    # Levy: 38.53 x 3000.50 + 2.89 x 40000 = 115609.265 + 115600 = 231209.265 -> 231209.27
-    assert result.levy.levy_gbp == Decimal("231209.27")
-    assert result.levy.monitoring_gbp == Decimal("11560.46")  # 11560.4635
-    assert result.levy.maintenance_gbp == Decimal("23120.93")  # 23120.927
-    assert result.levy.admin_gbp == Decimal("6936.28")  # 6936.2781
-    # 231209.27 - 11560.46 - 23120.93 - 6936.28 = 189591.60
-    assert result.levy.mitigation_gbp == Decimal("189591.60")
 
 
 def test_worked_example_272_dwellings_negative_uplift_with_suds() -> None:
@@ -148,20 +138,6 @@ def test_site_across_two_catchments_splits_and_adds_up() -> None:
     assert (wensum.n_total, broads.n_total) == (11.0, 11.0)
     assert (wensum.p_total, broads.p_total) == (0.79, 0.78)
     assert (wensum.n_wwtw_perm, broads.n_wwtw_perm) == (4.54, 4.53)
-    # Only EDP 1 has a levy rate: the levy is priced on Wensum's share alone.
-    by_edp = {e.edp_id: e for e in result.levy_by_edp}
-    assert by_edp["2"].quote is None
-    assert result.levy == by_edp["1"].quote
-    # 11.00 x 3000.50 + 0.79 x 40000 = 33005.50 + 31600 = 64605.50; shares half up:
-    # 3230.275 -> 3230.28, 6460.55, 1938.165 -> 1938.17; mitigation 64605.50 - those = 52976.50.
-    q = result.levy
-    assert (q.levy_gbp, q.monitoring_gbp, q.maintenance_gbp, q.admin_gbp, q.mitigation_gbp) == (
-        Decimal("64605.50"),
-        Decimal("3230.28"),
-        Decimal("6460.55"),
-        Decimal("1938.17"),
-        Decimal("52976.50"),
-    )
 
 
 def test_site_three_quarters_in_one_catchment_is_split_three_to_one() -> None:
@@ -198,17 +174,6 @@ def test_site_three_quarters_in_one_catchment_is_split_three_to_one() -> None:
     # P (0.45 + 4.1715202) x 1.2 = 5.5458243, (0.15 + 1.3905068) x 1.2 = 1.8486081;
     # 5.54 + 1.84 = 7.38, the penny to the Broads (.86 over .58): 5.54 and 1.85.
     assert (wensum.p_total, broads.p_total) == (5.54, 1.85)
-    # Levy on the Wensum's share only (EDP 2 has no rate): 62.56 x 3000.50 + 5.54 x 40000 =
-    # 187711.28 + 221600 = 409311.28; 5 % 20465.564, 10 % 40931.128, 3 % 12279.3384;
-    # mitigation 409311.28 - 20465.56 - 40931.13 - 12279.34 = 335635.25.
-    q = result.levy
-    assert (q.levy_gbp, q.monitoring_gbp, q.maintenance_gbp, q.admin_gbp, q.mitigation_gbp) == (
-        Decimal("409311.28"),
-        Decimal("20465.56"),
-        Decimal("40931.13"),
-        Decimal("12279.34"),
-        Decimal("335635.25"),
-    )
 
 
 def test_a_coefficient_polygon_without_n_values_adds_area_but_no_n_uplift() -> None:
@@ -264,8 +229,8 @@ def test_outside_catchments_in_a_works_with_a_permit_row_is_kept_for_its_wastewa
     assert (result.n_wwtw_temp, result.n_wwtw_perm, result.p_wwtw_perm) == (25.56, 9.47, 0.95)
     # No land use: totals 9.46728 x 1.2 = 11.360736 -> 11.36; 0.946728 x 1.2 = 1.1360736 -> 1.14.
     assert (result.n_total, result.p_total) == (11.36, 1.14)
-    # No catchment, so no EDP to charge.
-    assert (result.catchments, result.levy_by_edp, result.levy.levy_gbp) == ((), (), Decimal(0))
+    # No catchment.
+    assert result.catchments == ()
 
 
 def test_dwelling_category_rates_win() -> None:

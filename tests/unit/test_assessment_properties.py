@@ -9,7 +9,7 @@ from nrf.domain.land_use import land_use_pieces
 from nrf.domain.model import CoefficientPolygon, Development, NnCatchment, Zone
 from nrf.domain.results import SiteAssessment
 from nrf.domain.rules import RULE_SETS, rule_set_named
-from support.reference import QUOTE_DATE, InMemoryBoundaryData, levy_rate, permit, rates
+from support.reference import QUOTE_DATE, InMemoryBoundaryData, permit, rates
 
 X0, Y0 = 600_000.0, 300_000.0
 CELL = 250.0
@@ -44,10 +44,6 @@ def grid_repo(seed: int) -> InMemoryBoundaryData:
         rates_table=rates(
             catchments={"River Wensum SAC": (2.4, 120.0), "The Broads SAC": (2.4, 110.0)}
         ),
-        levy=[
-            levy_rate("1", "River Wensum SAC", "3000.50", "40000", ("0.05", "0.10", "0.03")),
-            levy_rate("2", "The Broads SAC", "2750.25", "52000.10", ("0.04", "0.12", "0.02")),
-        ],
     )
 
 
@@ -75,18 +71,12 @@ def test_catchment_shares_add_up_to_site_totals(site, dwellings, rules_name, see
     )
     result = assess_site(dev, data.reference_for(site), data.lookups(), rule_set_named(rules_name))
     assert isinstance(result, SiteAssessment)  # every site here drains to a works with a permit
-    levy_parts = sum(e.quote.levy_gbp for e in result.levy_by_edp if e.quote)
-    assert levy_parts == result.levy.levy_gbp
-    q = result.levy
-    assert q.monitoring_gbp + q.maintenance_gbp + q.admin_gbp + q.mitigation_gbp == q.levy_gbp
-    assert q.levy_gbp >= 0
     in_catchments = [
         c for c in data.reference_for(site).nn_catchments if c.geometry.intersection(site).area > 0
     ]
     if not result.catchments:
         # Outside both catchments (the corner x > 1000, y > 1300): nothing to split or charge.
         assert in_catchments == [] and not result.area_in_nn_catchment_ha
-        assert (result.levy_by_edp, q.levy_gbp) == ((), 0)
         return
     assert {c.n2k_site_name for c in result.catchments} == {c.n2k_site_name for c in in_catchments}
 

@@ -60,3 +60,48 @@ def test_an_unreadable_manifest_is_refused(tmp_path: Path) -> None:
     path.write_text("[sources\n")
     with pytest.raises(NrfError, match="cannot read manifest"):
         load_manifest(path)
+
+
+def test_defras_edp_layers_and_levy_csvs_have_their_default_sources() -> None:
+    sources = load_manifest(None).sources
+    edps, excluded = sources["edp_boundaries"], sources["excluded_areas"]
+    assert edps.path == "nutrients/EDP/EDP_Boundaries.shp"
+    assert dict(edps.columns) == {"edp_id": "EDP_Id", "edp_name": "EDP_Name"}
+    assert excluded.path == "nutrients/EDP/EDP_Excluded_Areas.shp"
+    # Defra's loader reads an excluded area's name from site_name; `name` is read when absent.
+    assert dict(excluded.columns) == {"name": "site_name"}
+    assert dict(excluded.alternatives) == {"name": ("name",)}
+    assert sources["levy_charges"].path == "levy_charges.csv"
+    assert list(sources["inflation_index"].columns) == [
+        "charging_year",
+        "cil_index",
+        "index_factor",
+    ]
+
+
+def test_a_renamed_column_drops_the_alternative_names() -> None:
+    data = {"sources": {"excluded_areas": {"columns": {"name": "SSSI_NAME"}}}}
+    excluded = parse_manifest(data).sources["excluded_areas"]
+    assert dict(excluded.columns) == {"name": "SSSI_NAME"} and dict(excluded.alternatives) == {}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/etc/passwd",
+        "../elsewhere/levy.csv",
+        "nutrients/../../x.shp",
+        "C:\\data\\x.shp",
+        "a\\..\\..\\b",
+    ],
+)
+def test_a_path_that_leaves_the_delivery_is_refused(path: str) -> None:
+    with pytest.raises(NrfError) as caught:
+        parse_manifest({"sources": {"levy_charges": {"path": path}}})
+    assert caught.value.code == "bad_manifest"
+    assert "leaves the delivery folder" in caught.value.message
+
+
+def test_a_path_inside_the_delivery_is_kept() -> None:
+    data = {"sources": {"levy_charges": {"path": "levy/charges.csv"}}}
+    assert parse_manifest(data).sources["levy_charges"].path == "levy/charges.csv"

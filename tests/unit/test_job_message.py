@@ -189,3 +189,102 @@ def test_only_the_configured_bucket_and_prefix_are_allowed() -> None:
     assert allowed_uri("s3://nrf-in/uploads/../secret", "nrf-in", "uploads") is None
     assert allowed_uri("s3://nrf-in/uploadsX/a.zip", "nrf-in", "uploads") is None
     assert allowed_uri("file:///etc/passwd", "nrf-in", "") is None
+
+
+@pytest.mark.parametrize("reference", ["NRL-000123", "NRF-000123"])
+def test_both_reference_prefixes_are_read(reference: str) -> None:
+    job = parse_job_message(json.dumps({**DEFRA, "reference": reference}))
+    assert job.job_id == reference
+    jsonschema.Draft202012Validator(SCHEMA).validate({**DEFRA, "reference": reference})
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [
+        "NRF-١٢٣٤٥٦",  # Arabic-Indic digits: \d takes them, a folder name should not
+        "NRL-１２３４５６",  # full-width digits
+        "NRX-000123",
+        "nrl-000123",
+        "NRL-0001234",
+        "NRL-00012",
+    ],
+)
+def test_other_references_are_refused_once(reference: str) -> None:
+    with pytest.raises(InvalidJobMessage) as caught:
+        parse_job_message(json.dumps({**DEFRA, "reference": reference}))
+    assert caught.value.codes == ["invalid_field"]
+    assert caught.value.job_id is None  # so the failure is filed under the message id
+    assert not jsonschema.Draft202012Validator(SCHEMA).is_valid({**DEFRA, "reference": reference})
+
+
+def test_intersecting_edps_need_only_a_label_and_other_keys_are_accepted() -> None:
+    edps = [
+        {"label": "Norfolk EDP"},
+        {
+            "label": " Broads EDP ",
+            "overlapAreaHa": 1.2345,
+            "overlapAreaSqm": 12345.67,
+            "overlapPercentage": 50.0,
+            "catchments": [{"label": "Broads SAC", "catchmentOverlapPercentage": 50.0}],
+            "somethingNew": {"x": 1},
+        },
+        {"label": "Norfolk EDP"},  # named twice: once is enough
+    ]
+    wrapper = {
+        "boundaryGeometryOriginal": SQUARE,
+        "intersectingEdps": edps,
+        "intersectingExcludedAreas": ["Somewhere SSSI"],
+    }
+    message = {**DEFRA, "boundaryGeojson": wrapper}
+    job = parse_job_message(json.dumps(message))
+    assert job.edp_labels == ("Norfolk EDP", "Broads EDP")
+    jsonschema.Draft202012Validator(SCHEMA).validate(message)
+
+
+def test_a_message_without_intersecting_edps_has_no_labels() -> None:
+    message = {**DEFRA, "boundaryGeojson": {"boundaryGeometryOriginal": SQUARE}}
+    assert parse_job_message(json.dumps(message)).edp_labels == ()
+
+
+def test_a_null_or_blank_label_is_kept_as_a_blank_name() -> None:
+    # Defra's check sends null for an EDP feature without a name: not bad input, but a name
+    # the bundle cannot match (edp_unknown, in the job path).
+    edps = [{"label": None}, {"label": "  "}, {"label": "Norfolk EDP"}]
+    message = {
+        **DEFRA,
+        "boundaryGeojson": {"boundaryGeometryOriginal": SQUARE, "intersectingEdps": edps},
+    }
+    assert parse_job_message(json.dumps(message)).edp_labels == ("", "Norfolk EDP")
+    jsonschema.Draft202012Validator(SCHEMA).validate(message)
+
+
+@pytest.mark.parametrize(
+    "edps",
+    [
+        {"label": "x"},
+        [{"overlapAreaHa": 1.0}],
+        [{"label": 7}],
+        [{"label": "x" * 501}],
+        ["Norfolk EDP"],
+    ],
+)
+def test_intersecting_edps_without_labels_are_refused(edps: object) -> None:
+    wrapper = {"boundaryGeometryOriginal": SQUARE, "intersectingEdps": edps}
+    assert codes(json.dumps({**DEFRA, "boundaryGeojson": wrapper})) == ["invalid_field"]
+
+
+@pytest.mark.parametrize(
+    ("trace", "expected"),
+    [
+        ("trace-1", "trace-1"),  # visible ASCII is kept as it is
+        ("a\r\nX-Injected: 1", "a%0D%0AX-Injected:%201"),  # CR, LF and the space
+        ("café", "caf%C3%A9"),  # é is U+00E9: UTF-8 C3 A9 (Latin-1 would take it; we don't)
+        ("追跡", "%E8%BF%BD%E8%B7%A1"),  # U+8FFD, U+8DE1: three UTF-8 bytes each
+        ("50%", "50%"),  # an existing % stays, so encoding twice changes nothing
+    ],
+)
+def test_a_trace_id_is_made_header_safe_when_read(trace: str, expected: str) -> None:
+    job = parse_job_message(json.dumps({**DEFRA, "traceId": trace}))
+    assert job.trace_id == expected
+    canonical = parse_job_message(json.dumps({**CANONICAL, "trace_id": trace}))
+    assert canonical.trace_id == expected

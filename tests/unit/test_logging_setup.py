@@ -53,3 +53,29 @@ def test_emf_record_declares_its_metrics() -> None:
     assert names == {"JobDuration", "JobSucceeded", "JobFailed", "JobRetried"}
     assert (doc["JobDuration"], doc["JobSucceeded"], doc["JobFailed"]) == (1250.0, 1, 0)
     assert all(name in doc for name in names)
+
+
+def test_the_backend_key_is_scrubbed_as_well_as_notifys() -> None:
+    from nrf.entrypoints.settings import load_settings
+
+    backend_key = "backend-key-7f3a9c2e51"
+    settings = load_settings(
+        {
+            "AWS_SQS_QUEUE_NAME": "q",
+            "GOVUK_NOTIFY_API_KEY": SECRET,
+            "BACKEND_BASE_URL": "http://127.0.0.1:9",
+            "BACKEND_API_KEY": backend_key,
+        }
+    )
+    assert set(settings.secrets()) == {SECRET, backend_key}
+    record = logging.makeLogRecord(
+        {
+            "name": "nrf.backend",
+            "levelno": logging.WARNING,
+            "levelname": "WARNING",
+            "msg": "backend_failed",
+            "error": f"x-api-key: {backend_key}; notify {SECRET}",
+        }
+    )
+    line = JsonFormatter(secrets=settings.secrets()).format(record)
+    assert backend_key not in line and SECRET not in line

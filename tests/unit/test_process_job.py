@@ -291,8 +291,9 @@ def _zipped_shapefile_of_garbage() -> bytes:
     [
         (
             "site.gpkg",
-            b"garbage" * 100,
-            "the file cannot be read as a GeoPackage: it is not a GeoPackage",
+            b"garbage" * 100,  # SQLite's structure checks, before GDAL, say what it is not
+            "the file cannot be read as a GeoPackage: it is not a GeoPackage"
+            " (not an SQLite database)",
         ),
         (
             "site.gpkg",

@@ -8,11 +8,12 @@ from shapely.geometry import box
 from fakes import FakeClock
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.errors import InvalidInput
+from nrf.domain.model import EdpPolygon, ExcludedArea
 from nrf.domain.overlaps import Overlap
 from nrf.domain.validation import InputLimits, RawFeature
 from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.quotes import GetQuote, QuoteRequest, stamped
-from support.reference import QUOTE_MOMENT, STRIP_ORIGIN
+from support.reference import QUOTE_MOMENT, STRIP_ORIGIN, InMemoryBoundaryData
 from support.reference import two_catchment_strip as repo
 
 X0, Y0 = STRIP_ORIGIN
@@ -60,6 +61,20 @@ def test_form_fields_overlay_the_files_properties() -> None:
     assert dict(feature.properties) == {"name": "file", "dwellings": "7"}
 
 
+def test_a_reference_given_applies_to_a_file_of_one_site_only() -> None:
+    [one] = stamped([raw(None, id="file-ref", dwellings=3)], {"id": "REF-9", "dwellings": "7"})
+    assert dict(one.properties) == {"id": "REF-9", "dwellings": "7"}
+    two = stamped(
+        [raw_at(1, None, {"id": "a"}), raw_at(2, None, {"id": "b"})],
+        {"id": "REF-9", "dwellings": "7"},
+    )
+    # Each of two sites keeps its own id; the other fields still apply to both.
+    assert [dict(f.properties) for f in two] == [
+        {"id": "a", "dwellings": "7"},
+        {"id": "b", "dwellings": "7"},
+    ]
+
+
 def test_a_boundary_across_two_catchments_is_split_by_area() -> None:
     # 200 m x 100 m = 2 ha straddling x = X0 + 1000: 1 ha (50 %) in each catchment.
     check = CheckBoundary(repo())
@@ -70,11 +85,17 @@ def test_a_boundary_across_two_catchments_is_split_by_area() -> None:
         Overlap(name="River Wensum SAC", edp_id="1", area_ha=1.0, share_percent=50.0),
         Overlap(name="The Broads SAC", edp_id="2", area_ha=1.0, share_percent=50.0),
     )
-    # EDP 1 is named by its levy rate; EDP 2 has none in this bundle, so its id stands.
-    assert site.edps == (
-        Overlap(name="River Wensum SAC", edp_id="1", area_ha=1.0, share_percent=50.0),
-        Overlap(name="2", edp_id="2", area_ha=1.0, share_percent=50.0),
-    )
+    # Both catchments lie in one EDP (the Norfolk EDP over the whole 2 km strip): one EDP,
+    # all 20,000 m2 (100 %) of the site, 50 % of it in each catchment; no excluded area.
+    assert [(e.edp_id, e.overlap_m2, e.overlap_percentage) for e in site.intersecting_edps] == [
+        (1, 20000.0, 100.0)
+    ]
+    [inside] = site.edp_catchments
+    assert [(c.label, c.overlap_percentage) for c in inside] == [
+        ("River Wensum SAC", 50.0),
+        ("The Broads SAC", 50.0),
+    ]
+    assert site.intersecting_excluded_areas == ()
     assert (site.majority_wwtw_id, site.wwtw_name) == (1065, "Sculthorpe")
     assert (site.majority_lpa, site.subcatchment, site.in_scope) == ("Breckland", "Wensum", True)
 
@@ -97,4 +118,41 @@ def test_a_boundary_check_still_refuses_bad_geometry() -> None:
     bow_tie = box(0, 0, 1, 1).exterior  # a ring, not a polygon
     with pytest.raises(InvalidInput) as caught:
         CheckBoundary(repo())(QuoteRequest((raw(bow_tie),)))
-    assert caught.value.codes == ["unsupported_geometry_type"]
+    assert caught.value.codes == ["no_polygon_found", "unsupported_geometry_type"]
+
+
+def test_a_boundary_check_reports_each_edp_with_its_catchments_and_excluded_areas() -> None:
+    # The strip's two catchments (Wensum x < X0+1000, Broads east of it) under two EDPs that
+    # split at x = X0 + 1050, the Norfolk EDP drawn as two overlapping polygons, and an
+    # excluded area. The site: x X0+900..X0+1100, y Y0+100..Y0+200, 200 m x 100 m = 20,000 m2.
+    strip = repo()
+    norfolk = [
+        EdpPolygon(box(X0, Y0, X0 + 1050, Y0 + 1000), 1, "Norfolk EDP"),
+        EdpPolygon(box(X0 + 950, Y0, X0 + 1050, Y0 + 1000), 1, "Norfolk EDP"),  # overlaps
+    ]
+    data = InMemoryBoundaryData(
+        nn=strip.reference_for(box(X0, Y0, X0 + 2000, Y0 + 1000)).nn_catchments,
+        wwtw=strip.reference_for(box(X0, Y0, X0 + 2000, Y0 + 1000)).wwtw_catchments,
+        edps=[*norfolk, EdpPolygon(box(X0 + 1050, Y0, X0 + 2000, Y0 + 1000), 2, "Broads EDP")],
+        excluded=[ExcludedArea(box(X0 + 1090, Y0 + 190, X0 + 1200, Y0 + 300), "Fen SSSI")],
+    )
+    [site] = CheckBoundary(data)(
+        QuoteRequest((raw(box(X0 + 900, Y0 + 100, X0 + 1100, Y0 + 200)),))
+    ).sites
+    # Norfolk: x 900..1050 = 150 m x 100 m = 15,000 m2 (the overlap counted once), 75 %;
+    #   its catchments: Wensum x 900..1000 = 10,000 m2 = 50 %, Broads x 1000..1050 = 25 %.
+    # Broads EDP: x 1050..1100 = 5,000 m2 = 25 %, all of it in the Broads catchment.
+    assert [
+        (e.edp_id, e.edp_name, e.overlap_m2, e.overlap_percentage) for e in site.intersecting_edps
+    ] == [
+        (1, "Norfolk EDP", 15000.0, 75.0),
+        (2, "Broads EDP", 5000.0, 25.0),
+    ]
+    assert [
+        [(c.label, c.overlap_percentage) for c in inside] for inside in site.edp_catchments
+    ] == [
+        [("River Wensum SAC", 50.0), ("The Broads SAC", 25.0)],
+        [("The Broads SAC", 25.0)],
+    ]
+    # The SSSI's corner x 1090..1100, y 190..200 = 100 m2 lies inside the site.
+    assert site.intersecting_excluded_areas == ("Fen SSSI",)

@@ -7,8 +7,6 @@ every figure of the result (and its levy) worked by hand.
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import pytest
 from shapely.geometry import box
 
@@ -20,7 +18,7 @@ from nrf.domain.results import OutOfScopeSite, SiteAssessment
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RULE_SETS, RuleSet, rule_set_named
 from nrf.domain.wastewater import load_kg_per_year, total_with_buffer
-from support.reference import InMemoryBoundaryData, levy_rate, permit, rates
+from support.reference import InMemoryBoundaryData, permit, rates
 
 SEPT, OCT, APRIL = (rule_set_named(n) for n in ("iat-2025-09", "iat-2025-10", "iat-2026-04"))
 
@@ -147,7 +145,6 @@ def _strip() -> InMemoryBoundaryData:
             permit(141, "Package Treatment Plant default", n=(25.0, 25.0), p=(4.5, 4.5)),
         ],
         rates_table=rates(catchments={"River Wensum SAC": (2.4, 120.0)}),
-        levy=[levy_rate("1", "River Wensum SAC", "100", "1000", ("0.05", "0.10", "0.03"))],
     )
 
 
@@ -259,9 +256,6 @@ def test_one_site_under_each_rule_set(
         "p_total",
     )
     assert {k: getattr(share, k) for k in shared} == {k: figures[k] for k in shared}
-    q = result.levy
-    got = (q.levy_gbp, q.monitoring_gbp, q.maintenance_gbp, q.admin_gbp, q.mitigation_gbp)
-    assert got == tuple(Decimal(v) for v in levy)
 
 
 @pytest.mark.parametrize(
@@ -305,4 +299,4 @@ def test_a_site_outside_every_catchment_on_the_package_plant(rules: RuleSet, kep
     assert (result.n_wwtw_temp, result.n_wwtw_perm) == (105.19, 105.19)
     assert (result.p_wwtw_temp, result.p_wwtw_perm) == (18.93, 18.93)
     assert (result.n_total, result.p_total) == (126.23, 22.72)
-    assert result.catchments == () and result.levy.levy_gbp == Decimal("0.00")
+    assert result.catchments == ()

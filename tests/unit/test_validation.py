@@ -175,7 +175,7 @@ def test_dwellings_message_names_feature_field_and_rule() -> None:
     assert (problem.feature, problem.field) == (3, "dwellings")
 
 
-def test_one_problem_per_missing_column_named_in_snake_case() -> None:
+def test_a_missing_dwellings_column_is_named_with_the_files_own_columns() -> None:
     properties: Mapping[str, object] = {"id": "a", "Name": "n", "Source": "s"}
     with pytest.raises(InvalidInput) as caught:
         validate_features(
@@ -184,11 +184,36 @@ def test_one_problem_per_missing_column_named_in_snake_case() -> None:
                 RawFeature(index=2, properties=properties, geometry=SITE),
             ]
         )
-    found = [(p.code, p.feature, p.field) for p in caught.value.problems]
-    assert found == [
-        ("missing_column", None, "dwelling_category"),
-        ("missing_column", None, "dwellings"),
+    [problem] = caught.value.problems
+    assert (problem.code, problem.feature, problem.field) == ("missing_column", None, "dwellings")
+    assert problem.message == (
+        "the file has no dwellings column (or Dwellings); its columns are 'id', 'Name', 'Source'"
+    )
+
+
+def test_a_file_with_only_name_and_dwellings_takes_the_documented_defaults() -> None:
+    # Issue 19: a GeoJSON drawn by hand. id is the feature's position, category housing.
+    drawn = [
+        RawFeature(index=1, properties={"name": "North", "dwellings": 3}, geometry=SITE),
+        RawFeature(index=2, properties={"dwellings": 5}, geometry=SITE),
     ]
+    first, second = validate_features(drawn)
+    assert (first.id, first.name, first.dwelling_category, first.source) == (
+        "1",
+        "North",
+        "housing",
+        "",
+    )
+    assert (second.id, second.name, second.dwellings) == ("2", "", 5)
+
+
+def test_a_shapefile_s_cut_column_name_is_read() -> None:
+    # A .dbf holds 10-character names: dwelling_category is saved as dwelling_c.
+    [site] = validate_features([raw(dwelling_c="allocation")])
+    assert site.dwelling_category != "allocation"  # GOOD's own dwelling_category comes first
+    cut = {k: v for k, v in GOOD.items() if k != "dwelling_category"} | {"dwelling_c": "alloc"}
+    [site] = validate_features([RawFeature(index=1, properties=cut, geometry=SITE)])
+    assert site.dwelling_category == "alloc"
 
 
 def test_a_column_missing_from_one_feature_only_is_a_missing_value() -> None:
@@ -265,7 +290,17 @@ PINCHED = Polygon(
     ],
 )
 def test_geometry_codes(geometry: object, code: str) -> None:
-    assert only_code(raw(geometry=geometry)) == code
+    # Beside a good site, so the file as a whole still holds a polygon.
+    assert problems_of(raw(geometry=geometry), raw(index=2)) == [(code, 1)]
+
+
+def test_a_file_without_any_polygon_says_so_as_well() -> None:
+    point = Point(600_000, 300_000)
+    assert problems_of(raw(geometry=point), raw(index=2, geometry=None)) == [
+        ("no_polygon_found", None),
+        ("unsupported_geometry_type", 1),
+        ("null_geometry", 2),
+    ]
 
 
 def test_a_ring_that_touches_itself_is_self_intersecting() -> None:

@@ -10,6 +10,7 @@ import contextlib
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from pathlib import Path
 
 from attrs import frozen
@@ -18,7 +19,8 @@ import nrf
 from nrf.bundles import cleaning, source_reader
 from nrf.bundles.coefficient_source import SourceUnreadable, open_coefficients
 from nrf.bundles.geopackage_writer import GeoPackageWriter
-from nrf.bundles.manifest import Manifest, load_manifest
+from nrf.bundles.levy_tables import DEFAULT_VAT_RATE, charges_table, index_table, settings_table
+from nrf.bundles.manifest import CSV_SOURCES, Manifest, load_manifest
 from nrf.bundles.output_errors import (
     OutputNotWritten,
     check_output_folder,
@@ -28,9 +30,9 @@ from nrf.bundles.output_errors import (
 from nrf.bundles.provenance import BundleInfo, source_files, write_provenance
 from nrf.bundles.qc.gate import previous_counts, run_gate
 from nrf.bundles.qc.report import QcReport
+from nrf.bundles.schedule_csv import read_csv_rows
 from nrf.bundles.staging import stage_coefficients, stage_small
 from nrf.bundles.stale_staging import sweep_stale_staging
-from nrf.bundles.tariff_csv import read_levy_csv
 from nrf.bundles.vouch import record_checked_by_gate
 
 Progress = Callable[[str], Callable[[int, int], None]]
@@ -41,8 +43,18 @@ UNREADABLE = {
     "source_encoding",
     "source_format",
     "source_crs",
+    "source_outside",
     "no_default_occupancy",
 }
+SMALL_LAYERS = (
+    "nn_catchments",
+    "wwtw_catchments",
+    "lpa_boundaries",
+    "subcatchments",
+    "edp_extents",
+    "edp_boundaries",
+    "excluded_areas",
+)
 
 
 @frozen(kw_only=True)
@@ -52,8 +64,10 @@ class BuildRequest:
     source_dir: Path
     output: Path
     version: str
-    levy_rates: Path
     created: str
+    levy_charges: Path | None = None  # else the manifest's (or the default) path in the delivery
+    inflation_index: Path | None = None
+    vat_rate: Decimal = DEFAULT_VAT_RATE
     default_occupancy: float | None = None
     default_water_usage: float | None = None
     previous: Path | None = None
@@ -87,6 +101,51 @@ def _previous(path: Path, report: QcReport) -> dict[str, int] | None:
         return None
 
 
+def _csv_paths(request: BuildRequest, manifest: Manifest) -> dict[str, Path]:
+    """Each levy CSV: the command line's file, else the manifest's path inside the delivery."""
+    given = {"levy_charges": request.levy_charges, "inflation_index": request.inflation_index}
+    return {
+        key: given[key] or source_reader.source_path(request.source_dir, manifest.sources[key])
+        for key in CSV_SOURCES
+    }
+
+
+def _read_csv(
+    key: str, paths: dict[str, Path], manifest: Manifest, report: QcReport
+) -> list[source_reader.Row]:
+    path = paths[key]
+    if not path.exists() and not path.is_symlink():
+        report.add(
+            "source_missing",
+            key,
+            str(path),
+            f"no such file: name it with --{key.replace('_', '-')} FILE, or as "
+            f"[sources.{key}] path in the manifest",
+        )
+        return []
+    money = ("base_charge_per_unit",) if key == "levy_charges" else ()
+    rows = read_csv_rows(key, path, manifest.sources[key].columns, report, money=money)
+    return rows or []
+
+
+def _outside(request: BuildRequest, manifest: Manifest, report: QcReport) -> None:
+    """Every manifest source that resolves (through symbolic links) outside the delivery."""
+    root = request.source_dir.resolve()
+    given = {"levy_charges": request.levy_charges, "inflation_index": request.inflation_index}
+    for key, source in manifest.sources.items():
+        if given.get(key) is not None:
+            continue  # a file named on the command line is the operator's own choice
+        path = source_reader.source_path(request.source_dir, source)
+        if (path.exists() or path.is_symlink()) and not path.resolve().is_relative_to(root):
+            report.add(
+                "source_outside",
+                key,
+                source.path,
+                f"leads to {path.resolve()}, outside the delivery {root}: deliver the file "
+                "itself, or name it on the command line",
+            )
+
+
 @contextlib.contextmanager
 def _staged(request: BuildRequest) -> Iterator[GeoPackageWriter]:
     """The staging file, dropped on every way out but publishing (where it has moved into
@@ -105,10 +164,14 @@ def _staged(request: BuildRequest) -> Iterator[GeoPackageWriter]:
 
 
 def _write_provenance(
-    writer: GeoPackageWriter, request: BuildRequest, manifest: Manifest, report: QcReport
+    writer: GeoPackageWriter,
+    request: BuildRequest,
+    manifest: Manifest,
+    csv_paths: dict[str, Path],
+    report: QcReport,
 ) -> None:
     """The bundle's name, version and source files, also listed in the report."""
-    extra = [("levy_rates", request.levy_rates)]
+    extra = list(csv_paths.items())
     if request.manifest is not None:
         extra.append(("manifest", request.manifest))
     sources = source_files(request.source_dir, manifest, extra)
@@ -130,15 +193,13 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     manifest = load_manifest(request.manifest)
     report = QcReport()
     root = request.source_dir
+    _outside(request, manifest, report)
+    if report.codes():
+        write_report(report, request.output)
+        return BuildOutcome(report, written=False, unreadable=True)
     small = {
         key: source_reader.read_vector(root, key, manifest.sources[key], report)
-        for key in (
-            "nn_catchments",
-            "wwtw_catchments",
-            "lpa_boundaries",
-            "subcatchments",
-            "edp_extents",
-        )
+        for key in SMALL_LAYERS
     }
     permit_rows = source_reader.read_table(
         root, "wwtw_permits", manifest.sources["wwtw_permits"], report
@@ -149,7 +210,12 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     for key, rows in (("wwtw_permits", permit_rows), ("occupancy_rates", rate_rows)):
         if rows == []:  # the cleaned table would still hold the default or nothing useful
             report.add("empty", key, "-", f"{manifest.sources[key].layer} has no rows")
-    levy = read_levy_csv(request.levy_rates, report)
+    csv_paths = _csv_paths(request, manifest)
+    levy = [
+        charges_table(_read_csv("levy_charges", csv_paths, manifest, report)),
+        index_table(_read_csv("inflation_index", csv_paths, manifest, report)),
+        settings_table(request.vat_rate),
+    ]
     default = _default(request, manifest.default_occupancy, manifest.default_water_usage)
     permits = cleaning.clean_permits(permit_rows or [], manifest, report)
     rates = cleaning.clean_rates(rate_rows or [], manifest, default, report)
@@ -165,7 +231,7 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
         for key, layer in small.items():
             if layer is not None:
                 stage_small(writer, key, layer, report)
-        for table in (permits, rates, levy):
+        for table in (permits, rates, *levy):
             writer.create_table(table.name, table.columns, table.rows)
         try:
             stage_coefficients(
@@ -176,7 +242,7 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
             refused = BuildOutcome(report, written=False, unreadable=True)
         else:
             coefficients.close()  # read in full: free it now, not after the gate
-            _write_provenance(writer, request, manifest, report)
+            _write_provenance(writer, request, manifest, csv_paths, report)
             writer.flush()
             run_gate(
                 writer.connection,
@@ -184,10 +250,9 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
                 previous=previous,
                 progress=progress and progress("checking coefficients"),
             )
-            refused = (
-                None if report.passed else BuildOutcome(report, written=False, unreadable=False)
-            )
-            if refused is None:
+            if not report.passed:
+                refused = BuildOutcome(report, written=False, unreadable=False)
+            else:
                 writer.connection.execute(
                     "UPDATE bundle_info SET qc_outcome = ?, qc_summary = ?",
                     (report.outcome, report.summary()),

@@ -27,6 +27,20 @@ def fits_integer(number: int) -> bool:
     return -(2**63) <= number < 2**63
 
 
+def delivered(manifest: Manifest, key: str, role: str, row: object) -> str:
+    """Where a value was delivered, in the delivery's own names: "`Nitrogen_2030_onwards` in
+    `WwTw_lookup` of `nutrients/SQL_Lookups/Interim_coeffs.sqlite` row 3"."""
+    source = manifest.sources[key]
+    return f"`{source.columns[role]}` in `{source.layer}` of `{source.path}` row {row}"
+
+
+def not_a_number(value: object, example: str) -> str:
+    """Why a value is refused and what to write instead ("write a plain number, e.g. 10")."""
+    text = str(value).strip()
+    without = " without '%' (this column is no percentage)" if text.endswith("%") else ""
+    return f"{value!r} is not a number: write a plain number{without}, e.g. {example}"
+
+
 def stripped(value: object, table: str, where: str, column: str, report: QcReport) -> str | None:
     """Text without surrounding whitespace; a change is recorded."""
     text = geopackage_lookups.text_or_none(value)
@@ -70,13 +84,20 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
             continue
         where = f"row {row['_row']}"
         conc: list[float | None] = []
+        refused: set[str] = set()
         for column in CONCENTRATIONS:
             try:
                 conc.append(geopackage_lookups.number(row[column]))
             except ValueError:
-                report.add("value_invalid", PERMITS, code, f"{where}: {column} {row[column]!r}")
+                place = delivered(manifest, PERMITS, column, row["_row"])
+                why = not_a_number(row[column], "10")
+                report.add("value_invalid", PERMITS, code, f"{place} ({column}): {why} (mg/l)")
+                refused.add(column)
                 conc.append(None)
-        nulls = [c for c, v in zip(CONCENTRATIONS, conc, strict=True) if v is None]
+        # A refused value is reported once: not also listed as a NULL that means "no load".
+        nulls = [
+            c for c, v in zip(CONCENTRATIONS, conc, strict=True) if v is None and c not in refused
+        ]
         if nulls:
             report.add("cleaned", PERMITS, code, f"{where}: NULL {', '.join(nulls)} = no load")
         values = (
@@ -115,23 +136,34 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
     return Table(PERMITS, columns, out)
 
 
-def _rate(row: Row, report: QcReport) -> tuple[float, float] | None:
-    try:
-        occupancy, water = (
-            geopackage_lookups.number(row["occupancy"]),
-            geopackage_lookups.number(row["water"]),
-        )
-    except ValueError:
-        occupancy = water = None
-    if occupancy is None or water is None or occupancy < 0 or water < 0:
-        report.add(
-            "value_invalid",
-            RATES,
-            f"row {row['_row']}",
-            f"Occ_Rate {row['occupancy']!r} / Water_Usage_L_Day {row['water']!r}",
-        )
-        return None
-    return occupancy, water
+def _rate(row: Row, manifest: Manifest, report: QcReport) -> tuple[float, float] | None:
+    """Occupancy and water of a rates row; each unusable value reported with what to write."""
+    found: list[float] = []
+    for role, example in (("occupancy", "2.4 persons per dwelling"), ("water", "120 l/day")):
+        place = delivered(manifest, RATES, role, row["_row"])
+        name = geopackage_lookups.text_or_none(row["nn_catchment"])
+        place += f" (NN_Catchment '{name}')" if name else ""
+        try:
+            value = geopackage_lookups.number(row[role])
+        except ValueError:
+            report.add(
+                "value_invalid",
+                RATES,
+                f"row {row['_row']}",
+                f"{place}: {not_a_number(row[role], example)}",
+            )
+            continue
+        if value is None or value < 0:
+            report.add(
+                "value_invalid",
+                RATES,
+                f"row {row['_row']}",
+                f"{place}: {row[role]!r} is {'blank' if value is None else 'negative'}: write "
+                f"a number, e.g. {example}",
+            )
+            continue
+        found.append(value)
+    return (found[0], found[1]) if len(found) == 2 else None
 
 
 def clean_rates(
@@ -143,7 +175,7 @@ def clean_rates(
     seen: dict[str, tuple[float, float]] = {}
     for row in rows:
         name = stripped(row["nn_catchment"], RATES, f"row {row['_row']}", "NN_Catchment", report)
-        rate = _rate(row, report)
+        rate = _rate(row, manifest, report)
         if name is None:
             report.add("key_missing", RATES, f"row {row['_row']}", "NN_Catchment is NULL")
             continue

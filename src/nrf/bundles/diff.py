@@ -2,7 +2,9 @@
 
 The question a reviewer asks is "whose levy moves, and by how much?", so besides row counts
 and rate changes the diff re-assesses a sample of sites (the bundled Broads & Wensum samples
-unless given) under both bundles and lists every site whose N, P or levy changed.
+unless given) under both bundles and lists every site whose N, P or levy changed. A changed
+row is shown by the fields that changed, old and new, so a reviewer reads
+"base_charge_per_unit 2193.6649 -> 2675.0000", not two copies of the row.
 """
 
 from __future__ import annotations
@@ -16,19 +18,33 @@ from typing import Any
 from attrs import asdict, frozen
 
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
-from nrf.bundles.diff_rows import KEYS, RowDiff, diff_coefficients, diff_small, open_bundle
+from nrf.bundles.diff_rows import (
+    KEYS,
+    RowDiff,
+    diff_coefficients,
+    diff_small,
+    levy_rows,
+    open_bundle,
+)
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.charging import utc_day
 from nrf.domain.model import Development
 from nrf.domain.results import SiteAssessment
 from nrf.domain.rules import RuleSet
 
-TABLES_WITH_RATES = ("levy_rates", "occupancy_rates", "wwtw_permits")
+TABLES_WITH_RATES = (
+    "levy_charges",
+    "levy_inflation_index",
+    "levy_settings",
+    "occupancy_rates",
+    "wwtw_permits",
+)
 
 
 @frozen(kw_only=True)
 class SiteChange:
-    """One site whose figures differ: old and new N, P (kg/yr) and levy (£); None = out of scope."""
+    """One site whose figures differ: old and new N, P (kg/yr) and levy (£ excluding VAT, or
+    the code it was refused with); None = out of scope."""
 
     rlb_id: int
     id: str
@@ -37,7 +53,13 @@ class SiteChange:
 
 
 def _figures(site: SiteAssessment) -> dict[str, Any]:
-    return {"n_total": site.n_total, "p_total": site.p_total, "levy_gbp": str(site.levy.levy_gbp)}
+    pricing, refusal = site.pricing, site.levy_refusal
+    return {
+        "n_total": site.n_total,
+        "p_total": site.p_total,
+        "levy_gbp": None if pricing is None else str(pricing.amount_excluding_vat),
+        "levy_refused": None if refusal is None else refusal.code,
+    }
 
 
 def quote_changes(
@@ -59,8 +81,13 @@ def quote_changes(
 
 def _rate_rows(bundle: GeoPackageBoundaryData) -> dict[str, dict[str, Any]]:
     lookups = bundle.lookups()
+    db, schema = open_bundle(bundle.path)
+    try:
+        levy = levy_rows(db, schema)
+    finally:
+        db.close()
     return {
-        "levy_rates": {k: asdict(v) for k, v in lookups.levy_rates.items()},
+        **levy,
         "occupancy_rates": {
             **{f"catchment {k}": asdict(v) for k, v in lookups.rates.by_catchment.items()},
             **{f"category {k}": asdict(v) for k, v in lookups.rates.by_category.items()},
@@ -71,14 +98,30 @@ def _rate_rows(bundle: GeoPackageBoundaryData) -> dict[str, dict[str, Any]]:
 
 
 def rate_changes(old: GeoPackageBoundaryData, new: GeoPackageBoundaryData) -> list[dict[str, Any]]:
-    """Every rate, occupancy or permit row whose values differ, with both versions."""
-    a, b = _rate_rows(old), _rate_rows(new)
-    out = []
+    """Every charge, index, VAT, occupancy or permit row added, removed or changed."""
+    return row_changes(_rate_rows(old), _rate_rows(new))
+
+
+def row_changes(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per table and key: an added or removed row whole, a changed one by its changed fields."""
+    out: list[dict[str, Any]] = []
     for table in TABLES_WITH_RATES:
         for key in sorted(set(a[table]) | set(b[table])):
-            was, now = a[table].get(key), b[table].get(key)
-            if was != now:
-                out.append({"table": table, "key": key, "old": _plain(was), "new": _plain(now)})
+            was, now = _plain(a[table].get(key)), _plain(b[table].get(key))
+            if was == now:
+                continue
+            change: dict[str, Any] = {"table": table, "key": key}
+            if was is None or now is None:
+                change["change"] = "added" if was is None else "removed"
+                change["row"] = now if was is None else was
+            else:
+                change["change"] = "changed"
+                change["fields"] = [
+                    {"field": f, "old": was.get(f), "new": now.get(f)}
+                    for f in sorted(set(was) | set(now))
+                    if was.get(f) != now.get(f)
+                ]
+            out.append(change)
     return out
 
 

@@ -15,6 +15,27 @@ def _delta(old: Any, new: Any, money: bool = False) -> str:
     return f"{old:.2f} -> {new:.2f} ({new - old:+.2f})"
 
 
+def _change(change: dict[str, Any]) -> str:
+    """A changed row by its changed fields (`base_charge_per_unit 2193.6649 -> 2675.0000`)."""
+    if change["change"] == "changed":
+        return "; ".join(f"{f['field']} {f['old']} -> {f['new']}" for f in change["fields"])
+    row = ", ".join(f"{k} {v}" for k, v in change["row"].items())
+    return f"{change['change']} ({row})"
+
+
+def _levy(figures: dict[str, Any]) -> str:
+    if figures.get("levy_refused"):
+        return f"refused ({figures['levy_refused']})"
+    amount = figures.get("levy_gbp")
+    return "not priced" if amount is None else f"£{Decimal(amount):,.2f}"
+
+
+def _levy_delta(was: dict[str, Any], now: dict[str, Any]) -> str:
+    if was.get("levy_gbp") is not None and now.get("levy_gbp") is not None:
+        return _delta(was["levy_gbp"], now["levy_gbp"], money=True)
+    return f"{_levy(was)} -> {_levy(now)}"
+
+
 def render_diff(doc: dict[str, Any]) -> str:
     old, new = doc["old"], doc["new"]
     lines = [
@@ -30,8 +51,9 @@ def render_diff(doc: dict[str, Any]) -> str:
             f"{r['removed']:>8,} {r['changed']:>8,}"
         )
     lines += ["", f"rate changes: {len(doc['rate_changes'])}"]
-    for change in doc["rate_changes"]:
-        lines.append(f"  {change['table']} {change['key']}: {change['old']} -> {change['new']}")
+    lines += [
+        f"  {change['table']} {change['key']}: {_change(change)}" for change in doc["rate_changes"]
+    ]
     changed = doc["sites_changed"]
     lines += [
         "",
@@ -46,6 +68,6 @@ def render_diff(doc: dict[str, Any]) -> str:
         lines.append(
             f"  site {site['rlb_id']} ({site['id']}): N {_delta(was['n_total'], now['n_total'])} "
             f"kg/yr; P {_delta(was['p_total'], now['p_total'])} kg/yr; levy "
-            f"{_delta(was['levy_gbp'], now['levy_gbp'], money=True)}"
+            f"{_levy_delta(was, now)}"
         )
     return "\n".join(lines) + "\n"

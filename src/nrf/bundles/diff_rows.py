@@ -27,7 +27,16 @@ KEYS = {
     "subcatchments": ("opcat_name",),
     "wwtw_permits": ("wwtw_id",),
     "occupancy_rates": ("nn_catchment", "dwelling_category"),
-    "levy_rates": ("edp_id",),
+    "edp_boundaries": ("edp_name",),
+    "excluded_areas": ("name",),
+    "levy_charges": ("edp_id", "charge_valid_from"),
+    "levy_inflation_index": ("charging_year",),
+}
+# The levy's own inputs, compared field by field: how each row is named, and its fields.
+LEVY_TABLES = {
+    "levy_charges": lambda r: f"edp_id {r['edp_id']} from {r['charge_valid_from']}",
+    "levy_inflation_index": lambda r: f"charging_year {r['charging_year']}",
+    "levy_settings": lambda r: str(r["key"]),
 }
 
 
@@ -56,6 +65,22 @@ def open_bundle(path: Path) -> tuple[sqlite3.Connection, dict[str, TableSchema]]
         db.close()
         raise BrokenBundle(f"{path.name}: " + "; ".join(problems))
     return db, schema
+
+
+def levy_rows(
+    db: sqlite3.Connection, schema: dict[str, TableSchema]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each levy table's rows by their own key, as stored (exact text: no float, no rounding)."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for name, key_of in LEVY_TABLES.items():
+        t = schema.get(name)
+        if t is None:  # a bundle made before the charging schedule
+            out[name] = {}
+            continue
+        sql = f"SELECT {', '.join(q(c) for c in t.columns.values())} FROM {q(t.name)}"
+        rows = [dict(zip(t.columns, r, strict=True)) for r in db.execute(sql)]
+        out[name] = {key_of(r): r for r in rows}
+    return out
 
 
 def _grouped(db: sqlite3.Connection, t: TableSchema, name: str) -> dict[str, list[str]]:

@@ -2,14 +2,15 @@
 
 A renamed delivery must need no code change, so every path, layer and column the build reads
 is named here and a TOML manifest can replace any of them (and say the CRS of a layer that
-carries none).
+carries none). A manifest names files inside the delivery only: an absolute path or one that
+climbs out with ``..`` is refused, so a manifest cannot make a bundle from files nobody delivered.
 """
 
 from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from attrs import evolve, field, frozen
@@ -29,10 +30,24 @@ class Source:
     columns: Mapping[str, str] = field(factory=dict)
     crs: int | None = None
     optional: bool = False
+    # role -> other names read when the named column is absent (dropped when a manifest renames)
+    alternatives: Mapping[str, tuple[str, ...]] = field(factory=dict)
 
 
 _NUTRIENTS = "nutrients"
 _LOOKUPS = f"{_NUTRIENTS}/SQL_Lookups/Interim_coeffs.sqlite"
+# Defra's charging schedule and RICS CIL index, with Defra's own column names (its
+# levy_charges and levy_inflation_index tables); delivered as CSV beside iat_input/.
+CHARGE_COLUMNS = (
+    "edp_id",
+    "edp_name",
+    "edp_start_date",
+    "charge_valid_from",
+    "charge_valid_to",
+    "base_charge_per_unit",
+)
+INDEX_COLUMNS = ("charging_year", "cil_index", "index_factor")
+CSV_SOURCES = ("levy_charges", "inflation_index")
 
 DEFAULT_SOURCES: dict[str, Source] = {
     "nn_catchments": Source(
@@ -95,6 +110,24 @@ DEFAULT_SOURCES: dict[str, Source] = {
         columns={"edp_name": "EDP_Name", "edp_area": "EDP_Area"},
         optional=True,
     ),
+    "edp_boundaries": Source(
+        path=f"{_NUTRIENTS}/EDP/EDP_Boundaries.shp",
+        layer=None,
+        columns={"edp_id": "EDP_Id", "edp_name": "EDP_Name"},
+    ),
+    # Defra's loader takes an excluded area's name from `site_name`; older exports say `name`.
+    "excluded_areas": Source(
+        path=f"{_NUTRIENTS}/EDP/EDP_Excluded_Areas.shp",
+        layer=None,
+        columns={"name": "site_name"},
+        alternatives={"name": ("name",)},
+    ),
+    "levy_charges": Source(
+        path="levy_charges.csv", layer=None, columns={c: c for c in CHARGE_COLUMNS}
+    ),
+    "inflation_index": Source(
+        path="inflation_index.csv", layer=None, columns={c: c for c in INDEX_COLUMNS}
+    ),
 }
 
 
@@ -132,6 +165,8 @@ def _source(key: str, base: Source, data: Any) -> Source:
     for name in ("path", "layer"):
         if name in data and not isinstance(data[name], str):
             raise _bad(f"[sources.{key}] {name} must be text, not {data[name]!r}")
+    if "path" in data:
+        inside_delivery(key, data["path"])
     crs = data.get("crs", base.crs)
     if crs is not None and (isinstance(crs, bool) or not isinstance(crs, int)):
         raise _bad(f"[sources.{key}] crs must be an EPSG number such as 27700")
@@ -141,7 +176,19 @@ def _source(key: str, base: Source, data: Any) -> Source:
         layer=data.get("layer", base.layer),
         columns=columns,
         crs=crs,
+        alternatives={r: a for r, a in base.alternatives.items() if r not in extra},
     )
+
+
+def inside_delivery(key: str, path: str) -> None:
+    """A manifest path is relative and stays in the delivery folder (no drive, root or ``..``)."""
+    forms = (PurePosixPath(path), PureWindowsPath(path))
+    if any(f.is_absolute() or f.drive or f.root for f in forms) or any(
+        ".." in f.parts for f in forms
+    ):
+        raise _bad(
+            f"[sources.{key}] path {path!r} leaves the delivery folder: name a file inside it"
+        )
 
 
 def parse_manifest(data: Mapping[str, Any]) -> Manifest:

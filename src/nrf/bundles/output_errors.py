@@ -46,8 +46,13 @@ def forget_report(output: Path) -> None:
 
 
 def check_output_folder(output: Path) -> None:
-    """Refuse at once when the bundle's folder is missing or not writable."""
+    """Create the bundle's folder when missing (as ``nrf assess`` does for its outputs); refuse
+    at once when it cannot be made or written."""
     folder = output.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputNotWritten(output, exc) from None
     if not folder.is_dir():
         raise OutputNotWritten(output, FileNotFoundError(f"no folder {folder}"))
     if not os.access(folder, os.W_OK | os.X_OK):

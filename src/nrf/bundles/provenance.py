@@ -75,7 +75,11 @@ def source_files(
 ) -> list[SourceFile]:
     """Every delivered file the build read (optional ones only when present), plus ``extra``."""
     found: dict[Path, str] = {}
+    extra = list(extra)
+    named = {role for role, _ in extra}
     for role, source in manifest.sources.items():
+        if role in named:  # read from the file given, not from the manifest's path
+            continue
         for path in _companions(root / source.path):
             if path.is_file():
                 found.setdefault(path, role)

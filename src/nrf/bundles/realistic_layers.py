@@ -199,16 +199,6 @@ def permits_table(extra_works: list[int], seed: int) -> Table:
     return Table(base.name, base.columns, rows)
 
 
-def levy_table(islands: list[tuple[int, str]], seed: int) -> Table:
-    base = norfolk.levy_table()
-    rng = np.random.default_rng([seed, 6])
-    rows = list(base.rows)
-    for edp, name in islands:
-        n, p = rng.uniform(1_500, 4_000), rng.uniform(20_000, 50_000)
-        rows.append((edp, name, round(float(n), 2), round(float(p), 2), 0.05, 0.10, 0.03))
-    return Table(base.name, base.columns, rows)
-
-
 def edp_layer(nn: Layer, islands: list[tuple[int, str]]) -> Layer:
     """EDPs drawn on the catchments' own outlines: Norfolk's one EDP, then one per island."""
     ids = [norfolk.NORFOLK_EDP_ID] * 3 + [edp for edp, _ in islands]
@@ -248,7 +238,6 @@ def national_layers(design: Design, seed: int) -> tuple[list[Layer], list[Table]
     tables = [
         permits_table(extra, seed),
         norfolk.occupancy_table(),
-        levy_table(islands, seed),
         levy_charges_table(islands, seed),
         norfolk.inflation_index_table(),
         norfolk.levy_settings_table(),

@@ -80,17 +80,22 @@ def matched_columns(
     key: str, source: Source, stored: dict[str, str], report: QcReport, place: str = ""
 ) -> list[str] | None:
     """The stored names of the wanted columns (matched ignoring case, each match in other case
-    listed as cleaned), or None when any is missing (each one reported)."""
-    missing = [c for c in source.columns.values() if c.casefold() not in stored]
+    listed as cleaned; a role's alternative name read when its own is absent), or None when
+    any is missing (each one reported)."""
     place = place or f"{source.path}:"
+    asked: list[str] = []
+    for role, column in source.columns.items():
+        names = (column, *source.alternatives.get(role, ()))
+        asked.append(next((n for n in names if n.casefold() in stored), column))
+    missing = [c for c in asked if c.casefold() not in stored]
     for column in missing:
         report.add("source_missing", key, f"{place}{column}", f"no column '{column}'")
     if missing:
         return None
-    wanted = [stored[c.casefold()] for c in source.columns.values()]
-    for asked, found in zip(source.columns.values(), wanted, strict=True):
-        if asked != found:
-            report.add("cleaned", key, f"{place}{found}", f"column '{found}' read as '{asked}'")
+    wanted = [stored[c.casefold()] for c in asked]
+    for want, found in zip(source.columns.values(), wanted, strict=True):
+        if want != found:
+            report.add("cleaned", key, f"{place}{found}", f"column '{found}' read as '{want}'")
     return wanted
 
 

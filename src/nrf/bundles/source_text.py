@@ -25,10 +25,19 @@ def first_bad_byte(data: bytes) -> tuple[int, str] | None:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        byte = data[exc.start : exc.start + 1].hex()
-        why = f"byte 0x{byte} at offset {exc.start} is not UTF-8 (save the file as UTF-8)"
-        return exc.start, why
+        byte = data[exc.start : exc.start + 1]
+        why = f"byte 0x{byte.hex()} at offset {exc.start} is not UTF-8{_likely(byte)}"
+        return exc.start, f"{why}: save the file as UTF-8"
     return None
+
+
+def _likely(byte: bytes) -> str:
+    """What the byte is in Windows-1252, the usual culprit ("0xa3 is £ in Windows-1252")."""
+    try:
+        char = byte.decode("cp1252")
+    except UnicodeDecodeError:
+        return ""
+    return f"; 0x{byte.hex()} is {char!r} in Windows-1252" if char.isprintable() else ""
 
 
 def bad_utf8(data: bytes) -> str | None:

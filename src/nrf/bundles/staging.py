@@ -33,6 +33,8 @@ SMALL_COLUMNS: dict[str, list[tuple[str, str]]] = {
     "lpa_boundaries": [("name", "TEXT")],
     "subcatchments": [("opcat_name", "TEXT")],
     "edp_extents": [("edp_name", "TEXT"), ("edp_area", "REAL")],
+    "edp_boundaries": [("edp_id", "INTEGER"), ("edp_name", "TEXT")],
+    "excluded_areas": [("name", "TEXT")],
 }
 _IDS = {"edp_id", "wwtw_id"}
 

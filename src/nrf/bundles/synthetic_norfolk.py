@@ -241,23 +241,6 @@ def occupancy_table() -> Table:
     return Table("occupancy_rates", cols, rows)
 
 
-def levy_table() -> Table:
-    cols = [
-        ("edp_id", "INTEGER"),
-        ("edp_name", "TEXT"),
-        ("n_gbp_per_kg", "REAL"),
-        ("p_gbp_per_kg", "REAL"),
-        ("monitoring_share", "REAL"),
-        ("maintenance_share", "REAL"),
-        ("admin_share", "REAL"),
-    ]
-    rows = [
-        (1, WENSUM, 3127.45, 41850.2, 0.05, 0.10, 0.03),
-        (2, BROADS, 2684.9, 36420.75, 0.05, 0.10, 0.03),
-    ]
-    return Table("levy_rates", cols, rows)
-
-
 def edp_layer() -> Layer:
     """One EDP over both NN catchments, drawn as their three polygons under one id and name."""
     return Layer(
@@ -326,5 +309,4 @@ def levy_tables() -> list[Table]:
 
 
 def tables() -> list[Table]:
-    # levy_table (the old per-kg tariff) stays until the outputs stop showing it.
-    return [permits_table(), occupancy_table(), levy_table(), *levy_tables()]
+    return [permits_table(), occupancy_table(), *levy_tables()]

@@ -13,7 +13,6 @@ import nrf
 from nrf.domain.charging import levy_outcome
 from nrf.domain.edp_geography import catchment_overlaps, edp_overlaps, excluded_areas_met
 from nrf.domain.land_use import land_use_pieces, post_suds, suds_applies
-from nrf.domain.levy import levy_by_edp, sum_quotes
 from nrf.domain.majority import majority_value
 from nrf.domain.model import BundleInfo, Development, LookupTables, SiteReferenceData
 from nrf.domain.ports import BoundaryDataRepository, SiteMap
@@ -125,8 +124,6 @@ def assess_site(
         p_total=p_total,
         buffer_fraction=rules.buffer_percent / 100,
     )
-    edp_levies = levy_by_edp(catchments, lookups.levy_rates)
-
     # The levy: the EDP's charging schedule, priced on the quote date (or refused, with why).
     edps = edp_overlaps(boundary, ref.edps)
     excluded = excluded_areas_met(boundary, ref.excluded_areas)
@@ -176,8 +173,6 @@ def assess_site(
         n_total=n_total,
         p_total=p_total,
         catchments=catchments,
-        levy_by_edp=edp_levies,
-        levy=sum_quotes(e.quote for e in edp_levies if e.quote is not None),
         edps=edps,
         catchment_overlaps=catchment_overlaps(boundary, ref.nn_catchments),
         excluded_areas=excluded,
@@ -233,7 +228,6 @@ class AssessDevelopments:
             provenance=provenance(self._repository.info(), rules),
             sites=tuple(sites),
             out_of_scope=tuple(out),
-            levy_total=sum_quotes(s.levy for s in sites),
             levy_total_excluding_vat=sum(
                 (s.pricing.amount_excluding_vat for s in sites if s.pricing is not None),
                 Decimal("0.00"),

@@ -25,6 +25,17 @@ COLUMNS: Mapping[str, str] = {
     "source": "Source",
     "dwellings": "Dwellings",
 }
+# As the queue message's text fields: a site's text is echoed in every answer and report, so a
+# 45 MB name would make a 47 MB answer.
+MAX_TEXT_CHARS = 500
+# A column a planner's file may leave out, and what it then reads as (issue 19: a GeoJSON drawn by
+# hand has a name and dwellings): ``id`` is the feature's position in the file, not "".
+DEFAULTS: Mapping[str, str] = {
+    "id": "",
+    "name": "",
+    "dwelling_category": "housing",
+    "source": "",
+}
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 ABSENT = object()  # a column the feature does not have
 
@@ -35,14 +46,24 @@ def missing_column_hint(column: str) -> str:
     return f" (or {legacy})" if legacy != column else ""
 
 
+def columns_named(names: list[str]) -> str:
+    """The file's own columns for a message: each cut to 40 characters, at most 30 of them."""
+    if not names:
+        return "it has no columns"
+    shown = ", ".join(repr(n if len(n) <= 40 else n[:37] + "...") for n in names[:30])
+    return f"its columns are {shown}" + (", ..." if len(names) > 30 else "")
+
+
 def lookup(properties: Mapping[str, object], column: str) -> object:
-    """The snake_case column, else the delivered name; exact names first, then any case
-    (files exported from other tools arrive as ``DWELLINGS`` or ``dwel_cat``)."""
-    for name in (column, COLUMNS[column]):
+    """The snake_case column, else the delivered name, else the snake name as a shapefile
+    cuts it to 10 characters (``dwelling_c``); exact names first, then any case (files
+    exported from other tools arrive as ``DWELLINGS`` or ``dwel_cat``)."""
+    names = (column, COLUMNS[column], column[:10])
+    for name in names:
         if name in properties:
             return properties[name]
     folded = {key.casefold(): key for key in properties if isinstance(key, str)}
-    for name in (column, COLUMNS[column]):
+    for name in names:
         key = folded.get(name.casefold())
         if key is not None:
             return properties[key]
@@ -52,8 +73,22 @@ def lookup(properties: Mapping[str, object], column: str) -> object:
 def required_text(
     properties: Mapping[str, object], n: int, column: str, found: list[Problem]
 ) -> str:
-    """A text column; name and source may be blank, id and dwelling_category may not."""
+    """A text column; name and source may be blank, id and dwelling_category may not.
+
+    Text must be at most ``MAX_TEXT_CHARS`` and encodable as UTF-8: JSON can carry a lone
+    surrogate (``"\\ud800"``) that no answer, report or CSV could then be written with.
+    """
     text = text_of(lookup(properties, column))
+    if text is not None and (len(text) > MAX_TEXT_CHARS or not encodable_text(text)):
+        why = (
+            f"{column} is {len(text):,} characters long; at most {MAX_TEXT_CHARS} are allowed"
+            if len(text) > MAX_TEXT_CHARS
+            else f"{column} is not valid Unicode text (it holds a lone surrogate)"
+        )
+        found.append(
+            Problem(code="invalid_text", message=f"feature {n}: {why}", feature=n, field=column)
+        )
+        return ""
     if text is None and column in ("id", "dwelling_category"):
         found.append(
             Problem(
@@ -64,6 +99,15 @@ def required_text(
             )
         )
     return text or ""
+
+
+def encodable_text(text: str) -> bool:
+    """False for text UTF-8 cannot carry (a lone surrogate from JSON's ``\\ud800``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def text_of(value: object) -> str | None:
@@ -118,7 +162,8 @@ def _count(value: object) -> int | tuple[str, str]:
             number = Decimal(value.strip())
         except InvalidOperation:
             number = None
-    shown = repr(value) if isinstance(value, str) else str(value)
+    shown = repr(value[:60]) if isinstance(value, str) else str(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
     if number is not None and number > MAX_DWELLINGS:
         return "invalid_dwellings", f"dwellings is {shown}; it must be at most {MAX_DWELLINGS:,}"
     if number is None or number < 0 or number != number.to_integral_value():

@@ -35,6 +35,8 @@ class JobRequest:
     email: str | None
     trace_id: str | None
     schema: str  # "nrf-job/1" or "defra-quote"
+    # Defra's quote only: the EDPs its boundary check named (``intersectingEdps[].label``).
+    edp_labels: tuple[str, ...] = ()
 
 
 @frozen(kw_only=True)

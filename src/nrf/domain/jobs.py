@@ -33,6 +33,7 @@ class NotificationKind(StrEnum):
     QUEUE_STALLED = "queue_stalled"  # to support: nobody consuming, or consuming again
     DELAYED = "delayed"  # to a requester: the quote waits longer than it should
     BACKEND_RESULT = "backend_result"  # the result, reported to Defra's backend (not an email)
+    QUOTE_REFUSED = "quote_refused"  # to support: a Defra quote given no levy, so no result sent
 
 
 @frozen(kw_only=True)
@@ -74,7 +75,8 @@ class JobRecord:
     finished_at: float = 0.0
     notifications: tuple[NotificationRecord, ...] = ()
     trace_id: str | None = None
-    # The reference data a succeeded job was assessed with, so the record alone traces it.
+    # The reference data a succeeded job was assessed with, so the record alone traces it;
+    # on a failed job, the bundle that refused its quote for want of data (None: bad input).
     bundle: BundleStamp | None = None
 
 

@@ -122,19 +122,6 @@ def category_key(category: str) -> str:
 
 
 @frozen(kw_only=True)
-class LevyRate:
-    """Charges of one EDP: £ per kg, and the monitoring/maintenance/admin shares of the levy."""
-
-    edp_id: str
-    edp_name: str
-    n_gbp_per_kg: Decimal
-    p_gbp_per_kg: Decimal
-    monitoring_share: Decimal
-    maintenance_share: Decimal
-    admin_share: Decimal
-
-
-@frozen(kw_only=True)
 class BundleInfo:
     """Identity of a reference-data bundle, carried into every result."""
 
@@ -175,4 +162,3 @@ class LookupTables:
     vat_rate: Decimal  # 0.20 is 20 %; always from the bundle, never assumed
     edps: Mapping[int, str] = field(factory=dict)  # every EDP of the bundle: id -> name
     # The per-kg tariff of older bundles: an output comparison only, never the levy.
-    levy_rates: Mapping[str, LevyRate] = field(factory=dict)

@@ -1,80 +1,92 @@
-"""The result as Defra's backend takes it: `PATCH /quotes/{reference}` with one entry per EDP.
+"""The result as Defra's backend takes it: `PATCH /quotes/{reference}`, exactly its schema.
 
-Each EDP entry carries that EDP's own share of the impact and its own levy (the split), not
-the whole site's totals repeated under every EDP, so summing the entries gives the site's
-figures and nothing is charged twice. Money goes as numbers of pounds to the penny, with
-``min`` = ``max`` (the backend's range shape; the calculation gives one figure). An
-out-of-scope site is reported too, with no EDPs and the reason, so the backend always hears
-back. The provenance says which rules, bundle and software produced the figures.
+The backend refuses a body with any key its schema does not name, so this carries nothing
+else: one entry, the job's EDP, with the site's N and P totals, the NN catchments the
+boundary meets, and the levy from the EDP's charging schedule. Provenance, the nutrient split
+and reasons stay in the stored result. A site without a levy (refused, excluded, out of
+scope) has no body at all: the job fails instead (``nrf.domain.quote_refusal``). The schema,
+transcribed, is ``nrf/schemas/backend-quote-patch.schema.json``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from typing import Any
 
-from nrf.domain.results import AssessmentRun, EdpLevy, LevyQuote, Provenance, SiteAssessment
+from nrf.domain.results import LevyPricing, SiteAssessment
+from nrf.domain.rounding import round2
 
 EDP_TYPE = "NUTRIENT"
-KG_UNIT = "kg/year"
+IMPACT_UNIT = "mg/I TP"  # the unit string Defra's backend accepts, exactly as it spells it
+# Defra's bands, upper-inclusive: <= 0.25 is band 1, <= 2 band 2, <= 5 band 3, above band 4.
+BAND_UPPER_BOUNDS = ((0.25, 1), (2.0, 2), (5.0, 3))
+TOP_BAND = 4
+
+
+def band(amount: float) -> int:
+    """Defra's band (1-4) for an amount already rounded to 2 dp, as its mapper bands it."""
+    for upper, number in BAND_UPPER_BOUNDS:
+        if amount <= upper:
+            return number
+    return TOP_BAND
+
+
+def _measurement(total: float) -> dict[str, Any]:
+    amount = round2(total)
+    number = band(amount)
+    # One figure, so the backend's range is that band at both ends.
+    return {"amount": amount, "unit": IMPACT_UNIT, "band": {"min": number, "max": number}}
 
 
 def _money(value: Decimal) -> float:
+    # Already to the penny: the float's shortest text is those same two places.
     return float(value)
 
 
-def _levy(quote: LevyQuote | None) -> dict[str, Any] | None:
-    if quote is None:
-        return None  # the bundle has no rate for this EDP: no figure rather than a wrong one
-    levy = _money(quote.levy_gbp)
+def model_version(calculator_version: str) -> int:
+    """The backend's integer ``modelVersion``: the number that ends the calculator version."""
+    match = re.search(r"([0-9]+)$", calculator_version)
+    if match is None or int(match.group(1)) < 1:
+        raise ValueError(f"calculator version {calculator_version!r} ends in no number >= 1")
+    return int(match.group(1))
+
+
+def _levy(pricing: LevyPricing) -> dict[str, Any]:
     return {
-        "min": levy,
-        "max": levy,
-        "monitoring": _money(quote.monitoring_gbp),
-        "maintenance": _money(quote.maintenance_gbp),
-        "admin": _money(quote.admin_gbp),
-        "mitigation": _money(quote.mitigation_gbp),
+        "amountExcludingVat": _money(pricing.amount_excluding_vat),
+        "amountInflationAdjusted": _money(pricing.amount_inflation_adjusted),
+        "baseAmount": _money(pricing.base_amount),
+        "modelVersion": model_version(pricing.calculator_version),
     }
 
 
-def _edp(edp: EdpLevy, site: SiteAssessment) -> dict[str, Any]:
-    # Named for its Natura 2000 site(s), as the backend names EDPs; else the rate's EDP name.
-    n2k = sorted({c.n2k_site_name for c in site.catchments if c.edp_id == edp.edp_id})
-    return {
-        "edpId": edp.edp_id,
-        "edpName": " / ".join(n2k) or edp.edp_name or "",
+def quote_update(site: SiteAssessment) -> dict[str, Any]:
+    """The PATCH body for a one-development job whose levy was priced."""
+    pricing = site.pricing
+    if pricing is None:
+        raise ValueError("a site without a priced levy is never reported to the backend")
+    entry = {
+        "edpId": pricing.edp_id,
+        "edpName": pricing.edp_name,
         "edpType": EDP_TYPE,
         "impact": {
-            "nitrogenTotal": {"amount": round(edp.n_total, 2), "unit": KG_UNIT},
-            "phosphorusTotal": {"amount": round(edp.p_total, 2), "unit": KG_UNIT},
+            "nitrogenTotal": _measurement(site.n_total),
+            "phosphorusTotal": _measurement(site.p_total),
         },
-        "levyGbp": _levy(edp.quote),
+        "catchments": [
+            {
+                "label": c.label,
+                "catchmentId": c.catchment_id or None,
+                "catchmentOverlapPercentage": round2(c.overlap_percentage),
+            }
+            for c in site.catchment_overlaps
+        ],
+        "levyGbp": _levy(pricing),
     }
+    return {"edps": [entry]}
 
 
-def _provenance(p: Provenance) -> dict[str, Any]:
-    return {
-        "ruleSet": p.rule_set,
-        "bundleName": p.bundle_name,
-        "bundleVersion": p.bundle_version,
-        "bundleSha256": p.bundle_sha256,
-        "syntheticData": p.synthetic_data,
-        "softwareVersion": p.software_version,
-    }
-
-
-def quote_update(run: AssessmentRun) -> dict[str, Any]:
-    """The PATCH body for a one-development job."""
-    body: dict[str, Any] = {
-        "edps": [_edp(edp, site) for site in run.sites for edp in site.levy_by_edp],
-        "provenance": _provenance(run.provenance),
-    }
-    if not run.sites and run.out_of_scope:
-        reason = run.out_of_scope[0]
-        body["outOfScope"] = {"reasonCode": reason.reason_code, "reason": reason.reason}
-    return body
-
-
-def quote_update_json(run: AssessmentRun) -> str:
-    return json.dumps(quote_update(run), sort_keys=True)
+def quote_update_json(site: SiteAssessment) -> str:
+    return json.dumps(quote_update(site), sort_keys=True, allow_nan=False)

@@ -21,17 +21,6 @@ class SiteIdentity:
 
 
 @frozen(kw_only=True)
-class LevyQuote:
-    """Money for one EDP or in total; components are parts of ``levy_gbp``."""
-
-    levy_gbp: Decimal
-    monitoring_gbp: Decimal
-    maintenance_gbp: Decimal
-    admin_gbp: Decimal
-    mitigation_gbp: Decimal  # the rest of the levy after the three shares
-
-
-@frozen(kw_only=True)
 class CatchmentImpact:
     """A site's share of impact inside one NN catchment; shares add up to the site totals."""
 
@@ -44,17 +33,6 @@ class CatchmentImpact:
     p_wwtw_perm: float
     n_total: float
     p_total: float
-
-
-@frozen(kw_only=True)
-class EdpLevy:
-    """The levy for one EDP, from the site's catchment shares in that EDP."""
-
-    edp_id: str
-    edp_name: str | None
-    n_total: float
-    p_total: float
-    quote: LevyQuote | None  # None when the bundle has no rate for this EDP
 
 
 @frozen(kw_only=True)
@@ -151,8 +129,6 @@ class SiteAssessment:
     n_total: float
     p_total: float
     catchments: tuple[CatchmentImpact, ...]
-    levy_by_edp: tuple[EdpLevy, ...]
-    levy: LevyQuote
     # Defra's current contract (EDP charging schedule); defaults until the assessment fills them.
     edps: tuple[EdpOverlap, ...] = ()
     catchment_overlaps: tuple[CatchmentOverlap, ...] = ()
@@ -189,6 +165,5 @@ class AssessmentRun:
     provenance: Provenance
     sites: tuple[SiteAssessment, ...]
     out_of_scope: tuple[OutOfScopeSite, ...]
-    levy_total: LevyQuote
     # The levy of every priced site from its EDP's charging schedule, pounds excluding VAT.
-    levy_total_excluding_vat: Decimal = Decimal("0.00")
+    levy_total_excluding_vat: Decimal

@@ -19,6 +19,8 @@ from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.feature_properties import (
     ABSENT,
     COLUMNS,
+    DEFAULTS,
+    columns_named,
     dwellings_of,
     lookup,
     missing_column_hint,
@@ -44,6 +46,9 @@ class InputLimits:
     max_site_area_ha: float = 10_000
     max_decompressed_bytes: int = 200 * MIB
     max_zip_entries: int = 100
+    # A GeoPackage is a database: its reads are interrupted after this long (a real boundary
+    # layer reads in well under a second; a recursive view would run for ever).
+    max_read_seconds: float = 20.0
 
 
 DEFAULT_LIMITS = InputLimits()
@@ -79,23 +84,32 @@ def validate_features(
         message = f"the file has {len(features):,} features; at most {limits.max_features:,}"
         raise InvalidInput([Problem(code="too_many_features", message=message + " are allowed")])
     absent = [c for c in COLUMNS if all(lookup(f.properties, c) is ABSENT for f in features)]
+    own = columns_named(list(dict.fromkeys(str(k) for f in features for k in f.properties)))
     problems = [
         Problem(
             code="missing_column",
-            message=f"the file has no {c} column{missing_column_hint(c)}",
+            message=f"the file has no {c} column{missing_column_hint(c)}; {own}",
             feature=None,
             field=c,
         )
         for c in absent
+        if c not in DEFAULTS
     ]
+    if not any(isinstance(f.geometry, Polygon | MultiPolygon) for f in features) and not any(
+        f.problems for f in features
+    ):
+        message = "the file holds no polygon: a red-line boundary is a Polygon or MultiPolygon"
+        problems.append(Problem(code="no_polygon_found", message=message, field="geometry"))
     total_vertices = 0
     developments: list[Development] = []
     for position, feature in enumerate(features, start=1):
         found: list[Problem] = []
         texts = {
             c: required_text(feature.properties, feature.index, c, found)
-            for c in COLUMNS
             if c not in absent
+            else (str(feature.index) if c == "id" else DEFAULTS[c])
+            for c in COLUMNS
+            if c != "dwellings"
         }
         dwellings = (
             dwellings_of(feature.properties, feature.index, found)

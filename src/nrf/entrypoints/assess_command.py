@@ -31,6 +31,34 @@ def positive_int(text: str) -> int:
     return value
 
 
+class GivenOnce(argparse.Action):
+    """An option that may be given once: a second ``--output`` would silently win."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(
+                f"{option_string} may be given once (one output a run; run again for another)"
+            )
+        setattr(namespace, self.dest, values)
+
+
+def columns_argument(text: str) -> dict[str, str]:
+    """``--columns id=Site_Ref,dwellings=No_Dwellin``: nrf's column names to the file's."""
+    from nrf.domain.column_mapping import parse_columns
+    from nrf.domain.errors import InvalidInput
+
+    try:
+        return parse_columns(text)
+    except InvalidInput as exc:
+        raise argparse.ArgumentTypeError(exc.problems[0].message) from None
+
+
 def quote_date_argument(text: str) -> date:
     """``--quote-date``: a calendar day written YYYY-MM-DD, else a usage error."""
     try:
@@ -58,7 +86,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="assess the red-line boundaries in a file",
         description="Assess every red-line boundary in a file: nutrient impact and levy.",
     )
-    assess.add_argument("input", help="GeoJSON, shapefile (.shp, .zip or its folder) or GeoPackage")
+    assess.add_argument(
+        "input", help="GeoJSON, shapefile (.shp, .zip or its folder), GeoPackage, KML or KMZ"
+    )
     assess.add_argument(
         "--reference-data",
         metavar="BUNDLE",
@@ -87,6 +117,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--output",
         metavar="PATH",
         type=output_argument,
+        action=GivenOnce,
         help="write .csv (the legacy 31 columns, plus a .levy.csv for Excel and a "
         ".provenance.json), .json, .geojson or .html (the report with maps) instead of "
         "printing a table",
@@ -94,7 +125,16 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     assess.add_argument(
         "--layer",
         metavar="NAME",
-        help="the layer of a GeoPackage (or shapefile of a folder) holding several",
+        help="the layer of a GeoPackage (or shapefile of a folder, or folder of a KML) holding "
+        "several",
+    )
+    assess.add_argument(
+        "--columns",
+        type=columns_argument,
+        metavar="MAP",
+        help="your file's column names for nrf's, e.g. id=Site_Ref,dwellings=No_Dwellin (id, "
+        "name, dwelling_category, source, dwellings); without them id is the feature's "
+        "position, dwelling_category housing, name and source blank",
     )
     assess.add_argument(
         "--crs",
@@ -169,6 +209,10 @@ def run_assess(
         crs=args.crs,
         progress=progress.stage("reading", "features"),
     )
+    if getattr(args, "columns", None):
+        from nrf.domain.column_mapping import renamed
+
+        raw = renamed(raw, args.columns)
     marks.append(("validating", clock()))
     developments = quote.validate(raw, progress=progress.stage("validating", "sites"))
     del raw  # a large file's raw features are not kept through the assessment

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,17 @@ from nrf.entrypoints.exit_codes import (
     EXIT_TERMINATED,
     EXIT_UNREADABLE_SOURCE,
 )
+
+
+def _vat_rate(text: str) -> Decimal:
+    """A fraction in [0, 1): 20 %% is 0.20, and "20" is refused rather than read as 2,000 %%."""
+    try:
+        rate = Decimal(text.strip())
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; write 0.20 for 20%") from None
+    if not rate.is_finite() or not 0 <= rate < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction in [0, 1): write 0.20")
+    return rate
 
 
 def _now() -> str:
@@ -42,7 +54,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         source_dir=Path(args.source_dir),
         output=Path(args.output),
         version=args.version,
-        levy_rates=Path(args.levy_rates),
+        levy_charges=Path(args.levy_charges) if args.levy_charges else None,
+        inflation_index=Path(args.inflation_index) if args.inflation_index else None,
+        **({"vat_rate": args.vat_rate} if args.vat_rate is not None else {}),
         created=_now(),
         default_occupancy=args.default_occupancy,
         default_water_usage=args.default_water_usage,
@@ -75,11 +89,14 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def _print_errors(report: Any, limit: int = 30) -> None:
-    errors = [f for f in report.findings if f.severity == "error"]
-    for f in errors[:limit]:
-        print(f"  {f.code} {f.layer} [{f.key}]: {f.detail}", file=sys.stderr)
-    if len(errors) > limit:
-        print(f"  … {report.count('error') - limit:,} more in the report", file=sys.stderr)
+    """The first errors, then the first warnings, in the report's own words."""
+    for level in ("error", "warning"):
+        found = [f for f in report.findings if f.severity == level]
+        for f in found[:limit]:
+            print(f"  {level} {f.code} {f.layer} [{f.key}]: {f.detail}", file=sys.stderr)
+        if report.count(level) > limit:
+            more = report.count(level) - limit
+            print(f"  … {more:,} more {level}s in the report", file=sys.stderr)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -133,11 +150,23 @@ def register(bundle_sub: Any) -> None:
     build.add_argument("--output", required=True, metavar="BUNDLE.gpkg")
     build.add_argument("--version", required=True, help="the bundle version, e.g. 2026.11.1")
     build.add_argument(
-        "--levy-rates",
-        required=True,
+        "--levy-charges",
         metavar="FILE.csv",
-        help="edp_id,edp_name,n_gbp_per_kg,p_gbp_per_kg,monitoring_share,"
-        "maintenance_share,admin_share",
+        help="Defra's charging schedule: edp_id,edp_name,edp_start_date,charge_valid_from,"
+        "charge_valid_to,base_charge_per_unit (default: the manifest's levy_charges path, "
+        "levy_charges.csv in the delivery)",
+    )
+    build.add_argument(
+        "--inflation-index",
+        metavar="FILE.csv",
+        help="the RICS CIL index: charging_year,cil_index,index_factor (default: the "
+        "manifest's inflation_index path, inflation_index.csv in the delivery)",
+    )
+    build.add_argument(
+        "--vat-rate",
+        type=_vat_rate,
+        metavar="RATE",
+        help="VAT as a fraction, shown on quotes for people (default 0.20)",
     )
     build.add_argument("--default-occupancy", type=float, metavar="R", help="e.g. 2.4")
     build.add_argument("--default-water-usage", type=float, metavar="L", help="e.g. 120")

@@ -95,8 +95,14 @@ def cmd_dlq(args: argparse.Namespace) -> int:
     from nrf.entrypoints.settings import load_settings
 
     settings = load_settings(os.environ)
-    configure_logging(secrets=[settings.notify_api_key or ""])
-    handled = build_container(settings=settings).drain_dead_letters()()
+    configure_logging(secrets=settings.secrets())
+    container = build_container(settings=settings)
+    if args.rerun:
+        outcomes = container.rerun_refused_quotes()(args.rerun)
+        for reference, outcome in outcomes.items():
+            print(f"{reference}: {outcome}")
+        return EXIT_OK if set(outcomes.values()) == {"requeued"} else EXIT_ERROR
+    handled = container.drain_dead_letters()()
     print(f"{len(handled)} dead-lettered jobs marked failed: {', '.join(handled) or '-'}")
     return EXIT_OK
 
@@ -181,6 +187,13 @@ def build_parser() -> argparse.ArgumentParser:
     worker = sub.add_parser("worker", help="run the SQS worker (configured by environment)")
     worker.set_defaults(func=cmd_worker)
     dlq = sub.add_parser("dlq", help="fail and report every job in the dead-letter queue")
+    dlq.add_argument(
+        "--rerun",
+        nargs="+",
+        metavar="REFERENCE",
+        help="instead, send these refused Defra quotes to the queue again (after a bundle "
+        "update: the worker reassesses one only if its bundle is not the one that refused it)",
+    )
     dlq.set_defaults(func=cmd_dlq)
     submit = sub.add_parser("submit", help="send each site of a file to the queue as a job")
     submit.add_argument("input")
@@ -220,6 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: the input cannot be assessed ({count} problem{plural}):", file=sys.stderr)
         for problem in exc.problems:
             print(f"  {problem.describe()}", file=sys.stderr)
+        if {"ambiguous_layer", "zip_ambiguous"} & set(exc.codes):
+            print("  (nrf assess --layer NAME reads the one of that name)", file=sys.stderr)
         return EXIT_INVALID_INPUT
     except NrfError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)

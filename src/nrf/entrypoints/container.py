@@ -55,6 +55,7 @@ from nrf.service_layer.job_settler import JobSettler
 from nrf.service_layer.notification_ledger import NotificationLedger
 from nrf.service_layer.process_job import ProcessJob
 from nrf.service_layer.quotes import GetQuote
+from nrf.service_layer.rerun_refused import RerunRefusedQuotes
 from nrf.service_layer.result_delivery import DeliveryChannels
 from nrf.service_layer.sent_once import SentOnce
 from nrf.service_layer.stall_alerts import WatchForStalls
@@ -91,6 +92,7 @@ def _templates(
         NotificationKind.FAILED: failed or "",
         NotificationKind.DEAD_LETTERED: failed or "",
         NotificationKind.QUEUE_STALLED: failed or "",  # to support, like dead letters
+        NotificationKind.QUOTE_REFUSED: failed or "",  # to support, like dead letters
         NotificationKind.DELAYED: delayed or "",
     }
 
@@ -259,7 +261,13 @@ class Container(containers.DeclarativeContainer):
         NotificationLedger, store=result_store, notifier=delivery
     )
     settler = providers.Singleton(JobSettler, ledger=ledger, retry=retry_policy)
-    fail_job = providers.Singleton(FailJob, store=result_store, settler=settler, clock=clock)
+    fail_job = providers.Singleton(
+        FailJob,
+        store=result_store,
+        settler=settler,
+        clock=clock,
+        support_email=config.support_email,
+    )
 
     process_job = providers.Singleton(
         ProcessJob,
@@ -278,6 +286,7 @@ class Container(containers.DeclarativeContainer):
         default_rules=config.default_rules,
         limits=limits,
         report_results=providers.Callable(bool, config.backend_base_url),
+        bundle=boundary_data,
     )
 
     # The operator's commands (`nrf status`, `nrf housekeep`) and the fleet heartbeat.
@@ -364,6 +373,9 @@ class Container(containers.DeclarativeContainer):
         config.result_store,
         local=providers.Singleton(LocalResultFiles, result_store),
         s3=providers.Singleton(S3ResultFiles, result_store, s3_client),
+    )
+    rerun_refused_quotes = providers.Factory(
+        RerunRefusedQuotes, store=result_store, files=result_files, queue=job_queue
     )
 
 

@@ -34,7 +34,8 @@ EXAMPLES: dict[str, str] = {
     "demo": "nrf demo --results out/demo-results --limit 20",
     "bundle build": (
         "nrf bundle build iat_input/ --output out/nrf-2026.11.gpkg --version 2026.11 \\\n"
-        "      --levy-rates levy.csv --default-occupancy 2.4 --default-water-usage 120"
+        "      --levy-charges charges.csv --inflation-index index.csv --default-occupancy 2.4 \\\n"
+        "      --default-water-usage 120"
     ),
     "bundle check": "nrf bundle check out/nrf-2026.11.gpkg",
     "bundle diff": "nrf bundle diff out/nrf-2026.10.gpkg out/nrf-2026.11.gpkg --sites s.geojson",

@@ -119,7 +119,7 @@ def cmd_housekeep(args: argparse.Namespace) -> int:
         tidy, watch = c.housekeep(), c.watch_for_stalls()
     except (ConfigError, OpsConfigError, QueueFatalError) as exc:
         return _refused(exc, settings)
-    configure_logging(secrets=[settings.notify_api_key or "", settings.backend_api_key or ""])
+    configure_logging(secrets=settings.secrets())
     records, clock = c.ops_records(), c.clock()
     try:
         report = tidy(dry_run=args.dry_run)

@@ -91,6 +91,10 @@ class WorkerSettings:
     backend_callback_timeout: float = 30.0
     backend_callback_max_retries: int = 3
 
+    def secrets(self) -> list[str]:
+        """Every configured key the log scrubber must hide: Notify's and the backend's."""
+        return [key for key in (self.notify_api_key, self.backend_api_key) if key]
+
     def __repr__(self) -> str:
         # Keep the Notify key out of any log line or traceback that prints settings.
         shown = "set" if self.notify_api_key else "unset"

@@ -1,5 +1,9 @@
 """Use case: what a map front end needs while an applicant draws: overlaps, majorities, scope.
 
+The EDPs are those of the bundle's EDP layer (not NN catchments), each with the NN catchments
+of the boundary inside it, and the excluded areas the boundary meets, as Defra's own
+``/check-boundary`` reports them; the API renders those in Defra's names.
+
 No dwellings are needed: the site is assessed as 0 dwellings of a placeholder category only to
 reuse the one scope rule of the calculation (``assess_site``), so "in scope" here can never
 disagree with what a quote later says for the same boundary.
@@ -7,14 +11,15 @@ disagree with what a quote later says for the same boundary.
 
 from __future__ import annotations
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from nrf.domain.assessment import assess_site, provenance
+from nrf.domain.edp_catchments import catchments_by_edp
+from nrf.domain.edp_geography import edp_overlaps, excluded_areas_met
 from nrf.domain.majority import majority_value
-from nrf.domain.model import LookupTables
 from nrf.domain.overlaps import Overlap, catchment_overlaps
 from nrf.domain.ports import BoundaryDataRepository
-from nrf.domain.results import OutOfScopeSite, Provenance
+from nrf.domain.results import CatchmentOverlap, EdpOverlap, OutOfScopeSite, Provenance
 from nrf.domain.rounding import round2
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature, validate_features
@@ -32,7 +37,10 @@ class SiteCheck:
     name: str
     area_ha: float
     nn_catchments: tuple[Overlap, ...]
-    edps: tuple[Overlap, ...]
+    # The EDP layer's EDPs the boundary meets, and in each the boundary's NN catchments.
+    intersecting_edps: tuple[EdpOverlap, ...]
+    edp_catchments: tuple[tuple[CatchmentOverlap, ...], ...]  # one entry per EDP, same order
+    intersecting_excluded_areas: tuple[str, ...]  # names; "" for an unnamed area
     majority_wwtw_id: int
     wwtw_name: str | None
     majority_lpa: str
@@ -70,8 +78,11 @@ class CheckBoundary:
         for dev in developments:
             ref = self._repository.reference_for(dev.boundary)
             outcome = assess_site(dev, ref, lookups, rules)
-            per_catchment, per_edp = catchment_overlaps(dev.boundary, ref.nn_catchments)
-            per_edp = tuple(evolve(e, name=_edp_name(e.edp_id, lookups)) for e in per_edp)
+            per_catchment, _ = catchment_overlaps(dev.boundary, ref.nn_catchments)
+            edps = edp_overlaps(dev.boundary, ref.edps)
+            inside = catchments_by_edp(
+                dev.boundary, [e.edp_id for e in edps], ref.edps, ref.nn_catchments
+            )
             wwtw = majority_value(dev.boundary, ref.wwtw_catchments)
             wwtw_id = rules.fallback_wwtw_id if wwtw is None else int(wwtw)
             permit = lookups.permits.get(wwtw_id)
@@ -85,7 +96,11 @@ class CheckBoundary:
                     name=dev.name,
                     area_ha=round2(dev.boundary.area / rules.m2_per_ha),
                     nn_catchments=per_catchment,
-                    edps=per_edp,
+                    intersecting_edps=edps,
+                    edp_catchments=tuple(inside[e.edp_id] for e in edps),
+                    intersecting_excluded_areas=excluded_areas_met(
+                        dev.boundary, ref.excluded_areas
+                    ),
                     majority_wwtw_id=wwtw_id,
                     wwtw_name=permit.wwtw_name if permit else None,
                     majority_lpa="UNKNOWN" if lpa is None else str(lpa),
@@ -107,8 +122,3 @@ def _filled(feature: RawFeature) -> RawFeature:
         if present.get(key) in (None, ""):
             fields[key] = str(feature.index)
     return stamped([feature], fields)[0]
-
-
-def _edp_name(edp_id: str, lookups: LookupTables) -> str:
-    rate = lookups.levy_rates.get(edp_id)
-    return rate.edp_name if rate is not None else edp_id

@@ -1,10 +1,17 @@
-"""Use case: record a job as failed for good (bad input, a timeout) and tell the requester once."""
+"""Use case: record a job as failed for good (bad input, a timeout, a refused quote) and tell once.
+
+A Defra quote given no levy (``refused``) fails the same way, at once, with its figures kept
+beside the record and support told as well as the requester: it is the data, not the input,
+that has to change.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from nrf.domain.errors import InvalidInput, NrfError, Problem
+from nrf.domain.fleet import BundleStamp
 from nrf.domain.job_request import IncomingJob, Receipt
 from nrf.domain.jobs import (
     JobRecord,
@@ -15,6 +22,7 @@ from nrf.domain.jobs import (
     ResultStoreUnavailable,
 )
 from nrf.domain.ports import Clock, ResultStore
+from nrf.domain.results import LevyRefusal
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
 from nrf.service_layer.job_settler import JobSettler
 from nrf.service_layer.notification_ledger import intent
@@ -38,8 +46,44 @@ def timeout_error(seconds: float) -> InvalidInput:
 class FailJob:
     """Permanent failures: retrying never makes bad input good, so the message is deleted."""
 
-    def __init__(self, store: ResultStore, settler: JobSettler, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: ResultStore,
+        settler: JobSettler,
+        clock: Clock,
+        support_email: str | None = None,
+    ) -> None:
         self._store, self._settler, self._clock = store, settler, clock
+        self._support = support_email
+
+    def refused(
+        self,
+        job_id: str,
+        refusal: LevyRefusal,
+        email: str | None,
+        trace_id: str | None,
+        receipt: Receipt,
+        files: Mapping[str, bytes],
+        bundle: BundleStamp,
+        rerun: bool = False,
+    ) -> JobOutcome:
+        """A quote given no levy: failed with the refusal's code, its files kept, support told.
+
+        The record names the bundle that refused it, so a later bundle may run it again; a
+        ``rerun`` (refused before, by another bundle) replaces the earlier refusal's record.
+        """
+        error = InvalidInput([Problem(code=refusal.code, message=refusal.message)])
+        return self(
+            job_id,
+            error,
+            email,
+            trace_id,
+            receipt,
+            files=files,
+            tell_support=True,
+            bundle=bundle,
+            replace=rerun,
+        )
 
     def timed_out(self, job: IncomingJob, seconds: float) -> JobOutcome:
         """The job's process was killed after ``seconds``: fail it for good (it would again).
@@ -56,10 +100,15 @@ class FailJob:
         email: str | None,
         trace_id: str | None,
         receipt: Receipt,
+        *,
+        files: Mapping[str, bytes] | None = None,
+        tell_support: bool = False,
+        bundle: BundleStamp | None = None,
+        replace: bool = False,
     ) -> JobOutcome:
         ctx = {"job_id": job_id, "trace_id": trace_id, "codes": error.codes}
         try:
-            existing = self._store.record(job_id)
+            existing = None if replace else self._store.record(job_id)
             if existing is not None:
                 # A redelivered bad message: it was failed (and told, or is being) before.
                 return self._settler.finish_existing(existing, receipt, ctx)
@@ -69,13 +118,17 @@ class FailJob:
             return self._settler.retry(receipt, job_id, exc.code, ctx)
         log.warning("job_invalid", extra={**ctx, "error": error.message[:2000]})
         told: tuple[NotificationRecord, ...] = ()
+        personal = {
+            "job_reference": job_id,
+            "error_codes": ", ".join(error.codes),
+            "error_message": error.message[:2000],
+        }
         if email:
-            personal = {
-                "job_reference": job_id,
-                "error_codes": ", ".join(error.codes),
-                "error_message": error.message[:2000],
-            }
             told = (intent(NotificationKind.FAILED, email, personal),)
+        if tell_support and self._support:
+            told += (intent(NotificationKind.QUOTE_REFUSED, self._support, personal),)
+        elif tell_support:
+            log.warning("quote_refusal_unreported", extra={**ctx, "reason": "no support address"})
         record = JobRecord(
             job_id=job_id,
             status=JobStatus.FAILED,
@@ -84,9 +137,10 @@ class FailJob:
             finished_at=self._clock.now(),
             notifications=told,
             trace_id=trace_id,
+            bundle=bundle,
         )
         try:
-            self._store.save(job_id, {}, record)
+            self._store.save(job_id, dict(files or {}), record)
         except ResultStoreUnavailable:
             # Told anyway, and the message still deleted: retrying never makes bad input good.
             log.warning("failure_not_recorded", extra=ctx)

@@ -23,7 +23,8 @@ from nrf.domain.jobs import (
     ResultStoreUnavailable,
 )
 from nrf.domain.model import Development
-from nrf.domain.ports import Clock, JobBoundarySource, ResultStore
+from nrf.domain.ports import BoundaryDataRepository, Clock, JobBoundarySource, ResultStore
+from nrf.domain.quote_refusal import quote_refusal
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, validate_features
@@ -32,6 +33,7 @@ from nrf.service_layer.job_emails import NotifySettings, personalisation
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
 from nrf.service_layer.job_settler import JobSettler
 from nrf.service_layer.notification_ledger import intent
+from nrf.service_layer.rerun_refused import MESSAGE_FILE
 from nrf.service_layer.result_delivery import result_intent
 
 log = logging.getLogger("nrf.job")
@@ -60,6 +62,7 @@ class ProcessJob:
         limits: InputLimits = DEFAULT_LIMITS,
         default_rules: str | None = None,
         report_results: bool = False,
+        bundle: BoundaryDataRepository | None = None,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
         self._settler, self._fail, self._clock, self._render = settler, fail, clock, render
@@ -67,6 +70,9 @@ class ProcessJob:
         self._default_rules = default_rules
         # Defra quotes' results also go to the backend, as one more entry in the ledger.
         self._report_results = report_results
+        # The open bundle: its EDP names check a Defra quote's, its digest says whether a
+        # quote refused for want of data was refused by another bundle (and so may run again).
+        self._bundle = bundle
 
     def __call__(self, job: IncomingJob) -> JobOutcome:
         ctx = {"job_id": job.job_id, "trace_id": job.trace_id}
@@ -75,7 +81,7 @@ class ProcessJob:
                 bad = job.rejected
                 return self._fail(bad.job_id, bad.error(), bad.email, bad.trace_id, job.receipt)
             assert job.request is not None
-            return self._run(job.request, job.receipt, self._clock.now())
+            return self._run(job.request, job.receipt, self._clock.now(), job.message.body)
         except (ResultStoreUnavailable, OSError) as exc:
             return self._settler.retry(
                 job.receipt, job.job_id, getattr(exc, "code", "io_error"), ctx
@@ -104,9 +110,21 @@ class ProcessJob:
         )
         return evolve(devs[0], rlb_id=1, boundary=boundary)
 
-    def _run(self, request: JobRequest, receipt: Receipt, started: float) -> JobOutcome:
+    def _refused_by_another_bundle(self, record: JobRecord) -> bool:
+        """A quote failed for want of data (stamped with its bundle) that another bundle refused."""
+        if record.status is not JobStatus.FAILED or record.bundle is None or self._bundle is None:
+            return False
+        return record.bundle.sha256 != self._bundle.info().sha256
+
+    def _run(self, request: JobRequest, receipt: Receipt, started: float, body: str) -> JobOutcome:
         ctx: dict[str, Any] = {"job_id": request.job_id, "trace_id": request.trace_id}
         existing = self._store.record(request.job_id)
+        rerun = existing is not None and self._refused_by_another_bundle(existing)
+        if rerun:
+            # Sent again (`nrf dlq --rerun`) after a bundle update: assessed afresh.
+            assert existing is not None and existing.bundle is not None
+            log.info("quote_rerun", extra={**ctx, "refused_by": existing.bundle.label()})
+            existing = None
         if existing is not None:
             details = personalisation(self._settings, request, None)
             missing = (request.email, details) if request.email else None
@@ -129,16 +147,34 @@ class ProcessJob:
             return self._fail(request.job_id, exc, request.email, request.trace_id, receipt)
         run = self._assess(developments, rules, utc_day(started))
         files = dict(self._render(run, developments))
+        source = run.provenance
+        bundle = BundleStamp(
+            name=source.bundle_name, version=source.bundle_version, sha256=source.bundle_sha256
+        )
+        if request.schema == "defra-quote":
+            edp_names = self._bundle.lookups().edps if self._bundle is not None else {}
+            refusal = quote_refusal(run, request.edp_labels, edp_names)
+            if refusal is not None:
+                # No levy, so nothing to PATCH: failed now, as a retry would only say it again.
+                # The message is kept so `nrf dlq --rerun` can send it after a bundle update.
+                log.info("quote_refused", extra={**ctx, "code": refusal.code})
+                files[MESSAGE_FILE] = body.encode("utf-8", "surrogatepass")
+                return self._fail.refused(
+                    request.job_id,
+                    refusal,
+                    request.email,
+                    request.trace_id,
+                    receipt,
+                    files,
+                    bundle,
+                    rerun=rerun,
+                )
         told: tuple[NotificationRecord, ...] = ()
         if request.email:
             details = personalisation(self._settings, request, run)
             told = (intent(NotificationKind.COMPLETED, request.email, details),)
         if self._report_results and request.schema == "defra-quote":
-            told += (result_intent(run, request.trace_id),)
-        source = run.provenance
-        bundle = BundleStamp(
-            name=source.bundle_name, version=source.bundle_version, sha256=source.bundle_sha256
-        )
+            told += (result_intent(run.sites[0], request.trace_id),)
         record = JobRecord(
             job_id=request.job_id,
             status=JobStatus.SUCCEEDED,

@@ -23,7 +23,13 @@ from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature, valid
 
 
 def stamped(features: Sequence[RawFeature], fields: Mapping[str, object]) -> tuple[RawFeature, ...]:
-    """Features whose properties are overlaid with ``fields`` (form fields beat file columns)."""
+    """Features whose properties are overlaid with ``fields`` (form fields beat file columns).
+
+    A reference (``id``) names one site, so it is given to a file of one site only; each site
+    of a file of several keeps its own, as a quote of several sites must tell them apart.
+    """
+    if len(features) > 1:
+        fields = {key: value for key, value in fields.items() if key != "id"}
     if not fields:
         return tuple(features)
     return tuple(

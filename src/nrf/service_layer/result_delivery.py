@@ -18,7 +18,7 @@ from nrf.domain.ops_ports import OpsRecords
 from nrf.domain.ports import Clock, Notifier
 from nrf.domain.quote_update import quote_update_json
 from nrf.domain.result_port import BACKEND_RECIPIENT, BODY_FIELD, TRACE_FIELD, BackendResults
-from nrf.domain.results import AssessmentRun
+from nrf.domain.results import SiteAssessment
 from nrf.service_layer.notification_ledger import intent
 
 log = logging.getLogger("nrf.backend")
@@ -26,9 +26,9 @@ log = logging.getLogger("nrf.backend")
 UNDELIVERED_FOLDER = ".undelivered"
 
 
-def result_intent(run: AssessmentRun, trace_id: str | None) -> NotificationRecord:
-    """The pending report, saved with the job's record before anything is sent."""
-    details = {BODY_FIELD: quote_update_json(run), TRACE_FIELD: trace_id or ""}
+def result_intent(site: SiteAssessment, trace_id: str | None) -> NotificationRecord:
+    """The pending report of a priced site, saved with the job's record before any send."""
+    details = {BODY_FIELD: quote_update_json(site), TRACE_FIELD: trace_id or ""}
     return intent(NotificationKind.BACKEND_RESULT, BACKEND_RECIPIENT, details)
 
 

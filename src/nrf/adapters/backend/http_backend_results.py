@@ -25,6 +25,7 @@ from nrf.adapters.notifier.notification_delivery import RetryPolicy, deliver, lo
 from nrf.domain.jobs import Notification, NotificationFailed, NotificationRecord
 from nrf.domain.ports import Clock, Sleeper
 from nrf.domain.result_port import BODY_FIELD, TRACE_FIELD
+from nrf.domain.trace_id import header_safe
 
 log = logging.getLogger("nrf.backend")
 
@@ -88,7 +89,8 @@ class HttpBackendResults:
         url = f"{self._base}/quotes/{urllib.parse.quote(reference, safe='')}"
         headers = {"x-api-key": self._key, "Accept": "application/json"}
         if trace:
-            headers["x-cdp-request-id"] = trace
+            # Made safe when the message was read; again here for reports stored before that.
+            headers["x-cdp-request-id"] = header_safe(trace)
         if body is not None:
             headers["Content-Type"] = "application/json"
         request = urllib.request.Request(url, data=body, method=method, headers=headers)

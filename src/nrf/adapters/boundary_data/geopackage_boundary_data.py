@@ -126,8 +126,6 @@ class GeoPackageBoundaryData:
         index = geopackage_lookups.inflation_index(self._rows(s["levy_inflation_index"]), problems)
         vat = geopackage_lookups.vat_rate(self._rows(s["levy_settings"]), problems)
         edps = geopackage_lookups.edp_names(self._rows(s["edp_boundaries"]), problems)
-        tariff = s.get("levy_rates")  # optional: an older bundle's per-kg tariff
-        levies = geopackage_lookups.levy_rates(self._rows(tariff), problems) if tariff else {}
         info_rows = self._rows(s["bundle_info"])
         if len(info_rows) != 1:
             problems.append(
@@ -143,7 +141,6 @@ class GeoPackageBoundaryData:
             inflation_index=index,
             vat_rate=vat,
             edps=edps,
-            levy_rates=levies,
         )
         return lookups, info
 

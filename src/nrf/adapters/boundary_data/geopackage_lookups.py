@@ -11,7 +11,6 @@ from types import MappingProxyType
 
 from nrf.domain.model import (
     LevyCharge,
-    LevyRate,
     OccupancyRate,
     RatesTable,
     WwtwPermit,
@@ -188,40 +187,6 @@ def rates(rows: Iterable[Row], problems: list[str]) -> RatesTable | None:
         problems.append("table 'occupancy_rates' has no 'default' row")
         return None
     return RatesTable(MappingProxyType(by_category), MappingProxyType(by_catchment), default)
-
-
-def levy_rates(rows: Iterable[Row], problems: list[str]) -> Mapping[str, LevyRate]:
-    """Levy rates by EDP id; shares must lie in [0, 1] and add up to at most 1."""
-    out: dict[str, LevyRate] = {}
-    for row in rows:
-        where = f"table 'levy_rates' row {row['_key']}"
-        key = edp_key(row["edp_id"])
-        if key is None:
-            problems.append(f"{where}: edp_id is empty")
-            continue
-        if key in out:
-            problems.append(f"{where}: edp_id {key} appears twice")
-            continue
-        values: dict[str, Decimal] = {}
-        for col in ("n_gbp_per_kg", "p_gbp_per_kg", *SHARES):
-            try:
-                values[col] = decimal(row[col])
-            except ValueError:
-                problems.append(f"{where}: {col} is not a number: {row[col]!r}")
-        if len(values) < 2 + len(SHARES):
-            continue
-        bad = [c for c in SHARES if not Decimal(0) <= values[c] <= Decimal(1)]
-        problems += [f"{where}: {c} {values[c]} is outside [0, 1]" for c in bad]
-        total = sum((values[c] for c in SHARES), Decimal(0))
-        if not bad and total > 1:
-            problems.append(f"{where}: shares add up to {total}, more than 1")
-        problems += [
-            f"{where}: {c} {values[c]} is negative"
-            for c in ("n_gbp_per_kg", "p_gbp_per_kg")
-            if values[c] < 0
-        ]
-        out[key] = LevyRate(edp_id=key, edp_name=text_or_none(row["edp_name"]) or "", **values)
-    return MappingProxyType(out)
 
 
 def _charge(row: Row, problems: list[str]) -> LevyCharge | None:

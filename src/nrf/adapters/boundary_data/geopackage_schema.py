@@ -47,19 +47,6 @@ TABLES: dict[str, tuple[str, ...]] = {
     "levy_settings": ("key", "value"),
     "bundle_info": ("name", "version", "created", "description"),
 }
-# Read when present, never required: the per-kg tariff of bundles made before the levy became
-# each EDP's charging schedule (an output comparison only, never the levy).
-OPTIONAL_TABLES: dict[str, tuple[str, ...]] = {
-    "levy_rates": (
-        "edp_id",
-        "edp_name",
-        "n_gbp_per_kg",
-        "p_gbp_per_kg",
-        "monitoring_share",
-        "maintenance_share",
-        "admin_share",
-    ),
-}
 POLYGON_TYPES = frozenset({"POLYGON", "MULTIPOLYGON"})
 _GPKG_CORE = ("gpkg_contents", "gpkg_geometry_columns", "gpkg_spatial_ref_sys")
 
@@ -98,13 +85,12 @@ def check_schema(db: sqlite3.Connection) -> tuple[dict[str, TableSchema], list[s
     }
     found: dict[str, TableSchema] = {}
     problems: list[str] = []
-    for wanted, columns in (LAYERS | TABLES | OPTIONAL_TABLES).items():
+    for wanted, columns in (LAYERS | TABLES).items():
         is_layer = wanted in LAYERS
         kind = "layer" if is_layer else "table"
         stored = names.get(wanted)
         if stored is None:
-            if wanted not in OPTIONAL_TABLES:
-                problems.append(f"missing {kind} '{wanted}'")
+            problems.append(f"missing {kind} '{wanted}'")
             continue
         info = db.execute(f"PRAGMA table_info({q(stored)})").fetchall()
         have = {str(r[1]).casefold(): str(r[1]) for r in info}

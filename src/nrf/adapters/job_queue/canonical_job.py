@@ -14,6 +14,7 @@ from nrf.adapters.job_queue.message_fields import (
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.job_request import S3_URI, JobRequest
 from nrf.domain.jobs import validate_job_id
+from nrf.domain.trace_id import header_safe
 
 
 def canonical_request(data: Mapping[str, Any]) -> JobRequest:
@@ -73,6 +74,7 @@ def canonical_request(data: Mapping[str, Any]) -> JobRequest:
     rules = text_field(data, "rules", problems, required=False)
     email = email_field(text_field(data, "email", problems, required=False), problems)
     trace = text_field(data, "trace_id", problems, required=False)
+    trace = None if trace is None else header_safe(trace)
     if problems:
         raise InvalidJobMessage(problems, job_id, email, trace)
     assert job_id is not None

@@ -11,6 +11,7 @@ from typing import Any
 
 from nrf.domain.email_address import is_valid_email
 from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.feature_properties import MAX_TEXT_CHARS, encodable_text
 from nrf.domain.job_request import MAX_DWELLINGS
 
 
@@ -38,11 +39,11 @@ def text_field(
         if required:
             problems.append(Problem(code="missing_field", message=f"{key} is required", field=key))
         return None
-    if not isinstance(value, str) or len(value) > 500:
+    if not isinstance(value, str) or len(value) > MAX_TEXT_CHARS or not encodable_text(value):
         problems.append(
             Problem(
                 code="invalid_field",
-                message=f"{key} must be text of at most 500 characters",
+                message=f"{key} must be Unicode text of at most {MAX_TEXT_CHARS} characters",
                 field=key,
             )
         )

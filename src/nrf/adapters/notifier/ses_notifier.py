@@ -26,6 +26,7 @@ SUBJECTS: Mapping[NotificationKind, str] = {
     NotificationKind.FAILED: "Nutrient assessment {reference} failed",
     NotificationKind.DEAD_LETTERED: "Nutrient assessment {reference} could not be processed",
     NotificationKind.QUEUE_STALLED: "Nutrient assessments: {reference}",
+    NotificationKind.QUOTE_REFUSED: "Nutrient assessment {reference}: no levy quoted",
     NotificationKind.DELAYED: "Nutrient assessment {reference} is delayed",
 }
 OPENINGS: Mapping[NotificationKind, str] = {
@@ -35,6 +36,8 @@ OPENINGS: Mapping[NotificationKind, str] = {
     NotificationKind.DEAD_LETTERED: "A nutrient impact assessment was dead-lettered "
     "after repeated failures and needs attention.",
     NotificationKind.QUEUE_STALLED: "The nutrient assessment queue needs attention.",
+    NotificationKind.QUOTE_REFUSED: "A quote from Defra's service was given no levy, so no "
+    "result was sent to its backend; the reason is below.",
     NotificationKind.DELAYED: "Your nutrient impact assessment is taking longer than usual; "
     "it has not been lost, and you will hear from us when it is done.",
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import reprlib
 import threading
 from functools import lru_cache
 
@@ -13,17 +14,28 @@ from pyproj.exceptions import CRSError
 
 from nrf.domain.bng import BNG, BNG_EPSG
 from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.validation import GB_BOUNDS
 
 WGS84 = "EPSG:4326"
+# PROJ's lookup of an arbitrary CRS text costs memory that stays (its cache): a 45 MiB GeoJSON
+# crs name cost 2.5 GB. Longer text is refused before PROJ sees it. A GeoJSON crs name is a
+# code or URN (under 60 characters); a .prj's WKT for BNG is about 650, in WKT2 about 1,200.
+MAX_CRS_NAME_CHARS = 300
+MAX_CRS_WKT_CHARS = 4_000
+_BNG_EXTENT = np.array(GB_BOUNDS[2:])
 _HOW = "use EPSG:27700 (British National Grid) or EPSG:4326 (WGS 84)"
 
 
-def accepted_crs(declared: str | None) -> str:
+def accepted_crs(declared: str | None, max_chars: int = MAX_CRS_WKT_CHARS) -> str:
     """BNG or WGS84 for a CRS given as text (EPSG code, URN, WKT); refuse anything else."""
     if declared is None or not str(declared).strip():
         raise InvalidInput(
             [Problem(code="missing_crs", message=f"the file does not say its CRS; {_HOW}")]
         )
+    if len(str(declared)) > max_chars:
+        message = f"the CRS is given as {len(str(declared)):,} characters of text; at most "
+        message += f"{max_chars:,} are read; {_HOW}"
+        raise InvalidInput([Problem(code="unsupported_crs", message=message)])
     accepted, why = _classify(str(declared))
     if accepted is None:
         raise InvalidInput([Problem(code="unsupported_crs", message=f"the CRS {why}; {_HOW}")])
@@ -56,7 +68,7 @@ def geojson_crs(document: dict[str, object], default: str = WGS84) -> str:
     properties = member.get("properties") if isinstance(member, dict) else None
     if isinstance(member, dict) and isinstance(properties, dict):
         if member.get("type") == "name" and isinstance(properties.get("name"), str):
-            return accepted_crs(properties["name"])
+            return accepted_crs(properties["name"], MAX_CRS_NAME_CHARS)
         code = properties.get("code")
         if member.get("type") == "EPSG" and isinstance(code, int) and not isinstance(code, bool):
             return accepted_crs(f"EPSG:{code}")
@@ -76,15 +88,13 @@ def to_bng(
     if len(xy) and (np.abs(xy[:, 0]).max() > 180 or np.abs(xy[:, 1]).max() > 90):
         message = f"feature {feature}: coordinates are outside longitude -180 to 180, latitude "
         message += "-90 to 90 although the CRS is WGS 84 (a GeoJSON without a crs member is WGS "
-        message += "84); if they are British National Grid metres, declare EPSG:27700"
-        return None, (
-            Problem(
-                code="coordinates_look_like_metres",
-                message=message,
-                feature=feature,
-                field="geometry",
-            ),
-        )
+        metres = bool((xy.min(axis=0) >= 0).all() and (xy.max(axis=0) <= _BNG_EXTENT).all())
+        if metres:
+            message += "84); if they are British National Grid metres, declare EPSG:27700"
+        else:
+            message += "84), nor are they British National Grid metres"
+        code = "coordinates_look_like_metres" if metres else "coordinates_out_of_range"
+        return None, (Problem(code=code, message=message, feature=feature, field="geometry"),)
     projected = shapely.transform(geometry, _wgs84_to_bng)
     if not np.isfinite(shapely.get_coordinates(projected)).all():
         message = f"feature {feature}: geometry cannot be placed on British National Grid; "
@@ -114,5 +124,6 @@ def _transformer() -> Transformer:
 
 
 def _short(value: object) -> str:
-    text = repr(value)
+    # reprlib caps strings and containers as it goes: a 45 MB member is never copied whole.
+    text = reprlib.repr(value)
     return text if len(text) <= 80 else text[:77] + "..."

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import math
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -11,12 +10,18 @@ from pathlib import Path
 
 import pyogrio
 import pyogrio.raw
-import shapely
 
-from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs, to_bng
+from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, read_geojson_bytes
+from nrf.adapters.site_boundaries.boundary_kml import kml_layers, screen_kml
 from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_in_folder
-from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary
+from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary, safe_filename
+from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
+from nrf.adapters.site_boundaries.ogr_rows import LayerRows, raw_features
+from nrf.adapters.site_boundaries.shapefile_records import (
+    check_shapefile_records,
+    undeclared_encoding,
+)
 from nrf.adapters.site_boundaries.unreadable_file import unreadable_message
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
@@ -28,8 +33,9 @@ __all__ = [
     "read_boundary_file",
 ]
 
-SUPPORTED_SUFFIXES = (".geojson", ".json", ".shp", ".zip", ".gpkg")
+SUPPORTED_SUFFIXES = (".geojson", ".json", ".shp", ".zip", ".gpkg", ".kml", ".kmz")
 _SHAPEFILE_PARTS = (".shx", ".dbf")
+_LAYERED = (".gpkg", ".kml", ".kmz", ".zip")  # a file whose layer may be chosen by name
 _OGR_ERRORS = (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, RuntimeError, OSError)
 
 
@@ -58,35 +64,44 @@ def read_boundary_file(
     if not path.is_file():
         raise _refuse("file_not_found", f"there is no file at {str(path)!r}")
     suffix = _checked_suffix(path.name)
-    if layer is not None and suffix != ".gpkg":
-        message = f"--layer {layer!r} applies to a GeoPackage or a folder of shapefiles, "
-        raise _refuse("unknown_layer", message + f"and {path.name!r} has one layer")
+    if layer is not None and suffix not in _LAYERED:
+        message = f"a layer ({layer[:60]!r}) applies to a GeoPackage, a KML, a zip or a folder "
+        raise _refuse("unknown_layer", message + f"of shapefiles; {path.name!r} has one layer")
     parts = [path] + (_sidecars(path) if suffix == ".shp" else [])
     _check_size(sum(part.stat().st_size for part in parts), limits)
     given = accepted_crs(crs) if crs is not None else None
-    if suffix == ".zip":
-        with extracted_boundary(path, limits) as inner:
-            return _read_local(inner, limits, layer=layer, given_crs=given, progress=progress)
+    if suffix in (".zip", ".kmz"):
+        with extracted_boundary(path, limits, layer) as inner:
+            inner_layer = layer if inner.suffix in (".gpkg", ".kml") else None
+            return _read_local(inner, limits, layer=inner_layer, given_crs=given, progress=progress)
     return _read_local(path, limits, layer=layer, given_crs=given, progress=progress)
 
 
 def read_boundary_bytes(
-    data: bytes, filename: str, limits: InputLimits = DEFAULT_LIMITS
+    data: bytes, filename: str, limits: InputLimits = DEFAULT_LIMITS, *, layer: str | None = None
 ) -> list[RawFeature]:
-    """Every feature of a boundary file held as bytes (from S3); ``filename`` gives its type."""
+    """Every feature of a boundary file held as bytes (from S3 or an upload); ``filename`` gives
+    its type and ``layer`` picks one layer of a file (or boundary file of a zip) with several."""
+    if not safe_filename(filename):
+        message = "the file's name holds control characters or is too long; rename it"
+        raise _refuse("unsafe_filename", message)
     suffix = _checked_suffix(filename)
     _check_size(len(data), limits)
     if suffix == ".shp":
         message = "a bare .shp cannot be read without its .shx and .dbf; send them zipped together"
         raise _refuse("missing_shapefile_parts", message)
-    if suffix == ".zip":
-        with extracted_boundary(io.BytesIO(data), limits) as inner:
-            return _read_local(inner, limits)
-    if suffix == ".gpkg":
+    if layer is not None and suffix not in _LAYERED:
+        message = f"a layer ({layer[:60]!r}) applies to a GeoPackage, a KML or a zip; "
+        raise _refuse("unknown_layer", message + f"a {suffix} file has one layer")
+    if suffix in (".zip", ".kmz"):
+        with extracted_boundary(io.BytesIO(data), limits, layer) as inner:
+            inner_layer = layer if inner.suffix in (".gpkg", ".kml") else None
+            return _read_local(inner, limits, layer=inner_layer)
+    if suffix in (".gpkg", ".kml"):
         with tempfile.TemporaryDirectory(prefix="nrf-boundary-") as temp:
-            path = Path(temp) / "boundary.gpkg"
+            path = Path(temp) / f"boundary{suffix}"
             path.write_bytes(data)
-            return _read_local(path, limits)
+            return _read_local(path, limits, layer=layer)
     return read_geojson_bytes(data, limits)
 
 
@@ -130,43 +145,53 @@ def _read_local(
         )
         _check_given_crs(features[0].crs if features else None, given_crs)
         return features
+    expected, encoding = None, None
+    layers: list[str | None] = [None]
     if suffix == ".shp":
-        _sidecars(path)
+        shx, dbf = _sidecars(path)
+        expected = check_shapefile_records(path, shx, dbf, limits)
+        encoding = undeclared_encoding(dbf)
+    elif suffix == ".gpkg":
+        check_plain_tables(path, limits)
+    elif suffix == ".kml":
+        screen_kml(path, limits)
     # GDAL warns about what it tolerates (unclosed rings...); the validator reports those itself.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            layer = gpkg_layer(path, layer) if suffix == ".gpkg" else None
-            info = pyogrio.read_info(path, layer=layer)
-            if info["crs"] is not None:
-                _check_given_crs(accepted_crs(info["crs"]), given_crs)
-            crs = given_crs if info["crs"] is None and given_crs else accepted_crs(info["crs"])
-            count = int(info["features"])
-            if count > limits.max_features:
-                message = f"the file has {count:,} features; at most {limits.max_features:,}"
-                raise _refuse("too_many_features", message + " are allowed")
-            meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer)
+            if suffix == ".gpkg":
+                layers = [gpkg_layer(path, layer)]
+                expected = check_layer_rows(path, str(layers[0]), limits)
+            elif suffix == ".kml":
+                layers = list(kml_layers(path, layer))
+            read = [_read_layer(path, name, limits, given_crs, encoding) for name in layers]
         except _OGR_ERRORS as error:
             raise _refuse("unreadable_file", unreadable_message(error, suffix)) from None
-    if len(wkbs) == 0:
+    rows = sum(len(layer_rows.wkbs) for layer_rows in read)
+    if expected is not None and rows != expected:
+        message = f"the file holds {expected:,} features but only {rows:,} could be read, "
+        raise _refuse("source_corrupt", message + "so sites would be lost; export it again")
+    if rows == 0:
         raise _refuse("empty_file", "the file has no features")
-    names = [str(name) for name in meta["fields"]]
-    values = [[None if _is_nan(v) else v for v in column.tolist()] for column in columns]
-    features = []
-    for row, wkb in enumerate(wkbs):
-        index = row + 1
-        properties = {name: column[row] for name, column in zip(names, values, strict=True)}
-        geometry, problems = _from_wkb(wkb, index)
-        if not problems:
-            geometry, problems = to_bng(geometry, crs, index)
-        features.append(
-            RawFeature(
-                index=index, properties=properties, geometry=geometry, crs=crs, problems=problems
-            )
-        )
-        if progress is not None:
-            progress(index, len(wkbs))
-    return features
+    if rows > limits.max_features:
+        message = f"the file has {rows:,} features; at most {limits.max_features:,}"
+        raise _refuse("too_many_features", message + " are allowed")
+    return raw_features(read, drop_nulls=suffix == ".kml", progress=progress)
+
+
+def _read_layer(
+    path: Path, layer: str | None, limits: InputLimits, given: str | None, encoding: str | None
+) -> LayerRows:
+    info = pyogrio.read_info(path, layer=layer)
+    if info["crs"] is not None:
+        _check_given_crs(accepted_crs(info["crs"]), given)
+    crs = given if info["crs"] is None and given else accepted_crs(info["crs"])
+    count = int(info["features"])
+    if count > limits.max_features:
+        message = f"the file has {count:,} features; at most {limits.max_features:,}"
+        raise _refuse("too_many_features", message + " are allowed")
+    meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer, encoding=encoding)
+    return LayerRows(names=[str(n) for n in meta["fields"]], columns=columns, wkbs=wkbs, crs=crs)
 
 
 def _check_given_crs(declared: str | None, given: str | None) -> None:
@@ -175,22 +200,3 @@ def _check_given_crs(declared: str | None, given: str | None) -> None:
         message = f"the file says its CRS is {declared}, but {given} was given; "
         message += "leave out --crs for a file that states its CRS"
         raise _refuse("conflicting_crs", message)
-
-
-def _from_wkb(wkb: bytes | None, index: int) -> tuple[shapely.Geometry | None, tuple[Problem, ...]]:
-    if wkb is None:
-        return None, ()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # NaN coordinates warn; the validator reports them
-            return shapely.force_2d(shapely.from_wkb(wkb)), ()
-    except (shapely.errors.GEOSException, ValueError) as error:
-        message = f"feature {index}: geometry is not a valid polygon ({error})"
-        return None, (
-            Problem(code="invalid_geometry", message=message, feature=index, field="geometry"),
-        )
-
-
-def _is_nan(value: object) -> bool:
-    # GDAL files cannot hold NaN attributes: a NaN here is a null that numpy could not keep.
-    return isinstance(value, float) and math.isnan(value)

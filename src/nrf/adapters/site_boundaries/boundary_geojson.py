@@ -183,7 +183,7 @@ def _ring(obj: object, number: int) -> list[tuple[float, float]]:
         raise _BadGeometry("invalid_geometry", message)
     if points[0] != points[-1]:
         message = f"ring {number} is not closed (its last position must repeat its first)"
-        raise _BadGeometry("invalid_geometry", message)
+        raise _BadGeometry("unclosed_ring", message)
     return points
 
 

@@ -2,7 +2,7 @@
 
 GIS users hand over a shapefile as its folder, and a GeoPackage may hold several layers;
 when the choice is not obvious we refuse and name every layer, and the caller may choose
-one by name (``nrf assess --layer NAME``), never a guess.
+one by name (``nrf assess --layer NAME``, the API's ``layer`` field), never a guess.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pyogrio
 from nrf.domain.errors import InvalidInput, Problem
 
 _POLYGON_TYPES = ("Polygon", "MultiPolygon")
-_HOW = "choose one with --layer NAME"
+_HOW = "choose one by its name as the layer"
 
 
 def _refuse(code: str, message: str) -> InvalidInput:
@@ -22,7 +22,12 @@ def _refuse(code: str, message: str) -> InvalidInput:
 
 
 def _named(names: list[str]) -> str:
-    return ", ".join(repr(name) for name in names)
+    """The names, each cut to 60 characters (a name is the file's, echoed in the answer)."""
+    return ", ".join(_short(name) for name in names[:20]) + (", ..." if len(names) > 20 else "")
+
+
+def _short(name: str) -> str:
+    return repr(name) if len(name) <= 60 else repr(name[:57] + "...")
 
 
 def shapefile_in_folder(folder: Path, layer: str | None) -> Path:
@@ -33,7 +38,7 @@ def shapefile_in_folder(folder: Path, layer: str | None) -> Path:
         for path in found:
             if path.stem == layer:
                 return path
-        message = f"the folder {folder.name!r} has no shapefile called {layer!r}"
+        message = f"the folder {folder.name!r} has no shapefile called {_short(layer)}"
         raise _refuse("unknown_layer", message + f" (it has {_named(names) or 'none'})")
     if len(found) == 1:
         return found[0]
@@ -52,7 +57,7 @@ def gpkg_layer(path: Path, layer: str | None) -> str:
     if layer is not None:
         if layer in names:
             return layer
-        message = f"the GeoPackage has no layer called {layer!r} (it has {_named(names)})"
+        message = f"the GeoPackage has no layer called {_short(layer)} (it has {_named(names)})"
         raise _refuse("unknown_layer", message)
     if len(layers) == 1:
         return layers[0][0]

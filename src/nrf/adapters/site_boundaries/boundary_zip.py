@@ -1,10 +1,18 @@
-"""Zipped boundaries: refuse unsafe paths and zip bombs, extract only the one boundary file."""
+"""Zipped boundaries: refuse unsafe paths and zip bombs, extract only the one boundary file.
+
+The codes are Defra's where Defra has one (``invalid_zip``, ``zip_too_many_files``,
+``zip_entry_too_large``, ``zip_total_too_large``, ``zip_nested_zip``, ``unsafe_filename``),
+with nrf's own limits: a zip may hold anything within them, and a name may use any letters
+(Defra allows only letters, digits, spaces and ``._-()``); only control characters, which
+could forge log lines, and names no file system holds are refused.
+"""
 
 from __future__ import annotations
 
 import lzma
 import re
 import tempfile
+import unicodedata
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -15,7 +23,11 @@ from typing import BinaryIO
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import InputLimits
 
-BOUNDARY_SUFFIXES = (".shp", ".geojson", ".json", ".gpkg")
+BOUNDARY_SUFFIXES = (".shp", ".geojson", ".json", ".gpkg", ".kml")
+_NESTED = (".zip", ".kmz")
+_LAYERED = (".gpkg", ".kml")  # formats with layers of their own
+MAX_NAME_CHARS = 255  # the longest file name common file systems hold
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")  # reorder text
 _REQUIRED_SIDECARS = (".shx", ".dbf")
 _OPTIONAL_SIDECARS = (".prj", ".cpg")
 _CHUNK = 1024 * 1024
@@ -39,14 +51,20 @@ def _refuse(code: str, message: str) -> InvalidInput:
 
 
 @contextmanager
-def extracted_boundary(source: str | Path | BinaryIO, limits: InputLimits) -> Iterator[Path]:
-    """The zip's one boundary file (with its shapefile sidecars) in a temp dir, removed after."""
+def extracted_boundary(
+    source: str | Path | BinaryIO, limits: InputLimits, layer: str | None = None
+) -> Iterator[Path]:
+    """The zip's one boundary file (with its shapefile sidecars) in a temp dir, removed after.
+
+    ``layer`` picks one of several boundary files by its name without suffix (``sites`` for
+    ``export/sites.shp``); a zip of one GeoPackage or KML keeps it for the file's own layers.
+    """
     try:
         archive = zipfile.ZipFile(source)
     except _READ_ERRORS:
-        raise _refuse("unreadable_file", "the file is not a readable zip archive") from None
+        raise _refuse("invalid_zip", "the file is not a readable zip archive") from None
     with archive, tempfile.TemporaryDirectory(prefix="nrf-boundary-") as temp:
-        members = _members_to_extract(archive.infolist(), limits)
+        members = _members_to_extract(archive.infolist(), limits, layer)
         budget = limits.max_decompressed_bytes
         paths = []
         for member in members:
@@ -57,40 +75,64 @@ def extracted_boundary(source: str | Path | BinaryIO, limits: InputLimits) -> It
         yield paths[0]
 
 
-def _members_to_extract(infos: list[zipfile.ZipInfo], limits: InputLimits) -> list[zipfile.ZipInfo]:
+def _members_to_extract(
+    infos: list[zipfile.ZipInfo], limits: InputLimits, layer: str | None
+) -> list[zipfile.ZipInfo]:
     if len(infos) > limits.max_zip_entries:
         message = f"the zip has {len(infos):,} entries; at most {limits.max_zip_entries:,}"
-        raise _refuse("zip_too_large", message + " are allowed")
+        raise _refuse("zip_too_many_files", message + " are allowed")
+    badly_named = [info for info in infos if not safe_filename(info.filename)]
+    if badly_named:
+        message = f"the zip has {len(badly_named)} entr{'y' if len(badly_named) == 1 else 'ies'} "
+        message += "whose names hold control characters or are too long; rename them"
+        raise _refuse("unsafe_filename", message)
     unsafe = [info.filename for info in infos if _unsafe(info)]
     if unsafe:
-        names = ", ".join(repr(name) for name in unsafe[:5])
+        names = ", ".join(_shown(name) for name in unsafe[:5])
         message = f"the zip has entries with unsafe paths or symlinks ({names}); nothing was read"
         raise _refuse("zip_unsafe_path", message)
     # Found by fuzzing: zipfile itself fails with IndexError on an empty name and with
     # ValueError or OSError on a negative entry offset, which would look like a server fault.
     broken = [info for info in infos if not info.filename or info.header_offset < 0]
     if broken:
-        raise _refuse("unreadable_file", "the zip has an entry without a name or a position")
+        raise _refuse("invalid_zip", "the zip has an entry without a name or a position")
+    budget = limits.max_decompressed_bytes
+    largest = max(infos, key=lambda info: info.file_size, default=None)
+    if largest is not None and largest.file_size > budget:
+        message = f"the zip entry {_shown(largest.filename)} would expand to "
+        message += f"{largest.file_size:,} bytes; at most {budget:,} are allowed"
+        raise _refuse("zip_entry_too_large", message)
     declared = sum(info.file_size for info in infos)
-    if declared > limits.max_decompressed_bytes:
+    if declared > budget:
         message = f"the zip would expand to {declared:,} bytes; at most "
-        raise _refuse("zip_too_large", f"{message}{limits.max_decompressed_bytes:,} are allowed")
+        raise _refuse("zip_total_too_large", f"{message}{budget:,} are allowed")
     files = [info for info in infos if not info.is_dir() and not _junk(info.filename)]
+    nested = [info.filename for info in files if _suffix(info) in _NESTED]
+    if nested:
+        message = f"the zip holds another zip ({_shown(nested[0])}); send the boundary "
+        raise _refuse("zip_nested_zip", message + "file itself, zipped once")
     candidates = [info for info in files if _suffix(info) in BOUNDARY_SUFFIXES]
     if not candidates:
-        message = "the zip holds no .shp, .geojson, .json or .gpkg file"
+        message = "the zip holds no .shp, .geojson, .json, .gpkg or .kml file"
         raise _refuse("zip_no_boundary_file", message)
+    if layer is not None:
+        named = [info for info in candidates if _name(info) == layer.casefold()]
+        layered = [info for info in candidates if _suffix(info) in _LAYERED]
+        if named or len(candidates) > 1 or not layered:
+            candidates = named or _unknown_layer(candidates, layer)
     if len(candidates) > 1:
-        names = ", ".join(repr(info.filename) for info in candidates[:5])
-        message = f"the zip holds more than one boundary file ({names}); send one per zip"
-        raise _refuse("zip_ambiguous", message)
+        names = ", ".join(_shown(info.filename) for info in candidates[:5])
+        message = f"the zip holds more than one boundary file ({names}); send one per zip, or "
+        raise _refuse("zip_ambiguous", message + "choose one by its name as the layer")
     chosen = candidates[0]
     if _suffix(chosen) != ".shp":
         return [chosen]
     parts = {_suffix(info): info for info in files if _stem(info) == _stem(chosen)}
     missing = [suffix for suffix in _REQUIRED_SIDECARS if suffix not in parts]
     if missing:
-        message = f"the shapefile {chosen.filename!r} has no {' or '.join(missing)} file beside it"
+        message = (
+            f"the shapefile {_shown(chosen.filename)} has no {' or '.join(missing)} file beside it"
+        )
         raise _refuse("zip_missing_shapefile_parts", message)
     sidecars = _REQUIRED_SIDECARS + _OPTIONAL_SIDECARS
     return [chosen] + [parts[suffix] for suffix in sidecars if suffix in parts]
@@ -109,7 +151,7 @@ def _copy(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path, budge
             budget -= len(chunk)
             if budget < 0:
                 message = "the zip expands to more bytes than its entries declare, beyond "
-                raise _refuse("zip_too_large", message + "the allowed size")
+                raise _refuse("zip_total_too_large", message + "the allowed size")
             sink.write(chunk)
 
 
@@ -119,8 +161,8 @@ def _reading(member: zipfile.ZipInfo) -> Iterator[None]:
     try:
         yield
     except _READ_ERRORS:
-        message = f"the zip entry {member.filename!r} cannot be read (corrupt or encrypted)"
-        raise _refuse("unreadable_file", message) from None
+        message = f"the zip entry {_shown(member.filename)} cannot be read (corrupt or encrypted)"
+        raise _refuse("invalid_zip", message) from None
 
 
 def _unsafe(info: zipfile.ZipInfo) -> bool:
@@ -131,9 +173,32 @@ def _unsafe(info: zipfile.ZipInfo) -> bool:
     return absolute or climbs or symlink
 
 
+def safe_filename(name: str) -> bool:
+    """A file name with no control characters (a newline forges log lines) whose every part
+    fits a file system; any letters, spaces and punctuation are fine."""
+    parts = re.split(r"[/\\]", name)
+    control = any(unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in _BIDI for c in name)
+    return not control and all(len(part) <= MAX_NAME_CHARS for part in parts)
+
+
+def _shown(name: str) -> str:
+    return repr(name) if len(name) <= 60 else repr(name[:57] + "...")
+
+
 def _junk(name: str) -> bool:
     base = PurePosixPath(name.replace("\\", "/")).name
     return name.startswith("__MACOSX/") or base.startswith("._") or base == ".DS_Store"
+
+
+def _unknown_layer(candidates: list[zipfile.ZipInfo], layer: str) -> list[zipfile.ZipInfo]:
+    names = ", ".join(repr(PurePosixPath(info.filename).stem[:60]) for info in candidates[:20])
+    message = f"the zip holds no boundary file called {layer[:60]!r} (it holds {names})"
+    raise _refuse("unknown_layer", message)
+
+
+def _name(info: zipfile.ZipInfo) -> str:
+    """The entry's file name without folder or suffix, case-folded: what a layer calls it."""
+    return PurePosixPath(info.filename.replace("\\", "/")).stem.casefold()
 
 
 def _stem(info: zipfile.ZipInfo) -> str:

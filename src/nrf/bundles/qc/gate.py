@@ -11,12 +11,16 @@ from pathlib import Path
 
 from nrf.adapters.boundary_data.geopackage_schema import LAYERS, TABLES, check_schema, q
 from nrf.bundles.qc.coefficients import LAYER, check_values
+from nrf.bundles.qc.edp_layers import check_edp_boundaries, check_excluded_areas
+from nrf.bundles.qc.levy_schedule import check_charges, check_index, check_settings
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.qc.small_layer_checks import check_small_layers
 from nrf.bundles.qc.tables import check_tables
 from nrf.bundles.qc.tiles import Progress, check_tiles
 
 COUNTED = [name for name in (*LAYERS, *TABLES) if name != "bundle_info"]
+# An empty layer of these is no fault: a delivery may exclude no area.
+MAY_BE_EMPTY = {"excluded_areas"}
 MIN_SHARE_OF_PREVIOUS = 0.9
 
 
@@ -43,7 +47,7 @@ def previous_counts(path: Path) -> dict[str, int]:
 
 def check_counts(counts: dict[str, int], previous: dict[str, int] | None, report: QcReport) -> None:
     for name, n in counts.items():
-        if n == 0:
+        if n == 0 and name not in MAY_BE_EMPTY:
             report.add("empty", name, "-", "no rows")
         before = (previous or {}).get(name, 0)
         if before and n < MIN_SHARE_OF_PREVIOUS * before:
@@ -72,5 +76,10 @@ def run_gate(
     check_counts(row_counts(db), previous, report)
     small = check_small_layers(db, schema, report)
     check_tables(db, schema, small, report)
+    edps = check_edp_boundaries(db, schema["edp_boundaries"], report)
+    check_excluded_areas(db, schema["excluded_areas"], report)
+    years = check_index(db, schema["levy_inflation_index"], report)
+    check_charges(db, schema["levy_charges"], edps, years, report)
+    check_settings(db, schema["levy_settings"], report)
     check_values(db, schema[LAYER], report)
     check_tiles(db, schema[LAYER], small.catchments, report, progress, processes)

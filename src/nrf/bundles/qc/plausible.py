@@ -4,8 +4,7 @@ The bounds are generous on purpose: several times anything real, so no real deli
 them, yet a slipped decimal point, a sign or 1e308 does. Concentrations: treated effluent is
 permitted at tens of mg/l and raw sewage carries about 60 mg/l N and 10 mg/l P, so the limits
 are 200 mg/l N and 50 mg/l P. Occupancy: persons per dwelling in (0, 20]. Water: litres per
-person per day in (0, 1,000] (a home uses about 120, a hotel about 240). Levy: pounds per kg
-in [0, 1,000,000] (today's rates are in the tens of thousands).
+person per day in (0, 1,000] (a home uses about 120, a hotel about 240).
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.bundles.manifest import DEFAULT_SOURCES
 from nrf.bundles.qc.report import QcReport
 
 # (table, column) -> (lowest, highest, whether the lowest itself is allowed, unit)
@@ -24,10 +24,20 @@ BOUNDS: dict[tuple[str, str], tuple[float, float, bool, str]] = {
     ("wwtw_permits", "p_conc_2030_on"): (0.0, 50.0, True, "mg/l"),
     ("occupancy_rates", "occupancy_rate"): (0.0, 20.0, False, "persons per dwelling"),
     ("occupancy_rates", "water_usage_l_per_person_day"): (0.0, 1000.0, False, "l/person/day"),
-    ("levy_rates", "n_gbp_per_kg"): (0.0, 1_000_000.0, True, "£/kg"),
-    ("levy_rates", "p_gbp_per_kg"): (0.0, 1_000_000.0, True, "£/kg"),
 }
-KEYS = {"wwtw_permits": "wwtw_id", "occupancy_rates": None, "levy_rates": "edp_id"}
+KEYS = {"wwtw_permits": "wwtw_id", "occupancy_rates": None}
+# bundle column -> the manifest role it was read from (the delivered name is the manifest's)
+ROLES = {"occupancy_rate": "occupancy", "water_usage_l_per_person_day": "water"}
+
+
+def delivered(table: str, column: str, row: Mapping[str, Any]) -> str:
+    """ " (`Phosphorus_2030_onwards` in `WwTw_lookup` row 14)" in Defra's default names, when the
+    bundle recorded the delivered row; "" for a bundle built elsewhere."""
+    if row.get("_source_row") is None:
+        return ""
+    source = DEFAULT_SOURCES[table]
+    name = source.columns.get(ROLES.get(column, column), column)
+    return f" (`{name}` in `{source.layer}` row {row['_source_row']})"
 
 
 def _key(table: str, row: Mapping[str, Any]) -> object:
@@ -54,5 +64,6 @@ def check_plausible(table: str, rows: Iterable[Mapping[str, Any]], report: QcRep
                     "value_invalid",
                     table,
                     _key(table, row),
-                    f"{column} = {value:g} {unit} is outside {shown}{low:g}, {high:g}]",
+                    f"{column} = {value:g} {unit}{delivered(table, column, row)} is outside "
+                    f"{shown}{low:g}, {high:g}]: a slipped decimal point or a sign?",
                 )

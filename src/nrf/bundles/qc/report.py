@@ -98,22 +98,37 @@ class QcReport:
         }
 
     def markdown(self, subject: str) -> str:
-        lines = [f"# Quality gate: {subject}", "", f"**{self.summary()}**", ""]
+        """Errors first (what stops the bundle), then warnings, the counts, the cleanings, and
+        the figures last: a data manager reads what to fix before what was merely tidied."""
+        lines = [f"# Quality gate: {subject}", "", f"**{self.summary()}**"]
+        for level in (ERROR, WARNING):
+            lines += self._section(level)
         if self.counts:
+            lines += ["", "## counts", ""]
             lines += ["| code | severity | layer | count | meaning |", "|---|---|---|---|---|"]
-            for (code, layer), n in sorted(self.counts.items()):
+            rank = {ERROR: 0, WARNING: 1, CLEANED: 2}
+            for (code, layer), n in sorted(
+                self.counts.items(), key=lambda item: (rank[severity(item[0][0])], item[0])
+            ):
                 lines.append(
                     f"| `{code}` | {severity(code)} | {layer} | {n:,} | {RULES[code][1]} |"
                 )
-            lines.append("")
-        for key, value in self.figures.items():
-            lines.append(f"- {key}: {json.dumps(value)}")
-        for level in (ERROR, WARNING, CLEANED):
-            chosen = [f for f in self.findings if f.severity == level]
-            if chosen:
-                lines += ["", f"## {level} ({self.count(level):,})", ""]
-                lines += [f"- `{f.code}` {f.layer} [{f.key}]: {f.detail}" for f in chosen]
+        lines += self._section(CLEANED)
+        if self.figures:
+            lines += ["", "## figures", ""]
+            lines += [f"- {key}: {json.dumps(value)}" for key, value in self.figures.items()]
         return "\n".join(lines) + "\n"
+
+    def _section(self, level: str) -> list[str]:
+        chosen = [f for f in self.findings if f.severity == level]
+        if not chosen:
+            return []
+        return [
+            "",
+            f"## {level} ({self.count(level):,})",
+            "",
+            *[f"- `{f.code}` {f.layer} [{f.key}]: {f.detail}" for f in chosen],
+        ]
 
     def write(self, bundle: Path) -> tuple[Path, Path]:
         """``BUNDLE.qc.json`` and ``BUNDLE.qc.md`` beside the bundle."""

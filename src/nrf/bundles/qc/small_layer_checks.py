@@ -31,7 +31,9 @@ class SmallLayers:
     works_ids: set[int]
 
 
-def _rows(db: sqlite3.Connection, t: TableSchema) -> tuple[list[str], list[Any], list[dict]]:
+def _rows(
+    db: sqlite3.Connection, t: TableSchema, layer: str
+) -> tuple[list[str], list[Any], list[dict]]:
     columns = {
         str(r[1]).casefold(): str(r[1]) for r in db.execute(f"PRAGMA table_info({q(t.name)})")
     }
@@ -42,9 +44,18 @@ def _rows(db: sqlite3.Connection, t: TableSchema) -> tuple[list[str], list[Any],
         f"FROM {q(t.name)} ORDER BY {q(t.key)}"
     )
     rows = db.execute(sql).fetchall()
-    keys = [f"source fid {r[-1]}" if source else f"fid {r[0]}" for r in rows]
     values = [dict(zip(t.columns, r[2:], strict=False)) for r in rows]
+    keys = [
+        named(f"source fid {r[-1]}" if source else f"fid {r[0]}", v.get(KEYS[layer][0]))
+        for r, v in zip(rows, values, strict=True)
+    ]
     return keys, [r[1] for r in rows], values
+
+
+def named(key: str, name: object) -> str:
+    """A feature's key with its own name, so a data manager finds it: "source fid 0 (Alpha SAC)"."""
+    text = geopackage_lookups.text_or_none(name)
+    return key if text is None else f"{key} ({text})"
 
 
 def check_small_layers(
@@ -55,7 +66,7 @@ def check_small_layers(
     name_by_edp: dict[str, str] = {}
     works: set[int] = set()
     for layer, key_columns in KEYS.items():
-        keys, blobs, values = _rows(db, schema[layer])
+        keys, blobs, values = _rows(db, schema[layer], layer)
         geoms = decode(layer, keys, blobs, report)
         good = check_geometries(layer, keys, geoms, report)
         for key, geom, ok, row in zip(keys, geoms, good, values, strict=True):

@@ -17,9 +17,15 @@ PACKAGE_PLANT = category_key("Package Treatment Plant default")
 
 
 def _rows(db: sqlite3.Connection, t: TableSchema) -> list[dict[str, Any]]:
+    """Rows as {column: value, "_key": fid, "_source_row": the delivered rowid or None}."""
+    have = {str(r[1]).casefold() for r in db.execute(f"PRAGMA table_info({q(t.name)})")}
+    source = "source_row" if "source_row" in have else "NULL"
     names = ", ".join(q(c) for c in t.columns.values())
-    cursor = db.execute(f"SELECT {q(t.key)}, {names} FROM {q(t.name)} ORDER BY {q(t.key)}")
-    return [{"_key": r[0], **dict(zip(t.columns, r[1:], strict=True))} for r in cursor]
+    sql = f"SELECT {q(t.key)}, {source}, {names} FROM {q(t.name)} ORDER BY {q(t.key)}"
+    return [
+        {"_key": r[0], "_source_row": r[1], **dict(zip(t.columns, r[2:], strict=True))}
+        for r in db.execute(sql)
+    ]
 
 
 def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
@@ -79,27 +85,12 @@ def _rates(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> 
             )
 
 
-def _levy(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
-    problems: list[str] = []
-    levies = geopackage_lookups.levy_rates(rows, problems)
-    for problem in problems:
-        report.add("value_invalid", "levy_rates", problem.split(":")[0], problem)
-    edps = {edp: name for name, edp in small.edp_by_name.items()}
-    for edp in levies:
-        if edp not in edps:
-            report.add("ref_levy_edp", "levy_rates", edp, "no NN catchment has this OID")
-    for edp, name in sorted(edps.items()):
-        if edp not in levies:
-            report.add("levy_missing", "levy_rates", edp, f"'{name}' has no levy row")
-
-
 def check_tables(
     db: sqlite3.Connection, schema: dict[str, TableSchema], small: SmallLayers, report: QcReport
 ) -> None:
     for table, check in (
         ("wwtw_permits", _permits),
         ("occupancy_rates", _rates),
-        ("levy_rates", _levy),
     ):
         rows = _rows(db, schema[table])
         check(rows, small, report)

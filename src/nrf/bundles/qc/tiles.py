@@ -124,7 +124,7 @@ def check_tiles(
     progress: Progress | None = None,
     processes: int | None = None,
 ) -> None:
-    """Validity, overlaps and each NN catchment's covered share (gaps are warnings)."""
+    """Validity, overlaps and each NN catchment's covered share (a gap is an error)."""
     rtree, key = q(t.rtree or ""), key_sql(db, t)
     extent = db.execute(f"SELECT min(minx), min(miny), max(maxx), max(maxy), count(*) FROM {rtree}")
     x0, y0, x1, y1, total = extent.fetchone()
@@ -187,5 +187,13 @@ def _report_coverage(
         share = float(area / zone.area) if zone.area else 0.0
         shares[name] = round(share, 6)
         if share < 0.9999:
-            report.add("coverage_gap", LAYER, name, f"coefficient polygons cover {share:.2%}")
+            gap_ha = (zone.area - area) / 10_000
+            report.add(
+                "coverage_gap",
+                LAYER,
+                name,
+                f"coefficient polygons cover {share:.2%} of the catchment: {gap_ha:,.2f} ha "
+                "has none, so a site there would lose its land-use figures; deliver the "
+                "missing polygons",
+            )
     report.figures["nn_catchment_coverage"] = shares

@@ -80,7 +80,7 @@ def get_app() -> falcon.App:
 
     api = load_api_settings(os.environ)
     settings = load_settings(os.environ)
-    configure_logging(secrets=[*api.keys, settings.notify_api_key or ""])
+    configure_logging(secrets=[*api.keys, *settings.secrets()])
     container = build_container(settings=settings)
     unavailable, info = None, None
     try:

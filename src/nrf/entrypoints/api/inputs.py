@@ -61,12 +61,16 @@ def form_parts(data: bytes, content_type: str) -> tuple[tuple[str, bytes] | None
 
 
 def form_features(
-    upload: tuple[str, bytes] | None, fields: dict[str, str], limits: InputLimits
+    upload: tuple[str, bytes] | None,
+    fields: dict[str, str],
+    limits: InputLimits,
+    layer: str | None = None,
 ) -> tuple[list[RawFeature], dict[str, object]]:
-    """The uploaded file's features and the site fields the form gave (blank ones ignored)."""
+    """The uploaded file's features and the site fields the form gave (blank ones ignored);
+    ``layer`` picks a layer of a GeoPackage or KML, or a boundary file of a zip."""
     if upload is None:
         raise ApiProblem("missing_file", "the form has no boundary file (a part with a filename)")
     name, content = upload
-    features = read_boundary_bytes(content, name, limits)
+    features = read_boundary_bytes(content, name, limits, layer=layer)
     given = {k: fields[k].strip() for k in FIELDS if fields.get(k, "").strip()}
     return features, dict(given)

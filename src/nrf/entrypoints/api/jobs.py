@@ -19,6 +19,7 @@ class JobsResource:
         self._services = services
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, job_id: str) -> None:
+        kind = preferred(req, (JSON, HTML))
         store, files = self._services.store, self._services.files
         if store is None or files is None:
             raise ApiProblem("result_store_unavailable", "no result store is configured")
@@ -33,7 +34,7 @@ class JobsResource:
         record = store.record(job_id)
         if record is None:
             raise not_found
-        if preferred(req, (JSON, HTML)) == HTML:
+        if kind == HTML:
             page = files.read(job_id, "result.html")
             if page is None:
                 raise ApiProblem("job_not_found", f"job {job_id!r} has no report")

@@ -9,6 +9,7 @@ from typing import Any
 
 from nrf import __version__
 from nrf.domain.rules import RULE_SETS
+from nrf.entrypoints.api.form_outputs import OUTPUTS
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -21,6 +22,7 @@ def _problems(*statuses: int) -> dict[str, Any]:
         400: "Malformed request",
         401: "Missing or wrong API key",
         404: "Not found",
+        406: "The Accept header accepts none of the types offered",
         408: "The body did not arrive in time",
         413: "Over a size limit",
         415: "Unsupported media or file type",
@@ -46,7 +48,10 @@ _RULES = {
     "schema": {"type": "string", "enum": sorted(RULE_SETS)},
 }
 _SITE_FIELDS = {
-    "id": {"type": "string"},
+    "id": {
+        "type": "string",
+        "description": "a reference for a file of one site (each of several keeps its own)",
+    },
     "name": {"type": "string"},
     "source": {"type": "string"},
     "dwelling_category": {"type": "string"},
@@ -101,14 +106,79 @@ def openapi_document() -> dict[str, Any]:
                         },
                         "rules": {"type": "string", "enum": sorted(RULE_SETS)},
                         "api_key": {"type": "string"},
+                        "output": {
+                            "type": "string",
+                            "enum": [output.value for output in OUTPUTS],
+                            "description": "POST / only: the answer's type (default html)",
+                        },
                         **_SITE_FIELDS,
                     },
                 },
                 "Result": {
                     "type": "object",
-                    "required": ["provenance", "sites", "out_of_scope", "levy_total"],
+                    "required": ["provenance", "sites", "out_of_scope"],
                 },
-                "BoundaryCheck": {"type": "object", "required": ["provenance", "sites"]},
+                "BoundaryCheck": {
+                    "type": "object",
+                    "required": ["provenance", "sites"],
+                    "properties": {
+                        "provenance": {"type": "object"},
+                        "sites": {"type": "array", "items": _ref("SiteCheck")},
+                    },
+                },
+                "SiteCheck": {
+                    "type": "object",
+                    "required": ["id", "area_ha", "intersectingEdps", "intersectingExcludedAreas"],
+                    "properties": {
+                        "intersectingEdps": {
+                            "type": "array",
+                            "description": "The EDPs of the bundle's EDP layer the boundary "
+                            "meets, as Defra's /check-boundary gives them.",
+                            "items": _ref("IntersectingEdp"),
+                        },
+                        "intersectingExcludedAreas": {
+                            "type": "array",
+                            "description": "Names of the excluded areas the boundary meets "
+                            "(empty text for an unnamed one): no levy; a Habitats Regulations "
+                            "Assessment instead.",
+                            "items": {"type": "string"},
+                        },
+                    },
+                },
+                "IntersectingEdp": {
+                    "type": "object",
+                    "required": [
+                        "label",
+                        "overlapAreaHa",
+                        "overlapAreaSqm",
+                        "overlapPercentage",
+                        "catchments",
+                    ],
+                    "properties": {
+                        "label": {"type": "string", "description": "The EDP's name"},
+                        "overlapAreaHa": {"type": "number", "description": "4 dp"},
+                        "overlapAreaSqm": {"type": "number", "description": "2 dp"},
+                        "overlapPercentage": {
+                            "type": "number",
+                            "description": "Share of the boundary, 0-100, 2 dp",
+                        },
+                        "catchments": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": ["label", "catchmentOverlapPercentage"],
+                                "properties": {
+                                    "label": {"type": "string"},
+                                    "catchmentOverlapPercentage": {
+                                        "type": "number",
+                                        "description": "Share of the boundary in this EDP and "
+                                        "NN catchment, 0-100, 2 dp",
+                                    },
+                                },
+                            },
+                        },
+                    },
+                },
                 "Job": {"type": "object", "required": ["job_id", "status"]},
                 "Status": {
                     "type": "object",
@@ -134,17 +204,21 @@ def openapi_document() -> dict[str, Any]:
                     "requestBody": _BOUNDARY_BODY,
                     "responses": {
                         "200": {
-                            "description": "The result, as asked for by Accept",
+                            "description": (
+                                "The result in the type Accept prefers (q-values and wildcards "
+                                "honoured; a tie, or no Accept, goes to the first of JSON, "
+                                "GeoJSON, CSV, HTML)"
+                            ),
                             "content": quote_content,
                         },
-                        **_problems(400, 401, 408, 413, 415, 422, 503),
+                        **_problems(400, 401, 406, 408, 413, 415, 422, 503),
                     },
                 }
             },
             "/v1/boundary-checks": {
                 "post": {
                     "operationId": "checkBoundary",
-                    "summary": "Catchments, works, LPA and scope",
+                    "summary": "EDPs, catchments, excluded areas, works, LPA and scope",
                     "security": secured,
                     "parameters": [_RULES],
                     "requestBody": _BOUNDARY_BODY,
@@ -153,7 +227,7 @@ def openapi_document() -> dict[str, Any]:
                             "description": "Each site's overlaps and majorities",
                             "content": {"application/json": {"schema": _ref("BoundaryCheck")}},
                         },
-                        **_problems(400, 401, 408, 413, 415, 422, 503),
+                        **_problems(400, 401, 406, 408, 413, 415, 422, 503),
                     },
                 }
             },
@@ -181,7 +255,7 @@ def openapi_document() -> dict[str, Any]:
                                 "text/html": {"schema": {"type": "string"}},
                             },
                         },
-                        **_problems(401, 404, 503),
+                        **_problems(401, 404, 406, 503),
                     },
                 }
             },
@@ -207,8 +281,11 @@ def openapi_document() -> dict[str, Any]:
                     },
                     "responses": {
                         "200": {
-                            "description": "The HTML report",
-                            "content": {"text/html": {"schema": {"type": "string"}}},
+                            "description": (
+                                "The HTML report, or the type the output field chose, "
+                                "as a download (Content-Disposition: attachment)"
+                            ),
+                            "content": quote_content,
                         },
                         **_problems(400, 401, 408, 413, 415, 422, 503),
                     },

@@ -2,6 +2,7 @@
 
 One table maps a code to its HTTP status, so a code means the same status on every route;
 anything unexpected becomes a 500 whose body names only the request id, never a traceback.
+Messages are the CLI's, with its flags put in the API's words (wording.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import falcon
 
 from nrf.domain.errors import InvalidInput, NrfError, Problem
+from nrf.entrypoints.api.wording import for_api
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("nrf.api")
@@ -26,7 +28,9 @@ TOO_LARGE = frozenset(
         "too_many_features",
         "too_many_vertices",
         "geojson_too_complex",
-        "zip_too_large",
+        "zip_too_many_files",
+        "zip_entry_too_large",
+        "zip_total_too_large",
         "json_too_deep",
     }
 )
@@ -47,6 +51,7 @@ STATUS = {
     "not_found": 404,
     "job_not_found": 404,
     "method_not_allowed": 405,
+    "not_acceptable": 406,
     "body_timeout": 408,
     # Refused by the server before the app (http_server/): same codes, same statuses.
     "headers_too_large": 431,
@@ -91,12 +96,12 @@ def document(problem: ApiProblem, request_id: str | None) -> dict[str, Any]:
         "type": f"urn:nrf:problem:{problem.code}",
         "title": falcon.code_to_http_status(problem.status)[4:],
         "status": problem.status,
-        "detail": problem.detail,
+        "detail": for_api(problem.detail),
         "code": problem.code,
     }
     if problem.problems:
         doc["problems"] = [
-            {"code": p.code, "message": p.message, "feature": p.feature, "field": p.field}
+            {"code": p.code, "message": for_api(p.message), "feature": p.feature, "field": p.field}
             for p in problem.problems
         ]
     if request_id:

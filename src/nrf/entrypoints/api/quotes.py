@@ -10,10 +10,11 @@ import falcon
 
 from nrf.adapters.outputs.html_report import ReferenceFor
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
+from nrf.domain.column_mapping import parse_columns, renamed
 from nrf.domain.output_stamp import OutputStamp
-from nrf.domain.serialization import unstructure
 from nrf.entrypoints.api import inputs
 from nrf.entrypoints.api.body import read_body
+from nrf.entrypoints.api.boundary_check_json import boundary_check_document
 from nrf.entrypoints.api.problems import ApiProblem
 from nrf.entrypoints.api.representations import JSON, preferred, render_quote
 from nrf.entrypoints.api.services import ApiServices
@@ -63,11 +64,18 @@ def request_from(
             req.context.input_name = upload[0]
         if authorise is not None:
             authorise(fields)
-        features, given = inputs.form_features(upload, fields, services.limits)
+        layer = fields.get("layer", "").strip() or req.get_param("layer")
+        columns = parse_columns(fields.get("columns") or req.get_param("columns") or "")
+        features, given = inputs.form_features(upload, fields, services.limits, layer)
+        features = renamed(features, columns)
         return QuoteRequest(stamped(features, given), fields.get("rules") or rules, quote_date)
     if authorise is not None:
         authorise({})
-    return QuoteRequest(tuple(inputs.geojson_features(body, services.limits)), rules, quote_date)
+    if req.get_param("layer"):
+        raise ApiProblem("unknown_layer", "a GeoJSON body has one layer; send no layer")
+    columns = parse_columns(req.get_param("columns") or "")
+    features = renamed(inputs.geojson_features(body, services.limits), columns)
+    return QuoteRequest(tuple(features), rules, quote_date)
 
 
 def answer_stamp(req: falcon.Request) -> OutputStamp:
@@ -111,12 +119,14 @@ class BoundaryChecksResource:
         self._services = services
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        preferred(req, (JSON,))
         services = available(self._services)
         assert services.check is not None
         request = request_from(req, services)
         with services.geo_lock:
             checked = services.check(request)
         doc = {"notice": SYNTHETIC_NOTICE} if checked.provenance.synthetic_data else {}
-        doc.update(unstructure(checked))
+        doc.update(boundary_check_document(checked))
         resp.content_type = JSON
         resp.data = (json.dumps(doc, indent=2) + "\n").encode()
+        resp.set_header("Vary", "Accept")

@@ -17,6 +17,7 @@ from nrf.adapters.outputs import levy_csv
 from nrf.adapters.outputs.html_report import ReferenceFor, render_report
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE, geojson_document, result_document
 from nrf.domain.output_stamp import OutputStamp
+from nrf.entrypoints.api.negotiation import negotiate
 from nrf.service_layer.quotes import Quote
 
 JSON = "application/json"
@@ -27,11 +28,8 @@ OFFERED = (JSON, GEOJSON, CSV, HTML)
 
 
 def preferred(req: falcon.Request, offered: tuple[str, ...] = OFFERED) -> str:
-    """The best offered type for the Accept header; JSON when there is none or nothing fits."""
-    accept = req.get_header("Accept")
-    if not accept or accept.strip() in ("*/*", ""):
-        return offered[0]
-    return req.client_prefers(list(offered)) or offered[0]
+    """The best offered type for the Accept header (the first without one); else a 406."""
+    return negotiate(req.get_header("Accept"), offered)
 
 
 def render_quote(

@@ -63,7 +63,7 @@ def _init_child(settings: WorkerSettings) -> None:
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
 
-    configure_logging(secrets=[settings.notify_api_key or ""])
+    configure_logging(secrets=settings.secrets())
     container = build_container(settings=settings)
     container.boundary_data().info()  # read the bundle digest now rather than in the first job
     _job = container.process_job()

@@ -35,7 +35,7 @@ def worker_process_main(
     from nrf.entrypoints.worker.lifeline import watch_parent
 
     store: HeartbeatStore = heartbeat  # type: ignore[assignment]
-    configure_logging(secrets=[settings.notify_api_key or ""])
+    configure_logging(secrets=settings.secrets())
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -97,5 +97,5 @@ def run_worker(environ: Mapping[str, str]) -> int:
         configure_logging()
         log.error("bad_configuration", extra={"problems": exc.problems})
         return ExitCode.CONFIG
-    configure_logging(secrets=[settings.notify_api_key or ""])
+    configure_logging(secrets=settings.secrets())
     return Supervisor(settings, environ, worker_process_main).run()

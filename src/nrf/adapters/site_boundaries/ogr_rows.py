@@ -1,0 +1,95 @@
+"""GDAL's rows (field arrays and WKB) as raw features: 2-D, in EPSG:27700, numbered from 1.
+
+A file's layers are read in order and numbered as one list, so a KML's folders read as one
+boundary file; an unreadable geometry or one that cannot be reprojected becomes a problem of
+its feature, never an exception, so every feature's problems are reported together.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import shapely
+from attrs import frozen
+
+from nrf.adapters.site_boundaries.boundary_crs import to_bng
+from nrf.domain.errors import Problem
+from nrf.domain.validation import RawFeature
+
+
+@frozen(kw_only=True)
+class LayerRows:
+    """One layer as GDAL read it: field names, one array a field, WKB a row, its CRS."""
+
+    names: list[str]
+    columns: Sequence[Any]
+    wkbs: Sequence[bytes | None]
+    crs: str
+
+
+def raw_features(
+    layers: Sequence[LayerRows],
+    *,
+    drop_nulls: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[RawFeature]:
+    """Every row of every layer; ``drop_nulls`` leaves out empty fields (KML's many unused
+    ones, so an empty ``id`` field reads as no id column, not as a site without an id)."""
+    total = sum(len(layer.wkbs) for layer in layers)
+    features: list[RawFeature] = []
+    for layer in layers:
+        values = [[None if _is_nan(v) else v for v in column.tolist()] for column in layer.columns]
+        for row, wkb in enumerate(layer.wkbs):
+            index = len(features) + 1
+            pairs = zip(layer.names, values, strict=True)
+            properties = {name: column[row] for name, column in pairs}
+            if drop_nulls:
+                properties = {k: v for k, v in properties.items() if _present(v)}
+            geometry, problems = from_wkb(wkb, index)
+            if not problems:
+                geometry, problems = to_bng(geometry, layer.crs, index)
+            features.append(
+                RawFeature(
+                    index=index,
+                    properties=properties,
+                    geometry=geometry,
+                    crs=layer.crs,
+                    problems=problems,
+                )
+            )
+            if progress is not None:
+                progress(index, total)
+    return features
+
+
+def from_wkb(wkb: bytes | None, index: int) -> tuple[shapely.Geometry | None, tuple[Problem, ...]]:
+    """The 2-D geometry of a WKB, or the problem that stopped GEOS building it."""
+    if wkb is None:
+        return None, ()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NaN coordinates warn; the validator reports them
+            return shapely.force_2d(shapely.from_wkb(wkb)), ()
+    except (shapely.errors.GEOSException, ValueError) as error:
+        if "closed linestring" in str(error):  # GEOS: "Points of LinearRing do not form a ..."
+            message = (
+                f"feature {index}: a ring is not closed (its last point must repeat its first)"
+            )
+            code = "unclosed_ring"
+        else:
+            message = f"feature {index}: geometry is not a valid polygon ({error})"
+            code = "invalid_geometry"
+        return None, (Problem(code=code, message=message, feature=index, field="geometry"),)
+
+
+def _is_nan(value: object) -> bool:
+    # GDAL files cannot hold NaN attributes: a NaN here is a null that numpy could not keep.
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _present(value: object) -> bool:
+    text = str(value)
+    return value is not None and text not in ("", "NaT")

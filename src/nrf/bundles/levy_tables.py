@@ -1,0 +1,53 @@
+"""The bundle's levy tables from Defra's CSVs: its column names, values as exact text.
+
+``levy_charges`` and ``levy_inflation_index`` carry Defra's columns plus ``source_line``, the
+line of the delivered CSV each row came from, so the gate can name it; ``levy_settings`` holds
+the VAT rate. Nothing is judged here: the gate judges the bundle, so a bundle built elsewhere
+is judged by the same rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+from nrf.bundles.geopackage_writer import Table
+from nrf.bundles.manifest import CHARGE_COLUMNS, INDEX_COLUMNS
+from nrf.bundles.schedule_csv import Row
+from nrf.bundles.schedule_values import four_places, integer
+
+CHARGES, INDEX, SETTINGS = "levy_charges", "levy_inflation_index", "levy_settings"
+SOURCE_LINE = "source_line"
+DEFAULT_VAT_RATE = Decimal("0.20")
+_TYPES = {"edp_id": "INTEGER", "charging_year": "INTEGER"}
+
+
+def _columns(names: Sequence[str]) -> list[tuple[str, str]]:
+    return [(c, _TYPES.get(c, "TEXT")) for c in names] + [(SOURCE_LINE, "INTEGER")]
+
+
+def _text(value: object) -> object:
+    return value if value != "" else None
+
+
+def charges_table(rows: Sequence[Row]) -> Table:
+    out = []
+    for row in rows:
+        values = {c: _text(row[c]) for c in CHARGE_COLUMNS}
+        values["edp_id"] = integer(row["edp_id"])
+        values["base_charge_per_unit"] = four_places(values["base_charge_per_unit"])
+        out.append((*values.values(), row["_line"]))
+    return Table(CHARGES, _columns(CHARGE_COLUMNS), out)
+
+
+def index_table(rows: Sequence[Row]) -> Table:
+    out = []
+    for row in rows:
+        year = integer(row["charging_year"])
+        factor = four_places(_text(row["index_factor"]))
+        out.append((year, _text(row["cil_index"]), factor, row["_line"]))
+    return Table(INDEX, _columns(INDEX_COLUMNS), out)
+
+
+def settings_table(vat_rate: Decimal) -> Table:
+    return Table(SETTINGS, [("key", "TEXT"), ("value", "TEXT")], [("vat_rate", str(vat_rate))])

@@ -1,0 +1,246 @@
+"""Rules over the charging schedule, the CIL index and the VAT rate: the levy's own inputs.
+
+A quote takes the one charge of its EDP whose window covers the quote date, so windows of one
+EDP must not share a day (two charges would fit) and must run forwards; a charge must be money
+above nothing, for an EDP the layer holds. Each index year appears once, or indexing would
+depend on row order. A row refused for a bad value is judged no further (no cascade), and each
+finding names the delivered file and line, the row's own key, and what to write instead.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from collections.abc import Mapping
+from datetime import date
+from typing import Any
+
+from attrs import frozen
+
+from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.report import QcReport
+from nrf.bundles.schedule_values import PLACES, iso_date, places, plain_decimal
+
+CHARGES, INDEX, SETTINGS = "levy_charges", "levy_inflation_index", "levy_settings"
+# The delivered file each table came from, as `bundle_sources` names its role.
+ROLES = {CHARGES: "levy_charges", INDEX: "inflation_index"}
+DATES = ("edp_start_date", "charge_valid_from", "charge_valid_to")
+
+
+@frozen(kw_only=True)
+class Charge:
+    """A charge row whose every value is usable."""
+
+    edp_id: int
+    edp_name: str
+    start: date
+    valid_from: date
+    valid_to: date
+    key: str
+    place: str
+
+
+def _delivered(db: sqlite3.Connection, table: str) -> str:
+    """The delivered file's name, when the build recorded it; else the table's."""
+    try:
+        row = db.execute(
+            "SELECT path FROM bundle_sources WHERE role = ?", (ROLES.get(table, table),)
+        ).fetchone()
+    except sqlite3.Error:
+        row = None
+    return str(row[0]).rsplit("/", 1)[-1] if row else f"table {table}"
+
+
+def _rows(db: sqlite3.Connection, t: TableSchema) -> list[dict[str, Any]]:
+    """Rows as {column: value, "_place": "<file> line N" (or "<table> fid N")}."""
+    have = {str(r[1]).casefold() for r in db.execute(f"PRAGMA table_info({q(t.name)})")}
+    line = ", source_line" if "source_line" in have else ", NULL"
+    names = ", ".join(q(c) for c in t.columns.values())
+    sql = f"SELECT {q(t.key)}{line}, {names} FROM {q(t.name)} ORDER BY {q(t.key)}"
+    file = _delivered(db, t.name)
+    out = []
+    for fid, source_line, *values in db.execute(sql):
+        place = f"{file} line {source_line}" if source_line is not None else f"{file} fid {fid}"
+        out.append({"_place": place, **dict(zip(t.columns, values, strict=True))})
+    return out
+
+
+def _charge(row: dict[str, Any], report: QcReport) -> Charge | None:
+    """The row as a Charge, or None with one charge_invalid finding naming every bad value."""
+    key = f"edp_id {row['edp_id']} from {row['charge_valid_from']}"
+    problems = []
+    edp = geopackage_lookups.whole_number(row["edp_id"])
+    if edp is None:
+        problems.append(f"edp_id {row['edp_id']!r} is no whole number: write the EDP_Id, e.g. 1")
+    name = geopackage_lookups.text_or_none(row["edp_name"])
+    if name is None:
+        problems.append("edp_name is blank: write the EDP_Name of the EDP layer")
+    dates = {c: iso_date(row[c]) for c in DATES}
+    for column, value in dates.items():
+        if value is None:
+            problems.append(
+                f"{column} {row[column]!r} is no date: write YYYY-MM-DD, e.g. 2026-04-01"
+            )
+    base = plain_decimal(row["base_charge_per_unit"])
+    shown = repr(row["base_charge_per_unit"])
+    if base is None:
+        problems.append(
+            f"base_charge_per_unit {shown} is not a decimal: write pounds per unit, e.g. 2675.0000"
+        )
+    elif base <= 0:
+        problems.append(f"base_charge_per_unit {shown} is not above 0")
+    elif places(base) > PLACES:
+        problems.append(
+            f"base_charge_per_unit {shown} has {places(base)} decimal places; the schedule "
+            f"keeps {PLACES}: write it as Defra publishes it"
+        )
+    if problems:
+        report.add("charge_invalid", CHARGES, key, f"{row['_place']}: " + "; ".join(problems))
+        return None
+    assert edp is not None and name is not None
+    start, valid_from, valid_to = (dates[c] for c in DATES)
+    assert start is not None and valid_from is not None and valid_to is not None
+    return Charge(
+        edp_id=edp,
+        edp_name=name,
+        start=start,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        key=key,
+        place=row["_place"],
+    )
+
+
+def _windows(charges: list[Charge], report: QcReport) -> None:
+    """Reversed windows, then every pair of one EDP's forward windows that share a day."""
+    forward: dict[int, list[Charge]] = defaultdict(list)
+    for c in charges:
+        if c.valid_to < c.valid_from:
+            report.add(
+                "charge_window_reversed",
+                CHARGES,
+                c.key,
+                f"{c.place}: charge_valid_to {c.valid_to} is before charge_valid_from "
+                f"{c.valid_from}: swap them, or correct the year",
+            )
+        else:
+            forward[c.edp_id].append(c)
+    for edp_charges in forward.values():
+        ordered = sorted(edp_charges, key=lambda c: (c.valid_from, c.valid_to))
+        for i, first in enumerate(ordered):
+            for later in ordered[i + 1 :]:
+                if later.valid_from > first.valid_to:
+                    break
+                report.add(
+                    "charge_overlap",
+                    CHARGES,
+                    later.key,
+                    f"{later.place}: {later.valid_from}..{later.valid_to} shares days with "
+                    f"{first.place}'s {first.valid_from}..{first.valid_to}: end the earlier "
+                    "window the day before the later one starts",
+                )
+
+
+def check_charges(
+    db: sqlite3.Connection,
+    t: TableSchema,
+    edps: Mapping[int, str],
+    index_years: set[int],
+    report: QcReport,
+) -> None:
+    rows = _rows(db, t)
+    charges = [c for c in (_charge(r, report) for r in rows) if c is not None]
+    _windows(charges, report)
+    for c in charges:
+        if c.start.year not in index_years:
+            report.add(
+                "index_year_missing",
+                CHARGES,
+                c.key,
+                f"{c.place}: edp_start_date {c.start} is in {c.start.year}, which the inflation "
+                "index does not list: a quote in any later year is refused "
+                "(inflation_index_missing); add the year's row to the index",
+            )
+    for c in charges:
+        if c.edp_id not in edps:
+            report.add(
+                "ref_charge_edp",
+                CHARGES,
+                c.key,
+                f"{c.place}: the EDP layer has no EDP_Id {c.edp_id} ('{c.edp_name}')",
+            )
+        elif edps[c.edp_id] != c.edp_name:
+            report.add(
+                "ref_charge_edp",
+                CHARGES,
+                c.key,
+                f"{c.place}: edp_name '{c.edp_name}', but the EDP layer names EDP_Id "
+                f"{c.edp_id} '{edps[c.edp_id]}'",
+            )
+    mentioned = {geopackage_lookups.whole_number(r["edp_id"]) for r in rows}
+    # An id whose EDP name is charged under another id is an edp_id_conflict, already reported.
+    charged = {edps[e] for e in mentioned if e is not None and e in edps}
+    for edp, name in sorted(edps.items()):
+        if edp not in mentioned and name not in charged:
+            report.add("charge_missing", CHARGES, f"edp_id {edp}", f"'{name}' has no charge row")
+
+
+def _positive(value: object, most_places: int | None = None) -> bool:
+    number = plain_decimal(value)
+    fits = most_places is None or (number is not None and places(number) <= most_places)
+    return number is not None and number > 0 and fits
+
+
+def check_index(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> set[int]:
+    """Every row usable, each year once; returns the years listed."""
+    years: dict[int, list[str]] = defaultdict(list)
+    for row in _rows(db, t):
+        year = geopackage_lookups.whole_number(row["charging_year"])
+        key = f"charging_year {row['charging_year']}"
+        problems = []
+        if year is None:
+            problems.append(f"charging_year {row['charging_year']!r} is no year, e.g. 2027")
+        if not _positive(row["cil_index"]):
+            problems.append(f"cil_index {row['cil_index']!r} is not a decimal above 0")
+        if not _positive(row["index_factor"], PLACES):
+            factor = str(row["index_factor"]).strip()
+            fix = (
+                f": write the factor, e.g. 1.0300, not {factor}"
+                if factor.endswith("%")
+                else " (2026 is 1.0000)"
+            )
+            problems.append(
+                f"index_factor {row['index_factor']!r} is not a decimal above 0 with at most "
+                f"{PLACES} places{fix}"
+            )
+        if problems:
+            report.add("index_invalid", INDEX, key, f"{row['_place']}: " + "; ".join(problems))
+        if year is not None:
+            years[year].append(row["_place"])
+    for year, places_seen in sorted(years.items()):
+        if len(places_seen) > 1:
+            report.add(
+                "index_year_duplicate",
+                INDEX,
+                f"charging_year {year}",
+                f"listed {len(places_seen)} times ({', '.join(places_seen)}): keep one row",
+            )
+    return set(years)
+
+
+def check_settings(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> None:
+    """One VAT rate, a fraction in [0, 1): 20 % is written 0.20."""
+    key, value = q(t.columns["key"]), q(t.columns["value"])
+    rates = [v for (v,) in db.execute(f"SELECT {value} FROM {q(t.name)} WHERE {key} = 'vat_rate'")]
+    if len(rates) != 1:
+        report.add("value_invalid", SETTINGS, "vat_rate", f"{len(rates)} vat_rate rows, not 1")
+        return
+    rate = plain_decimal(rates[0])
+    if rate is None or not 0 <= rate < 1:
+        report.add(
+            "value_invalid",
+            SETTINGS,
+            "vat_rate",
+            f"vat_rate {rates[0]!r} is not a fraction in [0, 1): write 0.20 for 20 %",
+        )
