@@ -269,6 +269,7 @@ class Container(containers.DeclarativeContainer):
         support_email=config.support_email,
     )
 
+    job_report = providers.Factory(report_renderer, boundary_data, clock)
     process_job = providers.Singleton(
         ProcessJob,
         assess=assess_developments,
@@ -277,7 +278,7 @@ class Container(containers.DeclarativeContainer):
         settler=settler,
         fail=fail_job,
         clock=clock,
-        render=providers.Factory(report_renderer, boundary_data, clock),
+        render=job_report,
         settings=providers.Factory(
             NotifySettings,
             results_base_url=config.results_base_url,
