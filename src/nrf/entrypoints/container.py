@@ -22,6 +22,7 @@ from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
 from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue
 from nrf.adapters.job_queue.sqs_queue_inspector import SqsQueueInspector
 from nrf.adapters.notifier.data_labelling_notifier import DataLabellingNotifier
+from nrf.adapters.notifier.delivery_channels import DeliveryChannels
 from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.notifier.ses_notifier import SesNotifier
@@ -56,7 +57,6 @@ from nrf.service_layer.notification_ledger import NotificationLedger
 from nrf.service_layer.process_job import ProcessJob
 from nrf.service_layer.quotes import GetQuote
 from nrf.service_layer.rerun_refused import RerunRefusedQuotes
-from nrf.service_layer.result_delivery import DeliveryChannels
 from nrf.service_layer.sent_once import SentOnce
 from nrf.service_layer.stall_alerts import WatchForStalls
 
@@ -113,7 +113,7 @@ def _delivery(
     backend = HttpBackendResults(
         base_url, api_key or "", timeout=timeout, max_retries=retries, sleeper=sleeper, clock=clock
     )
-    return DeliveryChannels(emails, backend, records, clock)
+    return DeliveryChannels(emails=emails, backend=backend, records=records, clock=clock)
 
 
 def _by_result_store(config: Any, s3_client: Any, *, local: type, s3: type) -> Any:

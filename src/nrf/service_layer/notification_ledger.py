@@ -17,6 +17,9 @@ from attrs import evolve
 
 from nrf.domain.jobs import JobRecord, Notification, NotificationKind, NotificationRecord
 from nrf.domain.ports import Notifier, ResultStore
+from nrf.domain.quote_update import quote_update_json
+from nrf.domain.result_port import BACKEND_RECIPIENT, BODY_FIELD, TRACE_FIELD
+from nrf.domain.results import SiteAssessment
 
 log = logging.getLogger("nrf.job")
 
@@ -34,6 +37,12 @@ def intent(
         pending=True,
         details=tuple(sorted(details.items())),
     )
+
+
+def result_intent(site: SiteAssessment, trace_id: str | None) -> NotificationRecord:
+    """The pending report of a priced site, saved with the job's record before any send."""
+    details = {BODY_FIELD: quote_update_json(site), TRACE_FIELD: trace_id or ""}
+    return intent(NotificationKind.BACKEND_RESULT, BACKEND_RECIPIENT, details)
 
 
 def has_pending(record: JobRecord) -> bool:

@@ -32,9 +32,8 @@ from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.job_emails import NotifySettings, personalisation
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
 from nrf.service_layer.job_settler import JobSettler
-from nrf.service_layer.notification_ledger import intent
+from nrf.service_layer.notification_ledger import intent, result_intent
 from nrf.service_layer.rerun_refused import MESSAGE_FILE
-from nrf.service_layer.result_delivery import result_intent
 
 log = logging.getLogger("nrf.job")
 
