@@ -87,13 +87,18 @@ class Job:
     ) -> None:
         self.store, self.notifier = store or FakeResultStore(), notifier or FakeNotifier()
         clock = FakeClock()
-        settler = JobSettler(NotificationLedger(self.store, self.notifier), RetryPolicy())
+        ledger = NotificationLedger(self.store, self.notifier)
+        settler = JobSettler(ledger, RetryPolicy())
+        fail = FailJob(
+            store=self.store, ledger=ledger, settler=settler, clock=clock, support_email=SUPPORT
+        )
         self.process = ProcessJob(
             assess=FixedAssessment(run),  # type: ignore[arg-type]
             boundaries=FakeBoundarySource(),
             store=self.store,
+            ledger=ledger,
             settler=settler,
-            fail=FailJob(self.store, settler, clock, support_email=SUPPORT),
+            fail=fail,
             clock=clock,
             render=lambda run, devs: {"result.json": b"{}"},
             settings=NotifySettings(),

@@ -264,6 +264,7 @@ class Container(containers.DeclarativeContainer):
     fail_job = providers.Singleton(
         FailJob,
         store=result_store,
+        ledger=ledger,
         settler=settler,
         clock=clock,
         support_email=config.support_email,
@@ -275,6 +276,7 @@ class Container(containers.DeclarativeContainer):
         assess=assess_developments,
         boundaries=boundary_source,
         store=result_store,
+        ledger=ledger,
         settler=settler,
         fail=fail_job,
         clock=clock,

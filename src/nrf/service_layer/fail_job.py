@@ -25,7 +25,7 @@ from nrf.domain.ports import Clock, ResultStore
 from nrf.domain.results import LevyRefusal
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
 from nrf.service_layer.job_settler import JobSettler
-from nrf.service_layer.notification_ledger import intent
+from nrf.service_layer.notification_ledger import NotificationLedger, intent
 
 log = logging.getLogger("nrf.job")
 
@@ -48,12 +48,14 @@ class FailJob:
 
     def __init__(
         self,
+        *,
         store: ResultStore,
+        ledger: NotificationLedger,
         settler: JobSettler,
         clock: Clock,
         support_email: str | None = None,
     ) -> None:
-        self._store, self._settler, self._clock = store, settler, clock
+        self._store, self._ledger, self._settler, self._clock = store, ledger, settler, clock
         self._support = support_email
 
     def refused(
@@ -145,7 +147,7 @@ class FailJob:
             # Told anyway, and the message still deleted: retrying never makes bad input good.
             log.warning("failure_not_recorded", extra=ctx)
             for entry in told:
-                self._settler.ledger.send_unrecorded(
+                self._ledger.send_unrecorded(
                     Notification(
                         kind=entry.kind,
                         recipient=entry.recipient,
@@ -161,7 +163,7 @@ class FailJob:
                 error_codes=tuple(error.codes),
             )
         try:
-            record = self._settler.ledger.settle(record, ask_provider=False)
+            record = self._ledger.settle(record, ask_provider=False)
         except NrfError as exc:  # the intent is stored: the next delivery settles it
             return self._settler.retry(receipt, job_id, exc.code, ctx)
         return self._settler.settled(record, receipt, OutcomeStatus.FAILED, ctx)

@@ -19,7 +19,7 @@ class JobSettler:
     """Shared by processing and failing a job: a retry, a settled end, a finished job met again."""
 
     def __init__(self, ledger: NotificationLedger, retry: RetryPolicy) -> None:
-        self.ledger, self._retry = ledger, retry
+        self._ledger, self._retry = ledger, retry
 
     def retry(self, receipt: Receipt, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:
         outcome = self._retry.outcome(job_id, receipt.receive_count, code)
@@ -67,6 +67,6 @@ class JobSettler:
             entry = intent(wanted, missing_email[0], missing_email[1])
             record = evolve(record, notifications=(*record.notifications, entry))
         if has_pending(record):
-            record = self.ledger.settle(record, ask_provider=True)
+            record = self._ledger.settle(record, ask_provider=True)
         log.info("job_already_finished", extra={**ctx, "status": str(record.status)})
         return self.settled(record, receipt, OutcomeStatus.ALREADY_FINISHED, ctx)

@@ -32,7 +32,7 @@ from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.job_emails import NotifySettings, personalisation
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
 from nrf.service_layer.job_settler import JobSettler
-from nrf.service_layer.notification_ledger import intent, result_intent
+from nrf.service_layer.notification_ledger import NotificationLedger, intent, result_intent
 from nrf.service_layer.rerun_refused import MESSAGE_FILE
 
 log = logging.getLogger("nrf.job")
@@ -53,6 +53,7 @@ class ProcessJob:
         assess: AssessDevelopments,
         boundaries: JobBoundarySource,
         store: ResultStore,
+        ledger: NotificationLedger,
         settler: JobSettler,
         fail: FailJob,
         clock: Clock,
@@ -64,7 +65,8 @@ class ProcessJob:
         bundle: BoundaryDataRepository | None = None,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
-        self._settler, self._fail, self._clock, self._render = settler, fail, clock, render
+        self._ledger, self._settler, self._fail = ledger, settler, fail
+        self._clock, self._render = clock, render
         self._settings, self._limits = settings or NotifySettings(), limits
         self._default_rules = default_rules
         # Defra quotes' results also go to the backend, as one more entry in the ledger.
@@ -130,7 +132,7 @@ class ProcessJob:
             return self._settler.finish_existing(existing, receipt, ctx, missing)
         if receipt.receive_count <= 1 and receipt.first_claim and request.email:
             # At most once: only the very first claim of a job ever sends it.
-            self._settler.ledger.send_unrecorded(
+            self._ledger.send_unrecorded(
                 Notification(
                     kind=NotificationKind.STARTED,
                     recipient=request.email,
@@ -190,5 +192,5 @@ class ProcessJob:
         # finished by the next receive, which sends the email unless it went already.
         where = self._store.save(request.job_id, files, record)
         log.info("job_stored", extra={**ctx, "where": where})
-        record = self._settler.ledger.settle(record, ask_provider=False)
+        record = self._ledger.settle(record, ask_provider=False)
         return self._settler.settled(record, receipt, OutcomeStatus.SUCCEEDED, ctx)
