@@ -19,7 +19,7 @@ from nrf.domain.jobs import (
 from nrf.domain.result_port import BACKEND_RECIPIENT, undelivered_key
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
 from nrf.service_layer.fleet_status import ReadFleetStatus
-from nrf.service_layer.notification_ledger import NotificationLedger, intent
+from nrf.service_layer.notifications import NotificationLedger, intent
 from ops_fakes import FakeQueueInspector, InMemoryOpsRecords, InMemoryStoreInventory
 
 JOB = "NRF-000555"

@@ -14,7 +14,14 @@ from attrs import evolve
 from nrf.domain.job_request import IncomingJob
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind, NotificationRecord
 from nrf.domain.ports import Clock, JobInbox, ResultStore
-from nrf.service_layer.notification_ledger import NotificationLedger, has_pending, intent
+from nrf.service_layer.notifications import (
+    NotificationLedger,
+    failure_fields,
+    has_pending,
+    intent,
+)
+
+_CODES = ("dead_lettered",)
 
 log = logging.getLogger("nrf.dlq")
 
@@ -81,11 +88,13 @@ class DrainDeadLetters:
         )
         entries = [self._support_entry(job.job_id, reason)]
         if email and not (existing and existing.notifications):
-            entries.append(intent(NotificationKind.FAILED, email, _details(job.job_id, reason)))
+            entries.append(
+                intent(NotificationKind.FAILED, email, failure_fields(job.job_id, _CODES, reason))
+            )
         record = existing or JobRecord(
             job_id=job.job_id,
             status=JobStatus.FAILED,
-            error_codes=("dead_lettered",),
+            error_codes=_CODES,
             message=reason,
             finished_at=self._clock.now(),
             trace_id=job.trace_id,
@@ -108,11 +117,9 @@ class DrainDeadLetters:
                 sent=False,
                 error="no_support_address",
             )
-        return intent(NotificationKind.DEAD_LETTERED, self._support, _details(job_id, reason))
-
-
-def _details(job_id: str, reason: str) -> dict[str, str]:
-    return {"job_reference": job_id, "error_codes": "dead_lettered", "error_message": reason}
+        return intent(
+            NotificationKind.DEAD_LETTERED, self._support, failure_fields(job_id, _CODES, reason)
+        )
 
 
 def _support_heard(record: JobRecord) -> bool:

@@ -16,7 +16,6 @@ from nrf.domain.job_request import IncomingJob, Receipt
 from nrf.domain.jobs import (
     JobRecord,
     JobStatus,
-    Notification,
     NotificationKind,
     NotificationRecord,
     ResultStoreUnavailable,
@@ -25,7 +24,12 @@ from nrf.domain.ports import Clock, ResultStore
 from nrf.domain.results import LevyRefusal
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
 from nrf.service_layer.job_settler import JobSettler
-from nrf.service_layer.notification_ledger import NotificationLedger, intent
+from nrf.service_layer.notifications import (
+    NotificationLedger,
+    entry_notification,
+    failure_fields,
+    intent,
+)
 
 log = logging.getLogger("nrf.job")
 
@@ -120,11 +124,7 @@ class FailJob:
             return self._settler.retry(receipt, job_id, exc.code, ctx)
         log.warning("job_invalid", extra={**ctx, "error": error.message[:2000]})
         told: tuple[NotificationRecord, ...] = ()
-        personal = {
-            "job_reference": job_id,
-            "error_codes": ", ".join(error.codes),
-            "error_message": error.message[:2000],
-        }
+        personal = failure_fields(job_id, error.codes, error.message)
         if email:
             told = (intent(NotificationKind.FAILED, email, personal),)
         if tell_support and self._support:
@@ -147,15 +147,7 @@ class FailJob:
             # Told anyway, and the message still deleted: retrying never makes bad input good.
             log.warning("failure_not_recorded", extra=ctx)
             for entry in told:
-                self._ledger.send_unrecorded(
-                    Notification(
-                        kind=entry.kind,
-                        recipient=entry.recipient,
-                        job_id=job_id,
-                        personalisation=dict(entry.details),
-                        reference=job_id,
-                    )
-                )
+                self._ledger.send_unrecorded(entry_notification(entry, job_id))
             return JobOutcome(
                 job_id=job_id,
                 status=OutcomeStatus.FAILED,

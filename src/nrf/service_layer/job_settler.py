@@ -10,7 +10,7 @@ from attrs import evolve
 from nrf.domain.job_request import Receipt
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus, RetryPolicy
-from nrf.service_layer.notification_ledger import NotificationLedger, has_pending, intent
+from nrf.service_layer.notifications import NotificationLedger, has_pending, intent
 
 log = logging.getLogger("nrf.job")
 
