@@ -18,8 +18,7 @@ from nrf.domain.model import BundleInfo, EdpPolygon
 from nrf.domain.result_port import BODY_FIELD
 from nrf.domain.results import AssessmentRun, LevyRefusal, OutOfScopeSite
 from nrf.service_layer.fail_job import FailJob
-from nrf.service_layer.job_outcome import JobOutcome, RetryPolicy
-from nrf.service_layer.job_settler import JobSettler
+from nrf.service_layer.job_outcome import JobOutcome, JobSettler, RetryPolicy
 from nrf.service_layer.notifications import NotificationLedger, NotifySettings
 from nrf.service_layer.process_job import ProcessJob
 from support.backend_schema import assert_valid_patch

@@ -50,8 +50,7 @@ from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.fleet_heartbeat import FleetHeartbeat
 from nrf.service_layer.fleet_status import ReadFleetStatus
 from nrf.service_layer.housekeeping import Housekeep
-from nrf.service_layer.job_outcome import RetryPolicy
-from nrf.service_layer.job_settler import JobSettler
+from nrf.service_layer.job_outcome import JobSettler, RetryPolicy
 from nrf.service_layer.notifications import NotificationLedger, NotifySettings
 from nrf.service_layer.process_job import ProcessJob
 from nrf.service_layer.quotes import GetQuote

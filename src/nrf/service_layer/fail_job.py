@@ -22,8 +22,7 @@ from nrf.domain.jobs import (
 )
 from nrf.domain.ports import Clock, ResultStore
 from nrf.domain.results import LevyRefusal
-from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
-from nrf.service_layer.job_settler import JobSettler
+from nrf.service_layer.job_outcome import JobOutcome, JobSettler, OutcomeStatus
 from nrf.service_layer.notifications import (
     NotificationLedger,
     entry_notification,

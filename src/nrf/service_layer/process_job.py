@@ -29,8 +29,7 @@ from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, validate_features
 from nrf.service_layer.fail_job import FailJob
-from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
-from nrf.service_layer.job_settler import JobSettler
+from nrf.service_layer.job_outcome import JobOutcome, JobSettler, OutcomeStatus
 from nrf.service_layer.notifications import (
     NotificationLedger,
     NotifySettings,
