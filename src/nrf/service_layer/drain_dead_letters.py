@@ -54,7 +54,7 @@ class DrainDeadLetters:
         return handled
 
     def _handle(self, job: IncomingJob) -> None:
-        job_id, email = job.job_id, (job.request or job.rejected).email  # type: ignore[union-attr]
+        job_id, email = job.job_id, job.email
         existing = self._store.record(job_id)
         had_pending = existing is not None and has_pending(existing)
         if existing is not None and had_pending:

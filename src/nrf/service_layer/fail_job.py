@@ -95,8 +95,7 @@ class FailJob:
 
         Runs in the worker process, which still holds the job's claim.
         """
-        email = (job.request or job.rejected).email  # type: ignore[union-attr]
-        return self(job.job_id, timeout_error(seconds), email, job.trace_id, job.receipt)
+        return self(job.job_id, timeout_error(seconds), job.email, job.trace_id, job.receipt)
 
     def __call__(
         self,

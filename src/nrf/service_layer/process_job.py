@@ -13,7 +13,7 @@ from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.charging import utc_day
 from nrf.domain.errors import InvalidInput, NrfError
 from nrf.domain.fleet import BundleStamp
-from nrf.domain.job_request import IncomingJob, JobRequest, Receipt
+from nrf.domain.job_request import IncomingJob, JobRequest, Receipt, RejectedJob
 from nrf.domain.jobs import (
     JobRecord,
     JobStatus,
@@ -82,11 +82,10 @@ class ProcessJob:
     def __call__(self, job: IncomingJob) -> JobOutcome:
         ctx = {"job_id": job.job_id, "trace_id": job.trace_id}
         try:
-            if job.rejected is not None:
-                bad = job.rejected
-                return self._fail(bad.job_id, bad.error(), bad.email, bad.trace_id, job.receipt)
-            assert job.request is not None
-            return self._run(job.request, job.receipt, self._clock.now(), job.message.body)
+            body = job.body
+            if isinstance(body, RejectedJob):
+                return self._fail(body.job_id, body.error(), body.email, body.trace_id, job.receipt)
+            return self._run(body, job.receipt, self._clock.now(), job.message.body)
         except (ResultStoreUnavailable, OSError) as exc:
             return self._settler.retry(
                 job.receipt, job.job_id, getattr(exc, "code", "io_error"), ctx

@@ -47,8 +47,8 @@ def read_job(message: QueueMessage) -> IncomingJob:
             trace_id=exc.trace_id,
             problems=exc.problems,
         )
-        return IncomingJob(message=message, receipt=receipt, rejected=rejected)
-    return IncomingJob(message=message, receipt=receipt, request=request)
+        return IncomingJob(message=message, receipt=receipt, body=rejected)
+    return IncomingJob(message=message, receipt=receipt, body=request)
 
 
 def _loads(text: str, what: str) -> Any:

@@ -13,7 +13,7 @@ from concurrent.futures import Future
 from attrs import define, evolve, field
 
 from nrf.domain.errors import NrfError
-from nrf.domain.job_request import IncomingJob
+from nrf.domain.job_request import IncomingJob, RejectedJob
 from nrf.domain.jobs import QueueFatalError, QueueTransientError, ResultStoreUnavailable
 from nrf.domain.ports import Clock, HeartbeatStore, JobClaims, JobInbox
 from nrf.entrypoints.settings import WorkerSettings
@@ -89,7 +89,7 @@ class InFlight:
             )
         except (ResultStoreUnavailable, OSError, NrfError) as exc:
             code = getattr(exc, "code", "io_error")
-            if job.rejected is not None:
+            if isinstance(job.body, RejectedJob):
                 # Bad input needs no claim to be judged; a store that is down must not keep it.
                 log.warning("claim_unavailable", extra=ctx)
                 return tracked, None
