@@ -19,6 +19,7 @@ from nrf.service_layer.notifications import (
     failure_fields,
     has_pending,
     intent,
+    unsent,
 )
 
 _CODES = ("dead_lettered",)
@@ -111,12 +112,7 @@ class DrainDeadLetters:
     def _support_entry(self, job_id: str, reason: str) -> NotificationRecord:
         if not self._support:
             log.warning("dead_letter_unreported", extra={"job_id": job_id, "reason": reason})
-            return NotificationRecord(
-                kind=NotificationKind.DEAD_LETTERED,
-                recipient="",
-                sent=False,
-                error="no_support_address",
-            )
+            return unsent(NotificationKind.DEAD_LETTERED, "no_support_address")
         return intent(
             NotificationKind.DEAD_LETTERED, self._support, failure_fields(job_id, _CODES, reason)
         )

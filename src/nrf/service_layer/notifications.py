@@ -63,6 +63,11 @@ def failure_fields(job_id: str, codes: Sequence[str], message: str) -> dict[str,
     }
 
 
+def unsent(kind: NotificationKind, error: str) -> NotificationRecord:
+    """The entry of an email that cannot go (no address configured): a fact, never pending."""
+    return NotificationRecord(kind=kind, recipient="", sent=False, error=error)
+
+
 def entry_notification(entry: NotificationRecord, job_id: str) -> Notification:
     """The email (or report) an entry of the job's record stands for."""
     return Notification(
