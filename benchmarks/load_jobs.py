@@ -91,9 +91,7 @@ def _invalid(prefix: str) -> list[LoadJob]:
             "failed",
             "boundary_uri_not_allowed",
         ),
-        LoadJob(
-            None, '{"job_id": "truncated', "invalid", "failed", "message_not_json", emails=False
-        ),
+        LoadJob(None, '{"job_id": "truncated', "invalid", "failed", "not_json", emails=False),
     ]
 
 

@@ -274,7 +274,7 @@ def test_errors_are_problem_documents_with_the_clis_codes(server: Server) -> Non
     assert_problem(server.post("/v1/quotes", form, form_type), 415, "unsupported_file_type")
     empty, empty_type = multipart({}, {"dwellings": "3"})
     assert_problem(server.post("/v1/quotes", empty, empty_type), 400, "missing_file")
-    assert_problem(server.post("/v1/quotes", b'{"type": "Feat', GEOJSON), 400, "unreadable_file")
+    assert_problem(server.post("/v1/quotes", b'{"type": "Feat', GEOJSON), 400, "not_json")
     assert_problem(server.request("GET", "/v2/nothing"), 404, "not_found")
     assert server.request("GET", "/v1/quotes", headers={"x-api-key": KEY}).status == 405
     # Two problems in one site: negative dwellings and a bow-tie ring; both are reported.

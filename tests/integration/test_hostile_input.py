@@ -60,18 +60,18 @@ def _cases() -> list[Case]:
     # 1e400 as written: Python reads it as infinity (json.dumps would write Infinity instead).
     dwellings = {"name": "x", "dwellings": 123454321, "dwelling_category": "housing"}
     return [
-        Case("random-bytes", "\x7f}{\u00e9 not json ]]", "message_not_json", emailed=False),
+        Case("random-bytes", "\x7f}{\u00e9 not json ]]", "not_json", emailed=False),
         Case(
             "truncated",
             json.dumps(job("hostile-truncated"))[:60],
-            "message_not_json",
+            "not_json",
             emailed=False,
         ),
-        Case("deep", deep_message("hostile-deep", 100), "message_too_deep", emailed=False),
+        Case("deep", deep_message("hostile-deep", 100), "json_too_deep", emailed=False),
         Case(
             "nan-inline",
             json.dumps(job("hostile-nan-inline")).replace("582800.0", "NaN", 1),
-            "message_not_json",
+            "not_json",
             emailed=False,
         ),
         Case(

@@ -69,7 +69,7 @@ def test_forty_jobs_through_two_workers_are_each_stored_and_told_exactly_once(
             "invalid_dwellings",
             "invalid_boundary_uri",
             "boundary_uri_not_allowed",
-            "message_not_json",
+            "not_json",
         ]
     )
     # At least 35 started + 35 completed + 4 failed (the unparsable body has no address).

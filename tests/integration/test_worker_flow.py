@@ -171,7 +171,7 @@ def test_invalid_input_is_failed_once_with_its_codes_and_deleted_at_once(flow: F
     assert "self_intersecting_geometry" in failed_email["personalisation"]["error_codes"]
     assert emails_for(flow.notify, "flow-bowtie", "COMPLETED") == []
     not_json = status_of(flow.results, garbage_job)
-    assert (not_json["status"], not_json["error_codes"]) == ("failed", ["message_not_json"])
+    assert (not_json["status"], not_json["error_codes"]) == ("failed", ["not_json"])
     assert not (flow.results / "flow-bowtie" / "result.json").exists()
 
     for sent in (bowtie, garbage):

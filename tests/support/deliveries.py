@@ -1,27 +1,25 @@
 """The job path as the worker runs it, without processes: read, claim, process, release.
 
 Unit tests drive ProcessJob through the real edge reader and the real in-flight owner
-(the claim, the duplicate rule, the release), with recording fakes for the ports.
+(the claim, the duplicate rule, the release), with recording fakes for the ports. Every
+use case comes from ``build_container`` with the fakes as overrides, so the wiring under
+test is the worker's own and cannot drift from it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from dependency_injector import providers
+
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
-from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
 from nrf.adapters.job_queue.job_message import read_job
-from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.jobs import QueueMessage
 from nrf.domain.ports import BoundaryDataRepository, JobBoundarySource
+from nrf.entrypoints.container import build_container
 from nrf.entrypoints.settings import WorkerSettings
-from nrf.entrypoints.worker.in_flight import InFlight
-from nrf.service_layer.fail_job import FailJob
-from nrf.service_layer.job_emails import NotifySettings
-from nrf.service_layer.job_outcome import JobOutcome, RetryPolicy
-from nrf.service_layer.job_settler import JobSettler
-from nrf.service_layer.notification_ledger import NotificationLedger
-from nrf.service_layer.process_job import ProcessJob, Renderer
+from nrf.service_layer.job_outcome import JobOutcome
+from nrf.service_layer.process_job import Renderer
 
 LEASE = 600
 
@@ -41,23 +39,26 @@ class Deliveries:
         retry_base: int = 30,
     ) -> None:
         self.store, self.notifier, self.clock = store, notifier, clock
-        retry = RetryPolicy(base_seconds=retry_base)
-        settler = JobSettler(NotificationLedger(store, notifier), retry)
-        self.fail = FailJob(store, settler, clock)
-        self.process = ProcessJob(
-            assess=AssessDevelopments(repository),
-            boundaries=source,
-            store=store,
-            settler=settler,
-            fail=self.fail,
-            clock=clock,
-            render=render,
-            settings=NotifySettings(results_base_url="https://results.example/jobs/"),
+        settings = WorkerSettings(
+            visibility_timeout=LEASE,
+            retry_base_seconds=retry_base,
+            results_base_url="https://results.example/jobs/",
         )
-        settings = WorkerSettings(visibility_timeout=LEASE)
-        self.in_flight = InFlight(
-            ReadingJobInbox(FakeJobQueue(clock)), store, settings, clock, retry
-        )
+        container = build_container(settings=settings)
+        for provider, fake in (
+            (container.boundary_data, repository),
+            (container.site_map, map),
+            (container.boundary_source, source),
+            (container.job_report, render),
+            (container.result_store, store),
+            (container.job_delivery, notifier),
+            (container.clock, clock),
+            (container.job_queue, FakeJobQueue(clock)),
+        ):
+            provider.override(providers.Object(fake))
+        self.fail = container.fail_job()
+        self.process = container.process_job()
+        self.in_flight = container.in_flight()
 
     def __call__(self, message: QueueMessage) -> JobOutcome:
         return self._claimed(message, self.process)

@@ -23,8 +23,8 @@ KNOWN_CODES = frozenset(
     {
         # message
         "message_too_large",
-        "message_not_json",
-        "message_too_deep",
+        "not_json",
+        "json_too_deep",
         "unknown_message_schema",
         "missing_field",
         "invalid_field",

@@ -1,6 +1,8 @@
 """The CLI's input ceilings: 10,000 sites by default, raised by --max-sites or the env."""
 
-from nrf.entrypoints.assess_limits import assess_limits
+from nrf.entrypoints.assess_limits import assess_limits, input_limits
+from nrf.entrypoints.container import build_container
+from nrf.entrypoints.settings import WorkerSettings, load_settings
 
 
 def test_the_default_stays_ten_thousand_sites() -> None:
@@ -29,3 +31,22 @@ def test_the_environment_is_honoured_and_an_explicit_ceiling_kept() -> None:
 def test_lowering_the_site_count_keeps_the_other_defaults() -> None:
     limits = assess_limits(5, {})
     assert limits.max_features == 5 and limits.max_total_vertices == 1_000_000
+
+
+def test_the_worker_and_nrf_assess_read_each_variable_into_the_same_limit() -> None:
+    # One mapping for both: NRF_MAX_VERTICES_PER_SITE=500 is a feature's 500 vertices,
+    # NRF_MAX_SITE_AREA_HA=2.5 a site's 2.5 ha, whichever reads it.
+    env = {"NRF_MAX_VERTICES_PER_SITE": "500", "NRF_MAX_SITE_AREA_HA": "2.5"}
+    worker = input_limits(load_settings(env))
+    cli = assess_limits(None, env)
+    assert (worker.max_vertices_per_feature, worker.max_site_area_ha) == (500, 2.5)
+    assert (cli.max_vertices_per_feature, cli.max_site_area_ha) == (500, 2.5)
+
+
+def test_the_worker_defaults_are_the_documented_ceilings() -> None:
+    # docs/limits.md: 50 MiB (52,428,800 bytes), 10,000 sites, 100,000 vertices a site,
+    # 1,000,000 in all, 10,000 ha a site, 200 MiB (209,715,200 bytes) unzipped.
+    limits = build_container(settings=WorkerSettings()).limits()
+    assert limits.max_file_bytes == 52_428_800 and limits.max_features == 10_000
+    assert limits.max_vertices_per_feature == 100_000 and limits.max_total_vertices == 1_000_000
+    assert limits.max_site_area_ha == 10_000 and limits.max_decompressed_bytes == 209_715_200

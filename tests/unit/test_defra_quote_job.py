@@ -18,10 +18,8 @@ from nrf.domain.model import BundleInfo, EdpPolygon
 from nrf.domain.result_port import BODY_FIELD
 from nrf.domain.results import AssessmentRun, LevyRefusal, OutOfScopeSite
 from nrf.service_layer.fail_job import FailJob
-from nrf.service_layer.job_emails import NotifySettings
-from nrf.service_layer.job_outcome import JobOutcome, RetryPolicy
-from nrf.service_layer.job_settler import JobSettler
-from nrf.service_layer.notification_ledger import NotificationLedger
+from nrf.service_layer.job_outcome import JobOutcome, JobSettler, RetryPolicy
+from nrf.service_layer.notifications import NotificationLedger, NotifySettings
 from nrf.service_layer.process_job import ProcessJob
 from support.backend_schema import assert_valid_patch
 from support.defra_sites import (
@@ -87,13 +85,18 @@ class Job:
     ) -> None:
         self.store, self.notifier = store or FakeResultStore(), notifier or FakeNotifier()
         clock = FakeClock()
-        settler = JobSettler(NotificationLedger(self.store, self.notifier), RetryPolicy())
+        ledger = NotificationLedger(self.store, self.notifier)
+        settler = JobSettler(ledger, RetryPolicy())
+        fail = FailJob(
+            store=self.store, ledger=ledger, settler=settler, clock=clock, support_email=SUPPORT
+        )
         self.process = ProcessJob(
             assess=FixedAssessment(run),  # type: ignore[arg-type]
             boundaries=FakeBoundarySource(),
             store=self.store,
+            ledger=ledger,
             settler=settler,
-            fail=FailJob(self.store, settler, clock, support_email=SUPPORT),
+            fail=fail,
             clock=clock,
             render=lambda run, devs: {"result.json": b"{}"},
             settings=NotifySettings(),

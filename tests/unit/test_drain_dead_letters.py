@@ -14,7 +14,7 @@ from nrf.domain.jobs import (
     NotificationRecord,
 )
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
-from nrf.service_layer.notification_ledger import NotificationLedger, intent
+from nrf.service_layer.notifications import NotificationLedger, intent
 
 SUPPORT = "support@example.gov.uk"
 

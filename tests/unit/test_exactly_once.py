@@ -16,7 +16,7 @@ from nrf.domain.jobs import (
     NotificationRecord,
     QueueMessage,
 )
-from nrf.service_layer.notification_ledger import OUTCOME_UNKNOWN
+from nrf.service_layer.notifications import OUTCOME_UNKNOWN
 from support.deliveries import LEASE, Deliveries
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from nrf.domain.job_request import JobRequest
-from nrf.service_layer.job_emails import NotifySettings, personalisation
+from nrf.service_layer.notifications import NotifySettings, personalisation
 from support.runs import EXCLUDED, NORFOLK, RUN
 
 REQUEST = JobRequest(

@@ -92,14 +92,14 @@ def test_defra_message_without_housing_units_is_refused() -> None:
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ("not json", ["message_not_json"]),
-        ('{"job_id": ', ["message_not_json"]),
-        (b"\xff\xfe", ["message_not_json"]),
-        ('{"job_id": NaN}', ["message_not_json"]),
+        ("not json", ["not_json"]),
+        ('{"job_id": ', ["not_json"]),
+        (b"\xff\xfe", ["not_json"]),
+        ('{"job_id": NaN}', ["not_json"]),
         ("[1, 2]", ["unknown_message_schema"]),
         ('{"hello": 1}', ["unknown_message_schema"]),
-        ("[" * 100 + "]" * 100, ["message_too_deep"]),
-        ('{"Type": "Notification", "Message": "{"}', ["message_not_json"]),
+        ("[" * 100 + "]" * 100, ["json_too_deep"]),
+        ('{"Type": "Notification", "Message": "{"}', ["not_json"]),
         (json.dumps({**DEFRA, "reference": "NRF-12"}), ["invalid_field"]),
         (json.dumps({**DEFRA, "housingUnits": -1}), ["invalid_dwellings"]),
         (json.dumps({**DEFRA, "housingUnits": 2.5}), ["invalid_dwellings"]),
@@ -130,8 +130,8 @@ def test_every_problem_is_reported_at_once() -> None:
 
 KNOWN_CODES = {
     "message_too_large",
-    "message_not_json",
-    "message_too_deep",
+    "not_json",
+    "json_too_deep",
     "unknown_message_schema",
     "missing_field",
     "invalid_field",

@@ -6,7 +6,7 @@ import pytest
 
 from fakes import FakeNotifier, FakeResultStore
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind, NotificationRecord
-from nrf.service_layer.notification_ledger import NotificationLedger, intent
+from nrf.service_layer.notifications import NotificationLedger, intent
 
 PLANNER, SUPPORT = "planner@example.gov.uk", "support@example.gov.uk"
 

@@ -162,7 +162,7 @@ def test_a_message_that_is_not_json_is_failed_under_its_message_id() -> None:
     assert (outcome.status, outcome.delete, outcome.error_codes) == (
         "failed",
         True,
-        ("message_not_json",),
+        ("not_json",),
     )
     assert store.records["message-m-1"].status is JobStatus.FAILED
     assert notifier.sent == []  # nobody to tell: the address is unknown

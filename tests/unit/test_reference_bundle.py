@@ -13,9 +13,8 @@ import pytest
 from fakes import FakeHeartbeatStore, FakeS3
 from nrf.domain.health import WorkerStatus
 from nrf.entrypoints.container import bundled_reference_data
+from nrf.entrypoints.exit_codes import EXIT_FATAL, EXIT_SYNTHETIC_REFUSED
 from nrf.entrypoints.reference_bundle import (
-    EXIT_FATAL,
-    EXIT_SYNTHETIC_REFUSED,
     SYNTHETIC_REFUSED,
     DownloadProgress,
     SyntheticDataRefused,

@@ -6,6 +6,7 @@ import json
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
 from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
+from nrf.adapters.notifier.delivery_channels import DeliveryChannels
 from nrf.domain.fleet_status import concerns
 from nrf.domain.jobs import (
     JobRecord,
@@ -15,11 +16,10 @@ from nrf.domain.jobs import (
     NotificationKind,
     NotificationRecord,
 )
-from nrf.domain.result_port import BACKEND_RECIPIENT
+from nrf.domain.result_port import BACKEND_RECIPIENT, undelivered_key
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
 from nrf.service_layer.fleet_status import ReadFleetStatus
-from nrf.service_layer.notification_ledger import NotificationLedger, intent
-from nrf.service_layer.result_delivery import DeliveryChannels, undelivered_key
+from nrf.service_layer.notifications import NotificationLedger, intent
 from ops_fakes import FakeQueueInspector, InMemoryOpsRecords, InMemoryStoreInventory
 
 JOB = "NRF-000555"
@@ -65,7 +65,7 @@ def pending_record() -> JobRecord:
 
 def test_reports_go_to_the_backend_and_emails_to_the_notifier() -> None:
     emails, backend, records = FakeNotifier(), FakeBackendResults(), InMemoryOpsRecords()
-    channels = DeliveryChannels(emails, backend, records, FakeClock())
+    channels = DeliveryChannels(emails=emails, backend=backend, records=records, clock=FakeClock())
     store = FakeResultStore()
     record = pending_record()
     email = intent(NotificationKind.COMPLETED, "planner@example.gov.uk", {"x": "y"})
@@ -81,7 +81,9 @@ def test_reports_go_to_the_backend_and_emails_to_the_notifier() -> None:
 def test_an_undelivered_report_shows_in_status_until_dlq_settles_it() -> None:
     backend = FakeBackendResults(outcomes=[(False, True)])  # a 503 outage: stays pending
     records, clock, store = InMemoryOpsRecords(), FakeClock(), FakeResultStore()
-    channels = DeliveryChannels(FakeNotifier(), backend, records, clock)
+    channels = DeliveryChannels(
+        emails=FakeNotifier(), backend=backend, records=records, clock=clock
+    )
     record = NotificationLedger(store, channels).settle(pending_record(), ask_provider=False)
     assert record.notifications[0].pending
     status = ReadFleetStatus(
@@ -108,7 +110,9 @@ def test_an_undelivered_report_shows_in_status_until_dlq_settles_it() -> None:
         )
     )
     notifier = FakeNotifier()
-    ledger = NotificationLedger(store, DeliveryChannels(notifier, backend, records, clock))
+    ledger = NotificationLedger(
+        store, DeliveryChannels(emails=notifier, backend=backend, records=records, clock=clock)
+    )
     DrainDeadLetters(
         dlq=ReadingJobInbox(dlq),
         store=store,
@@ -126,7 +130,9 @@ def test_a_report_the_backend_already_holds_is_not_sent_again() -> None:
     backend, records = FakeBackendResults(), InMemoryOpsRecords()
     backend.held = True  # the last attempt died after the PATCH landed
     records.put(undelivered_key(JOB), b'{"at": 1}')
-    channels = DeliveryChannels(FakeNotifier(), backend, records, FakeClock())
+    channels = DeliveryChannels(
+        emails=FakeNotifier(), backend=backend, records=records, clock=FakeClock()
+    )
     settled = NotificationLedger(FakeResultStore(), channels).settle(
         pending_record(), ask_provider=True
     )

@@ -6,9 +6,10 @@ only if the quality gate passes; the report is written beside the target either 
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
 
@@ -145,6 +146,46 @@ def _outside(request: BuildRequest, manifest: Manifest, report: QcReport) -> Non
             )
 
 
+@contextlib.contextmanager
+def _staged(request: BuildRequest) -> Iterator[GeoPackageWriter]:
+    """The staging file, dropped on every way out but publishing (where it has moved into
+    place, so the drop finds nothing); the target's disk or folder failing is
+    OutputNotWritten, never a fault of the delivery."""
+    try:
+        writer = GeoPackageWriter(request.output, timestamp=request.created)
+    except (OSError, sqlite3.Error) as exc:
+        raise OutputNotWritten(request.output, exc) from None
+    try:
+        yield writer
+    except (OSError, sqlite3.Error) as exc:
+        raise OutputNotWritten(request.output, exc) from None
+    finally:
+        writer.abort()
+
+
+def _write_provenance(
+    writer: GeoPackageWriter,
+    request: BuildRequest,
+    manifest: Manifest,
+    csv_paths: dict[str, Path],
+    report: QcReport,
+) -> None:
+    """The bundle's name, version and source files, also listed in the report."""
+    extra = list(csv_paths.items())
+    if request.manifest is not None:
+        extra.append(("manifest", request.manifest))
+    sources = source_files(request.source_dir, manifest, extra)
+    report.figures["sources"] = [s.path for s in sources]
+    info = BundleInfo(
+        name=manifest.name,
+        version=request.version,
+        created=request.created,
+        description=manifest.description,
+        nrf_version=nrf.__version__,
+    )
+    write_provenance(writer, info, sources)
+
+
 def build_bundle(request: BuildRequest, progress: Progress | None = None) -> BuildOutcome:
     check_output_folder(request.output)
     for stale in sweep_stale_staging(request.output):
@@ -185,12 +226,8 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
             coefficients.close()
         write_report(report, request.output)
         return BuildOutcome(report, written=False, unreadable=True)
-    try:
-        writer = GeoPackageWriter(request.output, timestamp=request.created)
-    except (OSError, sqlite3.Error) as exc:
-        coefficients.close()
-        raise OutputNotWritten(request.output, exc) from None
-    try:
+    refused: BuildOutcome | None = None
+    with contextlib.closing(coefficients), _staged(request) as writer:
         for key, layer in small.items():
             if layer is not None:
                 stage_small(writer, key, layer, report)
@@ -201,49 +238,30 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
                 writer, coefficients, report, progress and progress("reading coefficients")
             )
         except SourceUnreadable as exc:
-            writer.abort()
-            coefficients.close()
             report.add(exc.code, "land_use_coefficients", exc.key, exc.detail)
-            write_report(report, request.output)
-            return BuildOutcome(report, written=False, unreadable=True)
-        coefficients.close()
-        extra = list(csv_paths.items())
-        if request.manifest is not None:
-            extra.append(("manifest", request.manifest))
-        sources = source_files(root, manifest, extra)
-        report.figures["sources"] = [s.path for s in sources]
-        info = BundleInfo(
-            name=manifest.name,
-            version=request.version,
-            created=request.created,
-            description=manifest.description,
-            nrf_version=nrf.__version__,
-        )
-        write_provenance(writer, info, sources)
-        writer.flush()
-        run_gate(
-            writer.connection,
-            report,
-            previous=previous,
-            progress=progress and progress("checking coefficients"),
-        )
-        if not report.passed:
-            writer.abort()
-            write_report(report, request.output)
-            return BuildOutcome(report, written=False, unreadable=False)
-        writer.connection.execute(
-            "UPDATE bundle_info SET qc_outcome = ?, qc_summary = ?",
-            (report.outcome, report.summary()),
-        )
-        publish(writer, report, request.output)
-    except (OSError, sqlite3.Error) as exc:  # the target's disk or folder, not the delivery
-        coefficients.close()
-        writer.abort()
-        raise OutputNotWritten(request.output, exc) from None
-    except BaseException:
-        coefficients.close()
-        writer.abort()
-        raise
+            refused = BuildOutcome(report, written=False, unreadable=True)
+        else:
+            coefficients.close()  # read in full: free it now, not after the gate
+            _write_provenance(writer, request, manifest, csv_paths, report)
+            writer.flush()
+            run_gate(
+                writer.connection,
+                report,
+                previous=previous,
+                progress=progress and progress("checking coefficients"),
+            )
+            if not report.passed:
+                refused = BuildOutcome(report, written=False, unreadable=False)
+            else:
+                writer.connection.execute(
+                    "UPDATE bundle_info SET qc_outcome = ?, qc_summary = ?",
+                    (report.outcome, report.summary()),
+                )
+                publish(writer, report, request.output)
+    if refused is not None:
+        # Written once the staging file is gone: on a nearly full disk, its space is needed.
+        write_report(report, request.output)
+        return refused
     # The gate checked every geometry of every layer: readers may trust this exact file.
     # Best effort: without the record (a full disk) readers check the bundle themselves.
     record_checked_by_gate(request.output)

@@ -1,9 +1,11 @@
-"""Check every geometry of a finished bundle once, at build time, and vouch for its digest.
+"""Vouch for a finished bundle's digest once, so readers skip checking its geometries.
 
 A reader then trusts that exact file (``validation_record``): it opens without decoding the
 small layers and reads coefficient polygons without re-checking them, instead of paying for
-the checks in every fresh process and on every site. The bundle builder calls
-``vouch_for_bundle`` as the last step of its quality gate, after the file is final.
+the checks in every fresh process and on every site. ``nrf bundle build`` calls
+``record_checked_by_gate`` once the file is final, since its quality gate has already checked
+every geometry; a bundle made without that gate (the benchmarks' generated bundles) goes
+through ``vouch_for_bundle``, which checks every geometry first.
 """
 
 from __future__ import annotations

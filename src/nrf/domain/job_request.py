@@ -66,23 +66,23 @@ class Receipt:
 
 @frozen(kw_only=True)
 class IncomingJob:
-    """A received message, read: exactly one of ``request`` and ``rejected`` is set."""
+    """A received message, read: its ``body`` is the job to run, or why it is refused."""
 
     message: QueueMessage  # the queue's handle, for acknowledging
     receipt: Receipt
-    request: JobRequest | None = None
-    rejected: RejectedJob | None = None
+    body: JobRequest | RejectedJob
 
     @property
     def job_id(self) -> str:
-        if self.request is not None:
-            return self.request.job_id
-        assert self.rejected is not None
-        return self.rejected.job_id
+        return self.body.job_id
 
     @property
     def trace_id(self) -> str | None:
-        return (self.request or self.rejected).trace_id  # type: ignore[union-attr]
+        return self.body.trace_id
+
+    @property
+    def email(self) -> str | None:
+        return self.body.email
 
 
 def allowed_uri(uri: str, bucket: str, prefix: str) -> tuple[str, str] | None:

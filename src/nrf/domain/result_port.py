@@ -14,6 +14,12 @@ from nrf.domain.jobs import Notification, NotificationRecord
 BACKEND_RECIPIENT = "backend"
 BODY_FIELD = "body"  # the PATCH body, as JSON text, in the entry's details
 TRACE_FIELD = "trace_id"
+# The index of jobs whose report is not delivered, beside the ops records (`nrf status`).
+UNDELIVERED_FOLDER = ".undelivered"
+
+
+def undelivered_key(job_id: str) -> str:
+    return f"{UNDELIVERED_FOLDER}/{job_id}.json"
 
 
 class BackendResults(Protocol):

@@ -1,4 +1,4 @@
-"""The input ceilings of `nrf assess`: 10,000 sites unless raised by --max-sites or the env.
+"""The input ceilings: the worker's from its settings; `nrf assess`'s also from --max-sites.
 
 The worker reads ``NRF_MAX_SITES_PER_JOB`` (and the other ``NRF_MAX_*`` ceilings); the CLI
 honours the same variables, parsed by the same rules, and ``--max-sites`` overrides the
@@ -14,24 +14,32 @@ from collections.abc import Mapping
 import attrs
 
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits
-from nrf.entrypoints.settings import read_variables
+from nrf.entrypoints.settings import WorkerSettings, read_variables, variables_of
 
-# environment variable -> (its WorkerSettings field, the InputLimits field it sets)
-VARIABLES = {
-    "NRF_MAX_SITES_PER_JOB": ("max_sites_per_job", "max_features"),
-    "NRF_MAX_FILE_BYTES": ("max_file_bytes", "max_file_bytes"),
-    "NRF_MAX_VERTICES_PER_SITE": ("max_vertices_per_site", "max_vertices_per_feature"),
-    "NRF_MAX_TOTAL_VERTICES": ("max_total_vertices", "max_total_vertices"),
-    "NRF_MAX_SITE_AREA_HA": ("max_site_area_ha", "max_site_area_ha"),
-    "NRF_MAX_DECOMPRESSED_BYTES": ("max_decompressed_bytes", "max_decompressed_bytes"),
+# The worker's name of each ceiling -> InputLimits' (a site is a feature once read): the one
+# place the two vocabularies meet, for the container and for `nrf assess` alike.
+LIMIT_FIELDS = {
+    "max_file_bytes": "max_file_bytes",
+    "max_sites_per_job": "max_features",
+    "max_vertices_per_site": "max_vertices_per_feature",
+    "max_total_vertices": "max_total_vertices",
+    "max_site_area_ha": "max_site_area_ha",
+    "max_decompressed_bytes": "max_decompressed_bytes",
 }
+VARIABLES = variables_of(list(LIMIT_FIELDS))
 _SCALED = ("max_file_bytes", "max_total_vertices", "max_decompressed_bytes")
+
+
+def input_limits(settings: WorkerSettings) -> InputLimits:
+    """The worker's configured ceilings as InputLimits (the container's ``limits``)."""
+    values = {limit: getattr(settings, setting) for setting, limit in LIMIT_FIELDS.items()}
+    return attrs.evolve(DEFAULT_LIMITS, **values)
 
 
 def assess_limits(max_sites: int | None, environ: Mapping[str, str]) -> InputLimits:
     """The limits for one run; a bad variable raises ConfigError naming it."""
-    parsed = read_variables(environ, list(VARIABLES))
-    values = {limit: parsed[setting] for setting, limit in VARIABLES.values() if setting in parsed}
+    parsed = read_variables(environ, VARIABLES)
+    values = {LIMIT_FIELDS[setting]: value for setting, value in parsed.items()}
     if max_sites is not None:
         values["max_features"] = max_sites
     sites = values.get("max_features", DEFAULT_LIMITS.max_features)

@@ -14,21 +14,14 @@ from typing import Any
 
 from nrf.domain.errors import NrfError
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
-
-EXIT_OK, EXIT_QC_FAILED, EXIT_UNREADABLE, EXIT_NOT_WRITTEN = 0, 5, 6, 7
-EXIT_ERROR = 1
-EXIT_CODES = """exit codes:
-  0  the gate passed (warnings allowed); build: the bundle was written
-  1  unexpected error (build: also a quality-gate worker that died); nothing written
-  2  usage error
-  4  diff: a bundle the reader refuses
-  5  the quality gate failed; build: nothing was written (see BUNDLE.qc.md)
-  6  build: the delivery cannot be read (missing, corrupt or non-UTF-8 file, layer or
-     column, a layer without a CRS, no default occupancy, a bad manifest); nothing written
-  7  build: the output cannot be written (no such folder, not writable, disk full);
-     nothing was written
-  130  build: interrupted (Ctrl-C); nothing was written
-  143  build: stopped by SIGTERM; nothing was written"""
+from nrf.entrypoints.exit_codes import (
+    EXIT_CANNOT_WRITE,
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_QC_FAILED,
+    EXIT_TERMINATED,
+    EXIT_UNREADABLE_SOURCE,
+)
 
 
 def _vat_rate(text: str) -> Decimal:
@@ -55,7 +48,7 @@ def _progress(label: str) -> Callable[[int, int], None]:
 def cmd_build(args: argparse.Namespace) -> int:
     from nrf.bundles.build import BuildRequest, build_bundle
     from nrf.bundles.output_errors import OutputNotWritten
-    from nrf.entrypoints.termination import EXIT_TERMINATED, Terminated, sigterm_raises
+    from nrf.entrypoints.termination import Terminated, sigterm_raises
 
     request = BuildRequest(
         source_dir=Path(args.source_dir),
@@ -75,10 +68,10 @@ def cmd_build(args: argparse.Namespace) -> int:
             outcome = build_bundle(request, progress=_progress)
     except OutputNotWritten as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_NOT_WRITTEN
+        return EXIT_CANNOT_WRITE
     except NrfError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_ERROR if exc.code == "gate_worker_died" else EXIT_UNREADABLE
+        return EXIT_ERROR if exc.code == "gate_worker_died" else EXIT_UNREADABLE_SOURCE
     except Terminated:  # Ctrl-C goes on to main's handler: exit 130, said the same way
         print("stopped by SIGTERM; nothing was written", file=sys.stderr)
         return EXIT_TERMINATED
@@ -92,7 +85,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     print(f"nothing written; see {request.output.with_suffix('.qc.md')}", file=sys.stderr)
-    return EXIT_UNREADABLE if outcome.unreadable else EXIT_QC_FAILED
+    return EXIT_UNREADABLE_SOURCE if outcome.unreadable else EXIT_QC_FAILED
 
 
 def _print_errors(report: Any, limit: int = 30) -> None:
@@ -151,7 +144,6 @@ def register(bundle_sub: Any) -> None:
     build = bundle_sub.add_parser(
         "build",
         help="build a bundle from Defra's iat_input/ delivery, behind the quality gate",
-        epilog=EXIT_CODES,
         formatter_class=fmt,
     )
     build.add_argument("source_dir", help="the iat_input/ folder as Defra ships it")
@@ -182,7 +174,7 @@ def register(bundle_sub: Any) -> None:
     build.add_argument("--manifest", metavar="SOURCES.toml", help="override paths, layers, columns")
     build.set_defaults(func=cmd_build)
     check = bundle_sub.add_parser(
-        "check", help="re-run the quality gate on a bundle", epilog=EXIT_CODES, formatter_class=fmt
+        "check", help="re-run the quality gate on a bundle", formatter_class=fmt
     )
     check.add_argument("bundle")
     check.add_argument("--previous", metavar="OLD.gpkg")

@@ -22,6 +22,7 @@ from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
 from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue
 from nrf.adapters.job_queue.sqs_queue_inspector import SqsQueueInspector
 from nrf.adapters.notifier.data_labelling_notifier import DataLabellingNotifier
+from nrf.adapters.notifier.delivery_channels import DeliveryChannels
 from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.notifier.ses_notifier import SesNotifier
@@ -37,7 +38,7 @@ from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySou
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.jobs import NotificationKind, QueueFatalError
-from nrf.domain.validation import InputLimits
+from nrf.entrypoints.assess_limits import input_limits
 from nrf.entrypoints.logging_setup import publish_metrics
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker.in_flight import InFlight
@@ -49,14 +50,11 @@ from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.fleet_heartbeat import FleetHeartbeat
 from nrf.service_layer.fleet_status import ReadFleetStatus
 from nrf.service_layer.housekeeping import Housekeep
-from nrf.service_layer.job_emails import NotifySettings
-from nrf.service_layer.job_outcome import RetryPolicy
-from nrf.service_layer.job_settler import JobSettler
-from nrf.service_layer.notification_ledger import NotificationLedger
+from nrf.service_layer.job_outcome import JobSettler, RetryPolicy
+from nrf.service_layer.notifications import NotificationLedger, NotifySettings
 from nrf.service_layer.process_job import ProcessJob
 from nrf.service_layer.quotes import GetQuote
 from nrf.service_layer.rerun_refused import RerunRefusedQuotes
-from nrf.service_layer.result_delivery import DeliveryChannels
 from nrf.service_layer.sent_once import SentOnce
 from nrf.service_layer.stall_alerts import WatchForStalls
 
@@ -113,7 +111,7 @@ def _delivery(
     backend = HttpBackendResults(
         base_url, api_key or "", timeout=timeout, max_retries=retries, sleeper=sleeper, clock=clock
     )
-    return DeliveryChannels(emails, backend, records, clock)
+    return DeliveryChannels(emails=emails, backend=backend, records=records, clock=clock)
 
 
 def _by_result_store(config: Any, s3_client: Any, *, local: type, s3: type) -> Any:
@@ -131,6 +129,7 @@ class Container(containers.DeclarativeContainer):
     """Wires adapters to the domain; tests override providers with fakes."""
 
     config = providers.Configuration()
+    worker_settings = providers.Object(WorkerSettings())
 
     clock = providers.Singleton(SystemClock)
     sleeper = providers.Singleton(SystemSleeper)
@@ -240,15 +239,7 @@ class Container(containers.DeclarativeContainer):
         config.backend_callback_max_retries.as_(int),
     )
 
-    limits = providers.Singleton(
-        InputLimits,
-        max_file_bytes=config.max_file_bytes.as_(int),
-        max_features=config.max_sites_per_job.as_(int),
-        max_vertices_per_feature=config.max_vertices_per_site.as_(int),
-        max_total_vertices=config.max_total_vertices.as_(int),
-        max_site_area_ha=config.max_site_area_ha.as_(float),
-        max_decompressed_bytes=config.max_decompressed_bytes.as_(int),
-    )
+    limits = providers.Singleton(input_limits, worker_settings)
 
     boundary_source = providers.Singleton(
         S3JobBoundarySource,
@@ -273,20 +264,23 @@ class Container(containers.DeclarativeContainer):
     fail_job = providers.Singleton(
         FailJob,
         store=result_store,
+        ledger=ledger,
         settler=settler,
         clock=clock,
         support_email=config.support_email,
     )
 
+    job_report = providers.Factory(report_renderer, boundary_data, clock)
     process_job = providers.Singleton(
         ProcessJob,
         assess=assess_developments,
         boundaries=boundary_source,
         store=result_store,
+        ledger=ledger,
         settler=settler,
         fail=fail_job,
         clock=clock,
-        render=providers.Factory(report_renderer, boundary_data, clock),
+        render=job_report,
         settings=providers.Factory(
             NotifySettings,
             results_base_url=config.results_base_url,
@@ -347,7 +341,6 @@ class Container(containers.DeclarativeContainer):
     )
 
     # The worker process; the heartbeat store, stop event and ack thread are passed in by it.
-    worker_settings = providers.Object(WorkerSettings())
     job_processes = providers.Factory(JobProcesses, settings=worker_settings)
     in_flight = providers.Factory(
         InFlight,

@@ -48,26 +48,6 @@ EXAMPLES: dict[str, str] = {
     "housekeep": "AWS_SQS_QUEUE_NAME=nrf_impact_assessment_queue nrf housekeep --dry-run",
 }
 
-# Commands whose exit codes differ from the table every other command shares.
-OWN_EXIT_CODES: dict[str, str] = {
-    "worker": (
-        "exit codes:\n  0    stopped cleanly (SIGTERM)\n"
-        "  2    bad configuration (every bad variable is named)\n"
-        "  3    fatal: the queue, the bundle or its digest (see the log's code)\n"
-        "  4    the bundle is synthetic and NRF_ALLOW_SYNTHETIC_DATA is not true"
-    ),
-    "serve": (
-        "exit codes:\n  0    stopped cleanly (gunicorn, on SIGTERM)\n"
-        "  2    bad configuration (every bad variable is named)\n"
-        "  3    cannot start: the port (port_in_use, cannot_bind), the bundle or its digest\n"
-        "  4    the bundle is synthetic and NRF_ALLOW_SYNTHETIC_DATA is not true"
-    ),
-    "status": (
-        "exit codes:\n  0    all is well\n  1    something needs a person (each reason on its"
-        " own line)\n  2    bad usage or configuration"
-    ),
-}
-
 
 def subcommands(
     parser: argparse.ArgumentParser, path: str = ""
@@ -82,15 +62,12 @@ def subcommands(
 
 
 def finish_help(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Give every command's help its example (when one is known) and the exit codes."""
+    """Give every command's help its example (when one is known) and its rows of the exit codes."""
     for path, command in subcommands(parser):
         parts = [command.epilog] if command.epilog else []
         if path in EXAMPLES:
             parts.append(f"example:\n  {EXAMPLES[path]}")
-        if path in OWN_EXIT_CODES:
-            parts.append(OWN_EXIT_CODES[path])
-        elif "exit codes:" not in (command.epilog or ""):
-            parts.append(exit_codes.table())
+        parts.append(exit_codes.table(path))
         command.epilog = "\n\n".join(parts)
         command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser

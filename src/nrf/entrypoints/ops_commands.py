@@ -1,9 +1,9 @@
 """`nrf status` and `nrf housekeep`: the operator's commands, wired by the container.
 
-Exit codes, so either can drive a cron check or an alarm: 0 all well, 1 something needs a
-person (each reason on its own line), 2 bad usage or configuration (argparse also exits 2):
-bad settings, a queue that cannot be reached, or a local result store that does not exist
-(an empty folder read by mistake would say "all well").
+Exit codes (from the one table, entrypoints/exit_codes.py), so either can drive a cron check
+or an alarm: 0 all well, 1 something needs a person (each reason on its own line), 2 bad usage
+or configuration: bad settings, a queue that cannot be reached, or a local result store that
+does not exist (an empty folder read by mistake would say "all well").
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from typing import Any
 
 from nrf.domain.errors import NrfError
 from nrf.domain.jobs import QueueFatalError
+from nrf.entrypoints.exit_codes import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from nrf.entrypoints.settings import WorkerSettings
 
-EXIT_OK, EXIT_ATTENTION, EXIT_CONFIG = 0, 1, 2
+EXIT_ATTENTION, EXIT_CONFIG = EXIT_ERROR, EXIT_USAGE  # what 1 and 2 mean to an operator
 STORE_NOT_FOUND = "result_store_not_found"
 
 log = logging.getLogger("nrf.housekeep")

@@ -27,14 +27,14 @@ from nrf.domain.errors import NrfError
 from nrf.domain.health import WorkerStatus
 from nrf.domain.model import BundleInfo
 from nrf.domain.ports import HeartbeatStore
+from nrf.entrypoints.exit_codes import EXIT_FATAL, EXIT_OK, EXIT_SYNTHETIC_REFUSED
 from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.bundle")
 
 SYNTHETIC_REFUSED = "synthetic_data_not_allowed"
-# The worker's exit codes: 0 clean stop, 2 bad configuration, 3 fatal (a digest mismatch, a
-# broken or missing bundle, a failed download, the queue gone), 4 synthetic data refused.
-EXIT_CLEAN, EXIT_FATAL, EXIT_SYNTHETIC_REFUSED = 0, 3, 4
+# The services' exit codes (entrypoints/exit_codes.py): 3 fatal (a digest mismatch, a broken
+# or missing bundle, a failed download), 4 synthetic data refused.
 PROGRESS_EVERY_SECONDS = 15.0
 
 
@@ -176,7 +176,7 @@ def settle_reference_data(
     except NrfError as exc:
         if exc.code == CANCELLED:
             log.info("reference_data_download_stopped")
-            return EXIT_CLEAN
+            return EXIT_OK
         synthetic = exc.code == SYNTHETIC_REFUSED
         return refused(exc.code, exc.message, EXIT_SYNTHETIC_REFUSED if synthetic else EXIT_FATAL)
     except OSError as exc:  # the cache folder cannot be made or written, say

@@ -15,6 +15,7 @@ from attrs import frozen
 from nrf.adapters.boundary_data.bundle_location import location_problems, parse_sha256
 from nrf.domain.errors import NrfError
 from nrf.domain.rules import RULE_SETS
+from nrf.domain.validation import DEFAULT_LIMITS
 
 
 class ConfigError(NrfError):
@@ -75,12 +76,13 @@ class WorkerSettings:
     allowed_domains: tuple[str, ...] = ()
     ses_from_address: str | None = None
     metrics_namespace: str = "nrf"
-    max_file_bytes: int = 50 * 1024 * 1024
-    max_sites_per_job: int = 10_000
-    max_vertices_per_site: int = 100_000
-    max_total_vertices: int = 1_000_000
-    max_site_area_ha: float = 10_000.0
-    max_decompressed_bytes: int = 200 * 1024 * 1024
+    # The input ceilings: InputLimits' defaults, under the worker's names (assess_limits.py).
+    max_file_bytes: int = DEFAULT_LIMITS.max_file_bytes
+    max_sites_per_job: int = DEFAULT_LIMITS.max_features
+    max_vertices_per_site: int = DEFAULT_LIMITS.max_vertices_per_feature
+    max_total_vertices: int = DEFAULT_LIMITS.max_total_vertices
+    max_site_area_ha: float = float(DEFAULT_LIMITS.max_site_area_ha)
+    max_decompressed_bytes: int = DEFAULT_LIMITS.max_decompressed_bytes
     # Operating the fleet (docs/deploy.md): heartbeats, status, housekeeping, the backend.
     fleet_heartbeat_seconds: float = 30.0
     worker_id: str | None = None
@@ -228,6 +230,11 @@ def load_settings(environ: Mapping[str, str]) -> WorkerSettings:
     if problems:
         raise ConfigError(problems)
     return settings
+
+
+def variables_of(fields: Sequence[str]) -> list[str]:
+    """The environment variables that set these settings fields, in the table's order."""
+    return [variable for variable, (name, _) in _VARIABLES.items() if name in fields]
 
 
 def read_variables(environ: Mapping[str, str], variables: Sequence[str]) -> dict[str, Any]:

@@ -12,7 +12,9 @@ import signal
 from collections.abc import Iterator
 from types import FrameType
 
-EXIT_TERMINATED = 128 + signal.SIGTERM
+from nrf.entrypoints.exit_codes import EXIT_TERMINATED
+
+__all__ = ["EXIT_TERMINATED", "Terminated", "sigterm_raises"]
 
 
 class Terminated(BaseException):

@@ -14,7 +14,15 @@ from attrs import evolve
 from nrf.domain.job_request import IncomingJob
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind, NotificationRecord
 from nrf.domain.ports import Clock, JobInbox, ResultStore
-from nrf.service_layer.notification_ledger import NotificationLedger, has_pending, intent
+from nrf.service_layer.notifications import (
+    NotificationLedger,
+    failure_fields,
+    has_pending,
+    intent,
+    unsent,
+)
+
+_CODES = ("dead_lettered",)
 
 log = logging.getLogger("nrf.dlq")
 
@@ -47,7 +55,7 @@ class DrainDeadLetters:
         return handled
 
     def _handle(self, job: IncomingJob) -> None:
-        job_id, email = job.job_id, (job.request or job.rejected).email  # type: ignore[union-attr]
+        job_id, email = job.job_id, job.email
         existing = self._store.record(job_id)
         had_pending = existing is not None and has_pending(existing)
         if existing is not None and had_pending:
@@ -81,11 +89,13 @@ class DrainDeadLetters:
         )
         entries = [self._support_entry(job.job_id, reason)]
         if email and not (existing and existing.notifications):
-            entries.append(intent(NotificationKind.FAILED, email, _details(job.job_id, reason)))
+            entries.append(
+                intent(NotificationKind.FAILED, email, failure_fields(job.job_id, _CODES, reason))
+            )
         record = existing or JobRecord(
             job_id=job.job_id,
             status=JobStatus.FAILED,
-            error_codes=("dead_lettered",),
+            error_codes=_CODES,
             message=reason,
             finished_at=self._clock.now(),
             trace_id=job.trace_id,
@@ -102,17 +112,10 @@ class DrainDeadLetters:
     def _support_entry(self, job_id: str, reason: str) -> NotificationRecord:
         if not self._support:
             log.warning("dead_letter_unreported", extra={"job_id": job_id, "reason": reason})
-            return NotificationRecord(
-                kind=NotificationKind.DEAD_LETTERED,
-                recipient="",
-                sent=False,
-                error="no_support_address",
-            )
-        return intent(NotificationKind.DEAD_LETTERED, self._support, _details(job_id, reason))
-
-
-def _details(job_id: str, reason: str) -> dict[str, str]:
-    return {"job_reference": job_id, "error_codes": "dead_lettered", "error_message": reason}
+            return unsent(NotificationKind.DEAD_LETTERED, "no_support_address")
+        return intent(
+            NotificationKind.DEAD_LETTERED, self._support, failure_fields(job_id, _CODES, reason)
+        )
 
 
 def _support_heard(record: JobRecord) -> bool:

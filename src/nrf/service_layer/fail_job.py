@@ -16,16 +16,19 @@ from nrf.domain.job_request import IncomingJob, Receipt
 from nrf.domain.jobs import (
     JobRecord,
     JobStatus,
-    Notification,
     NotificationKind,
     NotificationRecord,
     ResultStoreUnavailable,
 )
 from nrf.domain.ports import Clock, ResultStore
 from nrf.domain.results import LevyRefusal
-from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
-from nrf.service_layer.job_settler import JobSettler
-from nrf.service_layer.notification_ledger import intent
+from nrf.service_layer.job_outcome import JobOutcome, JobSettler, OutcomeStatus
+from nrf.service_layer.notifications import (
+    NotificationLedger,
+    entry_notification,
+    failure_fields,
+    intent,
+)
 
 log = logging.getLogger("nrf.job")
 
@@ -48,12 +51,14 @@ class FailJob:
 
     def __init__(
         self,
+        *,
         store: ResultStore,
+        ledger: NotificationLedger,
         settler: JobSettler,
         clock: Clock,
         support_email: str | None = None,
     ) -> None:
-        self._store, self._settler, self._clock = store, settler, clock
+        self._store, self._ledger, self._settler, self._clock = store, ledger, settler, clock
         self._support = support_email
 
     def refused(
@@ -90,8 +95,7 @@ class FailJob:
 
         Runs in the worker process, which still holds the job's claim.
         """
-        email = (job.request or job.rejected).email  # type: ignore[union-attr]
-        return self(job.job_id, timeout_error(seconds), email, job.trace_id, job.receipt)
+        return self(job.job_id, timeout_error(seconds), job.email, job.trace_id, job.receipt)
 
     def __call__(
         self,
@@ -118,11 +122,7 @@ class FailJob:
             return self._settler.retry(receipt, job_id, exc.code, ctx)
         log.warning("job_invalid", extra={**ctx, "error": error.message[:2000]})
         told: tuple[NotificationRecord, ...] = ()
-        personal = {
-            "job_reference": job_id,
-            "error_codes": ", ".join(error.codes),
-            "error_message": error.message[:2000],
-        }
+        personal = failure_fields(job_id, error.codes, error.message)
         if email:
             told = (intent(NotificationKind.FAILED, email, personal),)
         if tell_support and self._support:
@@ -145,15 +145,7 @@ class FailJob:
             # Told anyway, and the message still deleted: retrying never makes bad input good.
             log.warning("failure_not_recorded", extra=ctx)
             for entry in told:
-                self._settler.ledger.send_unrecorded(
-                    Notification(
-                        kind=entry.kind,
-                        recipient=entry.recipient,
-                        job_id=job_id,
-                        personalisation=dict(entry.details),
-                        reference=job_id,
-                    )
-                )
+                self._ledger.send_unrecorded(entry_notification(entry, job_id))
             return JobOutcome(
                 job_id=job_id,
                 status=OutcomeStatus.FAILED,
@@ -161,7 +153,7 @@ class FailJob:
                 error_codes=tuple(error.codes),
             )
         try:
-            record = self._settler.ledger.settle(record, ask_provider=False)
+            record = self._ledger.settle(record, ask_provider=False)
         except NrfError as exc:  # the intent is stored: the next delivery settles it
             return self._settler.retry(receipt, job_id, exc.code, ctx)
         return self._settler.settled(record, receipt, OutcomeStatus.FAILED, ctx)

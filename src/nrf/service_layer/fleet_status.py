@@ -13,8 +13,8 @@ from nrf.domain.fleet_status import FleetStatus, StuckJob
 from nrf.domain.jobs import JobStatus
 from nrf.domain.ops_ports import OpsRecords, QueueInspector, StoreInventory
 from nrf.domain.ports import Clock, ResultStore
+from nrf.domain.result_port import UNDELIVERED_FOLDER
 from nrf.domain.stall import STALL_KEY, stall_from_json
-from nrf.service_layer.result_delivery import UNDELIVERED_FOLDER
 
 log = logging.getLogger("nrf.status")
 

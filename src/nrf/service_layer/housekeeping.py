@@ -14,8 +14,8 @@ from nrf.domain.housekeeping import (
 )
 from nrf.domain.ops_ports import OpsRecords, StoreInventory
 from nrf.domain.ports import Clock
+from nrf.domain.result_port import UNDELIVERED_FOLDER
 from nrf.service_layer.fleet_status import read_beats
-from nrf.service_layer.result_delivery import UNDELIVERED_FOLDER
 from nrf.service_layer.sent_once import NOTICES_FOLDER, notice_time
 
 log = logging.getLogger("nrf.housekeep")

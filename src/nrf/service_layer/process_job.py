@@ -13,7 +13,7 @@ from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.charging import utc_day
 from nrf.domain.errors import InvalidInput, NrfError
 from nrf.domain.fleet import BundleStamp
-from nrf.domain.job_request import IncomingJob, JobRequest, Receipt
+from nrf.domain.job_request import IncomingJob, JobRequest, Receipt, RejectedJob
 from nrf.domain.jobs import (
     JobRecord,
     JobStatus,
@@ -29,12 +29,15 @@ from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, validate_features
 from nrf.service_layer.fail_job import FailJob
-from nrf.service_layer.job_emails import NotifySettings, personalisation
-from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
-from nrf.service_layer.job_settler import JobSettler
-from nrf.service_layer.notification_ledger import intent
+from nrf.service_layer.job_outcome import JobOutcome, JobSettler, OutcomeStatus
+from nrf.service_layer.notifications import (
+    NotificationLedger,
+    NotifySettings,
+    intent,
+    personalisation,
+    result_intent,
+)
 from nrf.service_layer.rerun_refused import MESSAGE_FILE
-from nrf.service_layer.result_delivery import result_intent
 
 log = logging.getLogger("nrf.job")
 
@@ -54,6 +57,7 @@ class ProcessJob:
         assess: AssessDevelopments,
         boundaries: JobBoundarySource,
         store: ResultStore,
+        ledger: NotificationLedger,
         settler: JobSettler,
         fail: FailJob,
         clock: Clock,
@@ -65,7 +69,8 @@ class ProcessJob:
         bundle: BoundaryDataRepository | None = None,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
-        self._settler, self._fail, self._clock, self._render = settler, fail, clock, render
+        self._ledger, self._settler, self._fail = ledger, settler, fail
+        self._clock, self._render = clock, render
         self._settings, self._limits = settings or NotifySettings(), limits
         self._default_rules = default_rules
         # Defra quotes' results also go to the backend, as one more entry in the ledger.
@@ -77,11 +82,10 @@ class ProcessJob:
     def __call__(self, job: IncomingJob) -> JobOutcome:
         ctx = {"job_id": job.job_id, "trace_id": job.trace_id}
         try:
-            if job.rejected is not None:
-                bad = job.rejected
-                return self._fail(bad.job_id, bad.error(), bad.email, bad.trace_id, job.receipt)
-            assert job.request is not None
-            return self._run(job.request, job.receipt, self._clock.now(), job.message.body)
+            body = job.body
+            if isinstance(body, RejectedJob):
+                return self._fail(body.job_id, body.error(), body.email, body.trace_id, job.receipt)
+            return self._run(body, job.receipt, self._clock.now(), job.message.body)
         except (ResultStoreUnavailable, OSError) as exc:
             return self._settler.retry(
                 job.receipt, job.job_id, getattr(exc, "code", "io_error"), ctx
@@ -131,7 +135,7 @@ class ProcessJob:
             return self._settler.finish_existing(existing, receipt, ctx, missing)
         if receipt.receive_count <= 1 and receipt.first_claim and request.email:
             # At most once: only the very first claim of a job ever sends it.
-            self._settler.ledger.send_unrecorded(
+            self._ledger.send_unrecorded(
                 Notification(
                     kind=NotificationKind.STARTED,
                     recipient=request.email,
@@ -191,5 +195,5 @@ class ProcessJob:
         # finished by the next receive, which sends the email unless it went already.
         where = self._store.save(request.job_id, files, record)
         log.info("job_stored", extra={**ctx, "where": where})
-        record = self._settler.ledger.settle(record, ask_provider=False)
+        record = self._ledger.settle(record, ask_provider=False)
         return self._settler.settled(record, receipt, OutcomeStatus.SUCCEEDED, ctx)

@@ -1,8 +1,9 @@
-"""Use case: a synchronous quote for the sites of one request, the same run `nrf assess` makes.
+"""Use case: a quote for the sites of one request; `nrf assess` runs the same steps of it.
 
-The API and the CLI differ only in how the boundaries arrive; from raw features on, both go
-through ``validate_features`` and ``AssessDevelopments`` with the same limits and rule set, so
-the same boundary gives the same document.
+The API and the CLI differ only in how the boundaries arrive; from raw features on, both call
+:class:`GetQuote`: the API in one call, `nrf assess` step by step (rule set, validation,
+assessment) so it can time each stage and drop the raw features of a large file before
+assessing. The same boundary, limits and rule set give the same document.
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ from datetime import date
 
 from attrs import frozen
 
-from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.assessment import AssessDevelopments, Progress
 from nrf.domain.charging import utc_day
 from nrf.domain.model import Development
 from nrf.domain.ports import Clock
 from nrf.domain.results import AssessmentRun
-from nrf.domain.rules import rule_set_named
+from nrf.domain.rules import RuleSet, rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature, validate_features
 
 
@@ -78,8 +79,28 @@ class GetQuote:
         self._clock = clock
 
     def __call__(self, request: QuoteRequest) -> Quote:
-        rules = rule_set_named(request.rules or self._default_rules)
-        developments = validate_features(request.features, self._limits)
-        day = request.quote_date or utc_day(self._clock.now())
-        run = self._assess(developments, rules, day)
+        rules = self.rules(request.rules)
+        developments = self.validate(request.features)
+        run = self.assess(developments, rules, request.quote_date)
         return Quote(run=run, developments=tuple(developments))
+
+    def rules(self, name: str | None) -> RuleSet:
+        """The rule set named, else the default; an unknown name is refused before any site."""
+        return rule_set_named(name or self._default_rules)
+
+    def validate(
+        self, features: Sequence[RawFeature], progress: Progress | None = None
+    ) -> list[Development]:
+        """Every site checked against these limits; InvalidInput lists every problem."""
+        return validate_features(features, self._limits, progress=progress)
+
+    def assess(
+        self,
+        developments: Sequence[Development],
+        rules: RuleSet,
+        quote_date: date | None = None,
+        progress: Progress | None = None,
+    ) -> AssessmentRun:
+        """The run, its levy quoted on ``quote_date`` (a commencement day; else today, UTC)."""
+        day = quote_date or utc_day(self._clock.now())
+        return self._assess(developments, rules, day, progress=progress)

@@ -7,18 +7,17 @@ looks inside a message body. The schemas themselves are ``canonical_job`` and ``
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 from nrf.adapters.job_queue.canonical_job import canonical_request
 from nrf.adapters.job_queue.defra_quote import defra_request
 from nrf.adapters.job_queue.message_fields import InvalidJobMessage
-from nrf.domain.errors import Problem
+from nrf.adapters.safe_json import NOT_JSON, read_json
+from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.job_request import IncomingJob, JobRequest, Receipt, RejectedJob
 from nrf.domain.jobs import QueueMessage
 
 MAX_BODY_BYTES = 256 * 1024
-MAX_JSON_DEPTH = 64
 
 
 def claim_owner(message: QueueMessage) -> str:
@@ -48,33 +47,15 @@ def read_job(message: QueueMessage) -> IncomingJob:
             trace_id=exc.trace_id,
             problems=exc.problems,
         )
-        return IncomingJob(message=message, receipt=receipt, rejected=rejected)
-    return IncomingJob(message=message, receipt=receipt, request=request)
-
-
-def _depth_ok(value: object, limit: int) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return False
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-    return True
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not allowed in JSON")
+        return IncomingJob(message=message, receipt=receipt, body=rejected)
+    return IncomingJob(message=message, receipt=receipt, body=request)
 
 
 def _loads(text: str, what: str) -> Any:
     try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
-        problem = Problem(code="message_not_json", message=f"{what} is not valid JSON: {exc}")
-        raise InvalidJobMessage([problem]) from None
+        return read_json(text, what)
+    except InvalidInput as exc:
+        raise InvalidJobMessage(list(exc.problems)) from None
 
 
 def parse_job_message(body: str | bytes, max_bytes: int = MAX_BODY_BYTES) -> JobRequest:
@@ -93,25 +74,16 @@ def parse_job_message(body: str | bytes, max_bytes: int = MAX_BODY_BYTES) -> Job
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidJobMessage(
-            [Problem(code="message_not_json", message="the body is not UTF-8 text")]
+            [Problem(code=NOT_JSON, message="the body is not UTF-8 text")]
         ) from None
     data = _loads(text, "the body")
     if isinstance(data, dict) and data.get("Type") == "Notification" and "Message" in data:
         inner = data["Message"]
         if not isinstance(inner, str):
             raise InvalidJobMessage(
-                [Problem(code="message_not_json", message="the SNS Message is not a string")]
+                [Problem(code=NOT_JSON, message="the SNS Message is not a string")]
             )
         data = _loads(inner, "the SNS Message")
-    if not _depth_ok(data, MAX_JSON_DEPTH):
-        raise InvalidJobMessage(
-            [
-                Problem(
-                    code="message_too_deep",
-                    message=f"the JSON nests deeper than {MAX_JSON_DEPTH} levels",
-                )
-            ]
-        )
     if not isinstance(data, dict):
         raise InvalidJobMessage(
             [Problem(code="unknown_message_schema", message="the body is not a JSON object")]

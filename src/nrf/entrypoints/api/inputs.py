@@ -2,18 +2,17 @@
 
 Both end in the CLI's own readers (``features_from_geojson``, ``read_boundary_bytes``) with the
 same limits, so a boundary reads the same here as in `nrf assess`; only the JSON nesting check
-is added, because a body arrives from anyone.
+is added (``read_json``, the queue's own reader), because a body arrives from anyone.
 """
 
 from __future__ import annotations
 
 import io
-import json
-from typing import Any
 
 import falcon
 from falcon.media.multipart import MultipartFormHandler, MultipartParseOptions
 
+from nrf.adapters.safe_json import read_json
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, json_budget
 from nrf.domain.errors import InvalidInput, Problem
@@ -22,7 +21,6 @@ from nrf.entrypoints.api.problems import ApiProblem
 
 GEOJSON_TYPES = ("application/geo+json", "application/json")
 MULTIPART = "multipart/form-data"
-MAX_JSON_DEPTH = 64  # the queue's message limit; a MultiPolygon FeatureCollection needs 7
 FIELDS = ("id", "name", "dwelling_category", "source", "dwellings")
 _FORM_OPTIONS = MultipartParseOptions()
 _FORM_OPTIONS.max_body_part_count = 16
@@ -40,29 +38,7 @@ def geojson_features(data: bytes, limits: InputLimits) -> list[RawFeature]:
     if marks > budget:
         detail = f"the GeoJSON has {marks:,} brackets, commas and colons; at most {budget:,}"
         raise InvalidInput([Problem(code="geojson_too_complex", message=detail)])
-    try:
-        document = json.loads(data, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError) as error:
-        detail = f"the body is not valid JSON ({str(error).splitlines()[0][:80]})"
-        raise InvalidInput([Problem(code="unreadable_file", message=detail)]) from None
-    if not depth_within(document, MAX_JSON_DEPTH):
-        detail = f"the JSON nests deeper than {MAX_JSON_DEPTH} levels"
-        raise InvalidInput([Problem(code="json_too_deep", message=detail)])
-    return features_from_geojson(document, limits)
-
-
-def depth_within(value: object, limit: int) -> bool:
-    """True when no list or object nests deeper than ``limit`` (a list of numbers ends a path)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return False
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, dict | list))
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item if isinstance(v, dict | list))
-    return True
+    return features_from_geojson(read_json(data, "the body"), limits)
 
 
 def form_parts(data: bytes, content_type: str) -> tuple[tuple[str, bytes] | None, dict[str, str]]:
@@ -98,7 +74,3 @@ def form_features(
     features = read_boundary_bytes(content, name, limits, layer=layer)
     given = {k: fields[k].strip() for k in FIELDS if fields.get(k, "").strip()}
     return features, dict(given)
-
-
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"{name} is not allowed in JSON")

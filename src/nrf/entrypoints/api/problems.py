@@ -39,6 +39,7 @@ MALFORMED = frozenset(
     {
         "bad_request",
         "unreadable_file",
+        "not_json",
         "unknown_rule_set",
         "missing_file",
         "incomplete_body",

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Mapping
 
 from nrf.entrypoints.api.config import ApiSettings, http_limits, load_api_settings
+from nrf.entrypoints.exit_codes import EXIT_USAGE
 from nrf.entrypoints.http_server.command import gunicorn_command as server_command
 from nrf.entrypoints.settings import load_settings
 
@@ -41,7 +42,7 @@ def run_server(bind: str, environ: Mapping[str, str]) -> int:
     except ConfigError as exc:
         for problem in exc.problems:
             print(f"error: bad_configuration: {problem}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     configure_logging(secrets=[*api.keys, settings.notify_api_key or ""])
     bound = bind_port(bind)
     if isinstance(bound, int):

@@ -14,7 +14,8 @@ import socket
 
 from attrs import frozen
 
-from nrf.entrypoints.reference_bundle import EXIT_FATAL, settle_reference_data
+from nrf.entrypoints.exit_codes import EXIT_FATAL
+from nrf.entrypoints.reference_bundle import settle_reference_data
 from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.api")

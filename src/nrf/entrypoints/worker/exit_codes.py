@@ -1,13 +1,15 @@
-"""How the worker ends: one set of exit codes for the supervisor and the worker process."""
+"""How the worker ends: the supervisor's and the worker process's numbers, from the one table."""
 
 from __future__ import annotations
 
 from enum import IntEnum
 
+from nrf.entrypoints.exit_codes import EXIT_FATAL, EXIT_OK, EXIT_USAGE
+
 
 class ExitCode(IntEnum):
     """0 after a clean stop, 2 for bad configuration, 3 after a fatal error (not restarted)."""
 
-    CLEAN = 0
-    CONFIG = 2
-    FATAL = 3
+    CLEAN = EXIT_OK
+    CONFIG = EXIT_USAGE
+    FATAL = EXIT_FATAL

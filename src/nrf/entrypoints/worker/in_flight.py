@@ -13,7 +13,7 @@ from concurrent.futures import Future
 from attrs import define, evolve, field
 
 from nrf.domain.errors import NrfError
-from nrf.domain.job_request import IncomingJob
+from nrf.domain.job_request import IncomingJob, RejectedJob
 from nrf.domain.jobs import QueueFatalError, QueueTransientError, ResultStoreUnavailable
 from nrf.domain.ports import Clock, HeartbeatStore, JobClaims, JobInbox
 from nrf.entrypoints.settings import WorkerSettings
@@ -55,7 +55,28 @@ class InFlight:
     ) -> None:
         self._inbox, self._claims, self._s, self._clock = inbox, claims, settings, clock
         self._retry = retry
-        self.jobs: dict[Future[JobOutcome], Tracked] = {}
+        self._jobs: dict[Future[JobOutcome], Tracked] = {}
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def add(self, future: Future[JobOutcome], tracked: Tracked) -> None:
+        """Track a dispatched job by the future that will hold its outcome."""
+        self._jobs[future] = tracked
+
+    def pop(self, future: Future[JobOutcome]) -> Tracked:
+        """Stop tracking a finished job; its lease is still held until :meth:`release`."""
+        return self._jobs.pop(future)
+
+    def clear(self) -> list[Tracked]:
+        """Stop tracking every job (their leases still held); returns what was tracked."""
+        tracked = list(self._jobs.values())
+        self._jobs.clear()
+        return tracked
+
+    def futures(self) -> list[Future[JobOutcome]]:
+        """The outcomes still to come, to wait on."""
+        return list(self._jobs)
 
     def claim(self, job: IncomingJob) -> tuple[Tracked, JobOutcome | None]:
         """Take the job's lease: (tracked, None) to dispatch it, or the outcome to ack now."""
@@ -68,7 +89,7 @@ class InFlight:
             )
         except (ResultStoreUnavailable, OSError, NrfError) as exc:
             code = getattr(exc, "code", "io_error")
-            if job.rejected is not None:
+            if isinstance(job.body, RejectedJob):
                 # Bad input needs no claim to be judged; a store that is down must not keep it.
                 log.warning("claim_unavailable", extra=ctx)
                 return tracked, None
@@ -110,7 +131,7 @@ class InFlight:
 
     def extend_due(self, now: float) -> None:
         """Extend the visibility (and the lease with it) of every job due for it."""
-        for tracked in self.jobs.values():
+        for tracked in self._jobs.values():
             if now - tracked.extended_at < self._s.extend_visibility_every_seconds:
                 continue
             tracked.extended_at = now
@@ -130,16 +151,17 @@ class InFlight:
 
     def publish(self, heartbeat: HeartbeatStore) -> None:
         """Tell /health which job is oldest and how long the longest may take."""
-        if not self.jobs:
+        if not self._jobs:
             heartbeat.end_job(self._clock.now())
             return
-        oldest = min(self.jobs.values(), key=lambda t: t.started)
-        expected = max(expected_seconds(t.job) for t in self.jobs.values())
+        oldest = min(self._jobs.values(), key=lambda t: t.started)
+        expected = max(expected_seconds(t.job) for t in self._jobs.values())
         heartbeat.start_job(oldest.job.receipt.message_id, expected, oldest.started)
 
     def late(self, now: float) -> list[Tracked]:
+        """The jobs running longer than JOB_TIMEOUT_SECONDS."""
         limit = self._s.job_timeout_seconds
-        return [t for t in self.jobs.values() if now - t.started > limit]
+        return [t for t in self._jobs.values() if now - t.started > limit]
 
     def hand_back(self, tracked: Tracked) -> None:
         """Make a message visible again at once, so another task picks it up."""
@@ -151,9 +173,8 @@ class InFlight:
         self.release(tracked)
 
     def hand_back_all(self) -> None:
-        for tracked in list(self.jobs.values()):
+        for tracked in self.clear():
             self.hand_back(tracked)
-        self.jobs.clear()
 
     def release(self, tracked: Tracked) -> None:
         if not tracked.claimed:

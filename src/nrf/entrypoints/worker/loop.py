@@ -71,7 +71,7 @@ class WorkerLoop:
     @property
     def jobs_in_flight(self) -> int:
         """Messages being worked on now (read by the fleet heartbeat thread)."""
-        return len(self._in_flight.jobs)
+        return len(self._in_flight)
 
     def run(self) -> ExitCode:
         """Poll until told to stop; returns the process exit code."""
@@ -107,12 +107,12 @@ class WorkerLoop:
         self._collect(timeout=0)
         self._enforce_timeout(now)
         self._in_flight.extend_due(now)
-        free = self._s.concurrency - len(self._in_flight.jobs)
+        free = self._s.concurrency - len(self._in_flight)
         if free <= 0:
             self._collect(timeout=1.0)
             return
         # Long-poll only when idle; with jobs running, come back every second to tend them.
-        wait_seconds = self._s.wait_time_seconds if not self._in_flight.jobs else 1
+        wait_seconds = self._s.wait_time_seconds if not self._in_flight else 1
         try:
             jobs = self._inbox.receive(
                 min(free, self._s.max_messages), wait_seconds, self._s.visibility_timeout
@@ -150,7 +150,7 @@ class WorkerLoop:
                 log.exception("job_dispatch_failed", extra={"message_id": job.receipt.message_id})
                 self._in_flight.hand_back(tracked)
                 return
-            self._in_flight.jobs[future] = tracked
+            self._in_flight.add(future, tracked)
             self._update_job_state()
         log.info(
             "job_received",
@@ -163,17 +163,16 @@ class WorkerLoop:
             self._finish(tracked, outcome)
 
     def _collect(self, timeout: float) -> None:
-        jobs = self._in_flight.jobs
-        if not jobs:
+        if not self._in_flight:
             if timeout:
                 self._stop.wait(timeout)
             return
-        done, _ = wait(list(jobs), timeout=timeout, return_when=FIRST_COMPLETED)
+        done, _ = wait(self._in_flight.futures(), timeout=timeout, return_when=FIRST_COMPLETED)
         if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
             # Replace the pool before anything else; it remembers whose process died.
             self._executor.recover()
         for future in done:
-            tracked = jobs.pop(future)
+            tracked = self._in_flight.pop(future)
             self._finish(tracked, self._outcome_of(future, tracked))
         self._update_job_state()
 
@@ -222,8 +221,7 @@ class WorkerLoop:
             "job_timeout",
             extra={"job_ids": [t.job.job_id for t in late], "limit": self._s.job_timeout_seconds},
         )
-        others = [t for t in self._in_flight.jobs.values() if t not in late]
-        self._in_flight.jobs.clear()
+        others = [t for t in self._in_flight.clear() if t not in late]
         self._executor.replace()
         for tracked in others:
             self._in_flight.hand_back(tracked)
@@ -244,14 +242,14 @@ class WorkerLoop:
         """Stop polling; let jobs finish within the grace period, then hand the rest back."""
         self._heartbeat.set_draining(True)
         deadline = self._clock.now() + self._s.shutdown_grace_seconds
-        log.info("draining", extra={"in_flight": len(self._in_flight.jobs)})
-        while self._in_flight.jobs and self._clock.now() < deadline:
+        log.info("draining", extra={"in_flight": len(self._in_flight)})
+        while self._in_flight and self._clock.now() < deadline:
             self._heartbeat.beat(self._clock.now())
             self._in_flight.extend_due(self._clock.now())
-            done, _ = wait(list(self._in_flight.jobs), timeout=0.5, return_when=FIRST_COMPLETED)
+            done, _ = wait(self._in_flight.futures(), timeout=0.5, return_when=FIRST_COMPLETED)
             if done:
                 self._collect(timeout=0)
-        if self._in_flight.jobs:
+        if self._in_flight:
             self._executor.terminate()
             self._in_flight.hand_back_all()
             self._update_job_state()

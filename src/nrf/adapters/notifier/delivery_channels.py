@@ -16,24 +16,9 @@ from nrf.domain.errors import NrfError
 from nrf.domain.jobs import Notification, NotificationKind, NotificationRecord
 from nrf.domain.ops_ports import OpsRecords
 from nrf.domain.ports import Clock, Notifier
-from nrf.domain.quote_update import quote_update_json
-from nrf.domain.result_port import BACKEND_RECIPIENT, BODY_FIELD, TRACE_FIELD, BackendResults
-from nrf.domain.results import SiteAssessment
-from nrf.service_layer.notification_ledger import intent
+from nrf.domain.result_port import BackendResults, undelivered_key
 
 log = logging.getLogger("nrf.backend")
-
-UNDELIVERED_FOLDER = ".undelivered"
-
-
-def result_intent(site: SiteAssessment, trace_id: str | None) -> NotificationRecord:
-    """The pending report of a priced site, saved with the job's record before any send."""
-    details = {BODY_FIELD: quote_update_json(site), TRACE_FIELD: trace_id or ""}
-    return intent(NotificationKind.BACKEND_RESULT, BACKEND_RECIPIENT, details)
-
-
-def undelivered_key(job_id: str) -> str:
-    return f"{UNDELIVERED_FOLDER}/{job_id}.json"
 
 
 class DeliveryChannels:
@@ -41,6 +26,7 @@ class DeliveryChannels:
 
     def __init__(
         self,
+        *,
         emails: Notifier,
         backend: BackendResults | None,
         records: OpsRecords,

@@ -1,0 +1,233 @@
+"""Every email of a job, in one place: what each kind says, its pending entry, and the ledger.
+
+The ledger sends a job's emails: every email about a job's result goes through
+:meth:`NotificationLedger.settle`, stored as pending with the job record, sent, then updated,
+so a later delivery finishes an interrupted send instead of losing it. The one exception,
+:meth:`send_unrecorded`, is for the two emails that have no record to live in, and says why at
+each use. The second channel is :class:`~nrf.service_layer.sent_once.SentOnce`, at most once,
+for housekeeping's courtesy notices (a job delayed, a fleet stalled): there a duplicate would
+be worse than a miss. Over 200 lines: the fields of each kind (a quote's carry every input
+that priced it, so a figure in an inbox can be checked by hand; a refused levy says so with
+its code, never as £0.00) read best beside the entries that carry them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+from attrs import evolve, frozen
+
+from nrf.domain.job_request import JobRequest
+from nrf.domain.jobs import JobRecord, Notification, NotificationKind, NotificationRecord
+from nrf.domain.levy_text import gbp, levy_lines, levy_sum
+from nrf.domain.ports import Notifier, ResultStore
+from nrf.domain.quote_update import quote_update_json
+from nrf.domain.result_port import BACKEND_RECIPIENT, BODY_FIELD, TRACE_FIELD
+from nrf.domain.results import AssessmentRun, SiteAssessment
+
+log = logging.getLogger("nrf.job")
+
+OUTCOME_UNKNOWN = "outcome_unknown"
+
+
+def intent(
+    kind: NotificationKind, recipient: str, details: Mapping[str, str]
+) -> NotificationRecord:
+    """A pending entry: saved with the job record before the email goes out."""
+    return NotificationRecord(
+        kind=kind,
+        recipient=recipient,
+        sent=False,
+        pending=True,
+        details=tuple(sorted(details.items())),
+    )
+
+
+def result_intent(site: SiteAssessment, trace_id: str | None) -> NotificationRecord:
+    """The pending report of a priced site, saved with the job's record before any send."""
+    details = {BODY_FIELD: quote_update_json(site), TRACE_FIELD: trace_id or ""}
+    return intent(NotificationKind.BACKEND_RESULT, BACKEND_RECIPIENT, details)
+
+
+def has_pending(record: JobRecord) -> bool:
+    return any(n.pending for n in record.notifications)
+
+
+def failure_fields(job_id: str, codes: Sequence[str], message: str) -> dict[str, str]:
+    """A failed job's email (to the requester, or support): its codes and what they mean."""
+    return {
+        "job_reference": job_id,
+        "error_codes": ", ".join(codes),
+        "error_message": message[:2000],
+    }
+
+
+def unsent(kind: NotificationKind, error: str) -> NotificationRecord:
+    """The entry of an email that cannot go (no address configured): a fact, never pending."""
+    return NotificationRecord(kind=kind, recipient="", sent=False, error=error)
+
+
+def entry_notification(entry: NotificationRecord, job_id: str) -> Notification:
+    """The email (or report) an entry of the job's record stands for."""
+    return Notification(
+        kind=entry.kind,
+        recipient=entry.recipient,
+        job_id=job_id,
+        personalisation=dict(entry.details),
+        reference=job_id,
+    )
+
+
+class NotificationLedger:
+    """Sends each pending email of a job record once and saves what happened after each."""
+
+    def __init__(self, store: ResultStore, notifier: Notifier) -> None:
+        self._store, self._notifier = store, notifier
+
+    def settle(self, record: JobRecord, *, ask_provider: bool) -> JobRecord:
+        """Send the pending entries; ``ask_provider`` when they come from an earlier attempt.
+
+        An earlier attempt may have sent an email and died before saving that it had: the
+        provider is asked first. When it cannot tell (SES) and the entry is a bare intent
+        (the attempt stopped around the send), the email is not sent again but marked
+        ``outcome_unknown``: a missing email can be resent by support from the record, a
+        duplicate cannot be taken back. Raises ResultStoreUnavailable or NotificationFailed
+        (a failed lookup); the entries stay pending for the next delivery.
+        """
+        entries = list(record.notifications)
+        for index, entry in enumerate(entries):
+            if not entry.pending:
+                continue
+            notification = entry_notification(entry, record.job_id)
+            entries[index] = self._settle_one(entry, notification, ask_provider)
+            record = evolve(record, notifications=tuple(entries))
+            self._store.save(record.job_id, {}, record)
+        return record
+
+    def send_unrecorded(self, notification: Notification) -> NotificationRecord:
+        """Send without a ledger entry: only where no job record can hold one.
+
+        The "started" email (no record exists until the job ends; it is at most once
+        because only the very first claim of a job sends it) and a failure that could not
+        be stored (the requester is told anyway; bad input is never retried).
+        """
+        sent = self._notifier.send(notification)
+        if not sent.sent:
+            log.warning(
+                "notification_failed",
+                extra={
+                    "job_id": notification.job_id,
+                    "kind": str(notification.kind),
+                    "error": sent.error,
+                },
+            )
+        return sent
+
+    def _settle_one(
+        self, entry: NotificationRecord, notification: Notification, ask_provider: bool
+    ) -> NotificationRecord:
+        ctx = {"job_id": notification.job_id, "kind": str(entry.kind)}
+        if ask_provider:
+            known = self._notifier.sent_before(notification)
+            if known:
+                log.info("notification_already_sent", extra=ctx)
+                return evolve(entry, sent=True, pending=False, error=None)
+            if known is None and entry.attempts == 0:
+                log.warning("notification_outcome_unknown", extra=ctx)
+                return evolve(entry, pending=False, error=OUTCOME_UNKNOWN)
+        sent = self._notifier.send(notification)
+        if not sent.sent:
+            log.warning(
+                "notification_failed", extra={**ctx, "error": sent.error, "pending": sent.pending}
+            )
+        return evolve(sent, details=entry.details, attempts=entry.attempts + sent.attempts)
+
+
+@frozen
+class NotifySettings:
+    """Where emails go and what they link to."""
+
+    results_base_url: str = ""
+    support_email: str | None = None
+
+
+def personalisation(
+    settings: NotifySettings, request: JobRequest, run: AssessmentRun | None
+) -> dict[str, str]:
+    """Job reference, development, results link and, once assessed, totals and levy amounts."""
+    base = settings.results_base_url.rstrip("/")
+    personal = {
+        "job_reference": request.job_id,
+        "development_name": request.development_name or "Unnamed development",
+        "results_link": f"{base}/{request.job_id}" if base else request.job_id,
+    }
+    if run is not None:
+        # Sum whole pennies: the sites' totals are already rounded to 2 dp.
+        n = sum(round(s.n_total * 100) for s in run.sites) / 100
+        p = sum(round(s.p_total * 100) for s in run.sites) / 100
+        personal.update(
+            {
+                # The page a planner reads and prints: result.html, stored beside result.json.
+                "report_link": f"{base}/{request.job_id}/result.html" if base else "result.html",
+                "nitrogen_total_kg_per_year": f"{n:.2f}",
+                "phosphorus_total_kg_per_year": f"{p:.2f}",
+                "in_scope": "yes" if run.sites else "no",
+                **levy_fields(run),
+            }
+        )
+        # Which reference data priced the quote, so a figure in an email can be traced.
+        personal.update(
+            {
+                "bundle_name": run.provenance.bundle_name,
+                "bundle_version": run.provenance.bundle_version,
+                "bundle_sha256": run.provenance.bundle_sha256,
+            }
+        )
+    return personal
+
+
+def levy_fields(run: AssessmentRun) -> dict[str, str]:
+    """The levy in an email: the quoted amounts (refused sites are not added), or "not quoted".
+
+    ``levy_details`` is the working line by line for each site (or the refusal, for an
+    excluded site its areas and the Habitats Regulations Assessment route).
+    """
+    total = levy_sum(run.sites)
+    details = [
+        f"Site {s.site.id}: " + "; ".join(levy_lines(s))
+        for s in sorted(run.sites, key=lambda s: s.site.rlb_id)
+    ]
+    refusals = [s.levy_refusal for s in run.sites if s.levy_refusal is not None]
+    fields = {
+        "levy_status": (
+            "not quoted"
+            if not total.quoted
+            else "quoted"
+            if not total.refused
+            else f"quoted for {total.quoted} sites, refused for {total.refused}"
+        ),
+        "levy_refusal_codes": ", ".join(r.code for r in refusals),
+        "levy_details": "\n".join(details) or "No site was assessed, so no levy is due.",
+    }
+    if total.quoted:
+        pricing = [s.pricing for s in run.sites if s.pricing is not None]
+        return {
+            **fields,
+            "levy_amount": gbp(total.excluding_vat),
+            "levy_vat_amount": gbp(total.vat),
+            "levy_amount_including_vat": gbp(total.including_vat),
+            "quote_date": ", ".join(sorted({p.quote_date.isoformat() for p in pricing})),
+            "edp": ", ".join(sorted({f"{p.edp_id} {p.edp_name}" for p in pricing})),
+            "calculator_version": ", ".join(sorted({p.calculator_version for p in pricing})),
+        }
+    not_quoted = "not quoted" + (f" ({fields['levy_refusal_codes']})" if refusals else "")
+    return {
+        **fields,
+        "levy_amount": not_quoted,
+        "levy_vat_amount": not_quoted,
+        "levy_amount_including_vat": not_quoted,
+        "quote_date": "",
+        "edp": "",
+        "calculator_version": "",
+    }
