@@ -7,6 +7,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pyogrio
 import pyogrio.raw
@@ -176,15 +177,7 @@ def _read_local(
             read = [_read_layer(path, name, limits, given_crs, encoding) for name in layers]
         except _OGR_ERRORS as error:
             raise _refuse("unreadable_file", unreadable_message(error, suffix)) from None
-    rows = sum(len(layer_rows.wkbs) for layer_rows in read)
-    if expected is not None and rows != expected:
-        message = f"the file holds {expected:,} features but only {rows:,} could be read, "
-        raise _refuse("source_corrupt", message + "so sites would be lost; export it again")
-    if rows == 0:
-        raise _refuse("empty_file", "the file has no features")
-    if rows > limits.max_features:
-        message = f"the file has {rows:,} features; at most {limits.max_features:,}"
-        raise _refuse("too_many_features", message + " are allowed")
+    check_rows_read(sum(len(layer_rows.wkbs) for layer_rows in read), expected, limits)
     return raw_features(read, drop_nulls=suffix == ".kml", progress=progress)
 
 
@@ -192,15 +185,35 @@ def _read_layer(
     path: Path, layer: str | None, limits: InputLimits, given: str | None, encoding: str | None
 ) -> LayerRows:
     info = pyogrio.read_info(path, layer=layer)
+    crs, _ = _crs_and_count(info, given, limits)
+    meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer, encoding=encoding)
+    return LayerRows(names=[str(n) for n in meta["fields"]], columns=columns, wkbs=wkbs, crs=crs)
+
+
+def _too_many(count: int, limits: InputLimits) -> None:
+    if count > limits.max_features:
+        message = f"the file has {count:,} features; at most {limits.max_features:,}"
+        raise _refuse("too_many_features", message + " are allowed")
+
+
+def _crs_and_count(info: dict[str, Any], given: str | None, limits: InputLimits) -> tuple[str, int]:
+    """The layer's CRS (a stated one kept, ``given`` only for none) and its feature count."""
     if info["crs"] is not None:
         check_given_crs(accepted_crs(info["crs"]), given)
     crs = given if info["crs"] is None and given else accepted_crs(info["crs"])
     count = int(info["features"])
-    if count > limits.max_features:
-        message = f"the file has {count:,} features; at most {limits.max_features:,}"
-        raise _refuse("too_many_features", message + " are allowed")
-    meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer, encoding=encoding)
-    return LayerRows(names=[str(n) for n in meta["fields"]], columns=columns, wkbs=wkbs, crs=crs)
+    _too_many(count, limits)
+    return crs, count
+
+
+def check_rows_read(rows: int, expected: int | None, limits: InputLimits) -> None:
+    """After reading: every counted row read (else sites would be lost), some, not too many."""
+    if expected is not None and rows != expected:
+        message = f"the file holds {expected:,} features but only {rows:,} could be read, "
+        raise _refuse("source_corrupt", message + "so sites would be lost; export it again")
+    if rows == 0:
+        raise _refuse("empty_file", "the file has no features")
+    _too_many(rows, limits)
 
 
 def check_given_crs(declared: str | None, given: str | None) -> None:
@@ -246,13 +259,7 @@ def ogr_layer(
             info = pyogrio.read_info(path, layer=name)
         except _OGR_ERRORS as error:
             raise _refuse("unreadable_file", unreadable_message(error, suffix)) from None
-    if info["crs"] is not None:
-        check_given_crs(accepted_crs(info["crs"]), given_crs)
-    crs = given_crs if info["crs"] is None and given_crs else accepted_crs(info["crs"])
-    count = int(info["features"])
-    if count > limits.max_features:
-        message = f"the file has {count:,} features; at most {limits.max_features:,}"
-        raise _refuse("too_many_features", message + " are allowed")
+    crs, count = _crs_and_count(info, given_crs, limits)
     return OgrLayer(
         path=path,
         layer=name,
@@ -300,11 +307,4 @@ def ogr_features(
         read += rows
         if rows < chunk or read >= source.count:
             break
-    if source.expected is not None and read != source.expected:
-        message = f"the file holds {source.expected:,} features but only {read:,} could be read, "
-        raise _refuse("source_corrupt", message + "so sites would be lost; export it again")
-    if read == 0:
-        raise _refuse("empty_file", "the file has no features")
-    if read > limits.max_features:
-        message = f"the file has {read:,} features; at most {limits.max_features:,}"
-        raise _refuse("too_many_features", message + " are allowed")
+    check_rows_read(read, source.expected, limits)
