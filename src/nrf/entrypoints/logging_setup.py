@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import time
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -80,32 +79,16 @@ def log_warning(
 
 def emf_record(namespace: str, status: str, seconds: float, job_id: str | None) -> str:
     """A CloudWatch embedded-metric-format line for one finished job."""
-    return json.dumps(
-        {
-            "_aws": {
-                "Timestamp": int(time.time() * 1000),
-                "CloudWatchMetrics": [
-                    {
-                        "Namespace": namespace,
-                        "Dimensions": [["Service"]],
-                        "Metrics": [
-                            {"Name": "JobDuration", "Unit": "Milliseconds"},
-                            {"Name": "JobSucceeded", "Unit": "Count"},
-                            {"Name": "JobFailed", "Unit": "Count"},
-                            {"Name": "JobRetried", "Unit": "Count"},
-                        ],
-                    }
-                ],
-            },
-            "Service": "nrf-worker",
-            "job_id": job_id,
-            "status": status,
-            "JobDuration": round(seconds * 1000, 1),
-            "JobSucceeded": int(status in ("succeeded", "already_finished")),
-            "JobFailed": int(status == "failed"),
-            "JobRetried": int(status == "retry"),
-        }
-    )
+    from nrf.entrypoints.emf import emf_line
+
+    metrics = {
+        "JobDuration": round(seconds * 1000, 1),
+        "JobSucceeded": int(status in ("succeeded", "already_finished")),
+        "JobFailed": int(status == "failed"),
+        "JobRetried": int(status == "retry"),
+    }
+    units = {"JobDuration": "Milliseconds"}
+    return emf_line(namespace, metrics, {"job_id": job_id, "status": status}, units)
 
 
 def publish_metrics(namespace: str, status: str, seconds: float, job_id: str | None) -> None:

@@ -79,7 +79,7 @@ def _refused(exc: NrfError, settings: WorkerSettings | None) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from nrf.domain.fleet_status import concerns
-    from nrf.entrypoints.ops_metrics import SERVICE
+    from nrf.entrypoints.emf import SERVICE
     from nrf.entrypoints.settings import ConfigError
     from nrf.entrypoints.status_report import StatusSources, render_json, render_text
 

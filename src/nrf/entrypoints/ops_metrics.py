@@ -3,35 +3,16 @@ stall line `nrf housekeep` prints from the same figure as its ``QueueStalled`` m
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Mapping
 
 from nrf.domain.stall import StallAction
+from nrf.entrypoints.emf import emf_line
 from nrf.service_layer.stall_alerts import StallReport
-
-SERVICE = "nrf-worker"
 
 
 def emf_counts(namespace: str, counts: Mapping[str, int | float], **fields: object) -> str:
     """One embedded-metric-format line: every count a metric, dimension ``Service``."""
-    return json.dumps(
-        {
-            "_aws": {
-                "Timestamp": int(time.time() * 1000),
-                "CloudWatchMetrics": [
-                    {
-                        "Namespace": namespace,
-                        "Dimensions": [["Service"]],
-                        "Metrics": [{"Name": name, "Unit": "Count"} for name in counts],
-                    }
-                ],
-            },
-            "Service": SERVICE,
-            **fields,
-            **counts,
-        }
-    )
+    return emf_line(namespace, counts, fields)
 
 
 def publish_counts(namespace: str, counts: Mapping[str, int | float], **fields: object) -> None:
