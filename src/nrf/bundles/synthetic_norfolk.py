@@ -64,7 +64,6 @@ _BROADS_SOUTH = Polygon(
 )
 
 
-
 def _in_extent(catchment: Polygon) -> Polygon:
     """The part of a catchment inside NORFOLK_EXTENT, which every layer of the design keeps to.
 
