@@ -6,7 +6,7 @@ exports' dirt), and N field-parcel-like coefficient polygons from ``synthetic_pa
 ``NMSCoefficientLayerTEST.gpkg``; the demo's EDP and excluded area as shapefiles, and its
 charging schedule and index as Defra's CSVs. The build runs as a child process so its peak RSS
 is its own.
-N parcels of ~2.4 ha tile a rectangle centred on Norfolk; below about 200,000 that rectangle
+N parcels of ~2.4 ha tile a rectangle centred on Norfolk; below about 250,000 that rectangle
 is smaller than the design's extent, so square blocks of ``FRAME_SIDE`` fill the rest of the
 extent (``frame_blocks``) and the NN catchments are wholly covered: the gate passes (no
 `coverage_gap`) and the bundle is written, as a real delivery's would be. The blocks are
