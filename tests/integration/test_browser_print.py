@@ -233,7 +233,8 @@ def test_the_upload_form_has_no_wcag_22_aa_violations(
 def test_the_forms_answer_with_its_links_has_no_wcag_22_aa_violations(
     browser: Any, axe: str, tmp_path: Path
 ) -> None:
-    """The report as the form answers it: with the section of links to the other formats."""
+    """The report as the form answers it, with the section of links to the other formats:
+    no violation on screen, and the section left out when printed."""
     from support.api_server import KEY, multipart
 
     form, form_type = multipart(
@@ -246,3 +247,7 @@ def test_the_forms_answer_with_its_links_has_no_wcag_22_aa_violations(
     path = OUT / "axe-form-answer.html"
     path.write_bytes(answer.body)
     assert violations(browser, path.as_uri(), axe) == []
+    # The links are for the screen: the printed report is the report alone.
+    pages = printed(browser, path)
+    assert pages and not any("This quote as files" in text for text in pages)
+    assert "Summary" in pages[0]
