@@ -14,13 +14,7 @@ from attrs import evolve
 from nrf.domain.job_request import IncomingJob
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind, NotificationRecord
 from nrf.domain.ports import Clock, JobInbox, ResultStore
-from nrf.service_layer.notifications import (
-    NotificationLedger,
-    failure_fields,
-    has_pending,
-    intent,
-    unsent,
-)
+from nrf.service_layer.notifications import NotificationLedger, failure_fields, intent, unsent
 
 _CODES = ("dead_lettered",)
 
@@ -57,7 +51,7 @@ class DrainDeadLetters:
     def _handle(self, job: IncomingJob) -> None:
         job_id, email = job.job_id, job.email
         existing = self._store.record(job_id)
-        had_pending = existing is not None and has_pending(existing)
+        had_pending = existing is not None and existing.has_pending()
         if existing is not None and had_pending:
             # Emails of an earlier attempt (or an earlier drain that died after saving its
             # intents): the provider is asked before anything goes out again.

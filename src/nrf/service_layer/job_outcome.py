@@ -1,8 +1,13 @@
 """How a delivery ends: what the queue does with the message, and the one retry back-off.
 
-:class:`JobSettler` makes the end-of-delivery decision for every job that has a record:
-delete the message once every email of the record is settled (``notifications.py`` sends
-them), else keep it and retry after the back-off of :class:`RetryPolicy`.
+When the message is deleted: :meth:`JobSettler.settled` deletes it once the job's record is
+stored and no entry of it is still pending (:meth:`JobRecord.has_pending`; ``notifications.py``
+sends the entries). Otherwise, and on any transient failure, the message is kept and comes
+back after the back-off of :class:`RetryPolicy`; that receive finds the record and settles
+what is left (:meth:`JobSettler.finish_existing`) without assessing the job again. Only two
+ends delete a message without a settled record: a copy of a job another message holds
+(the worker's ``InFlight``), and bad input whose failure could not be stored (``FailJob``:
+its requester is told anyway, and retrying never makes bad input good).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from attrs import define, evolve, field, frozen
 
 from nrf.domain.job_request import Receipt
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind
-from nrf.service_layer.notifications import NotificationLedger, has_pending, intent
+from nrf.service_layer.notifications import NotificationLedger, intent
 
 log = logging.getLogger("nrf.job")
 
@@ -101,7 +106,7 @@ class JobSettler:
         self, record: JobRecord, receipt: Receipt, status: OutcomeStatus, ctx: dict[str, Any]
     ) -> JobOutcome:
         """Delete the message once every email is settled; else keep it to retry them."""
-        if has_pending(record):
+        if record.has_pending():
             return self.retry(receipt, record.job_id, "notification_pending", ctx)
         if status is OutcomeStatus.SUCCEEDED:
             log.info("job_succeeded", extra=ctx)
@@ -129,7 +134,7 @@ class JobSettler:
         if missing_email and wanted not in {n.kind for n in record.notifications}:
             entry = intent(wanted, missing_email[0], missing_email[1])
             record = evolve(record, notifications=(*record.notifications, entry))
-        if has_pending(record):
+        if record.has_pending():
             record = self._ledger.settle(record, ask_provider=True)
         log.info("job_already_finished", extra={**ctx, "status": str(record.status)})
         return self.settled(record, receipt, OutcomeStatus.ALREADY_FINISHED, ctx)

@@ -1,14 +1,17 @@
 """Every email of a job, in one place: what each kind says, its pending entry, and the ledger.
 
-The ledger sends a job's emails: every email about a job's result goes through
-:meth:`NotificationLedger.settle`, stored as pending with the job record, sent, then updated,
-so a later delivery finishes an interrupted send instead of losing it. The one exception,
-:meth:`send_unrecorded`, is for the two emails that have no record to live in, and says why at
-each use. The second channel is :class:`~nrf.service_layer.sent_once.SentOnce`, at most once,
-for housekeeping's courtesy notices (a job delayed, a fleet stalled): there a duplicate would
-be worse than a miss. Over 200 lines: the fields of each kind (a quote's carry every input
-that priced it, so a figure in an inbox can be checked by hand; a refused levy says so with
-its code, never as £0.00) read best beside the entries that carry them.
+When a job's email goes: its entry is written pending into the job record, the record is
+saved (with the result), and only then :meth:`NotificationLedger.settle` sends it and saves
+what happened. A receive that dies in between leaves the entry pending; the message is then
+kept (``job_outcome.py``) and the next receive settles it, asking the provider first. Every
+email about a job's result goes this way; the one exception, :meth:`send_unrecorded`, is for
+the two emails that have no record to live in (the "started" email, at the very first claim
+only, and a failure that could not be stored), and says why at each use. The second channel
+is :class:`~nrf.service_layer.sent_once.SentOnce`, at most once, for housekeeping's courtesy
+notices (a job delayed, a fleet stalled): there a duplicate would be worse than a miss. Over
+200 lines: the fields of each kind (a quote's carry every input that priced it, so a figure
+in an inbox can be checked by hand; a refused levy says so with its code, never as £0.00)
+read best beside the entries that carry them.
 """
 
 from __future__ import annotations
@@ -48,10 +51,6 @@ def result_intent(site: SiteAssessment, trace_id: str | None) -> NotificationRec
     """The pending report of a priced site, saved with the job's record before any send."""
     details = {BODY_FIELD: quote_update_json(site), TRACE_FIELD: trace_id or ""}
     return intent(NotificationKind.BACKEND_RESULT, BACKEND_RECIPIENT, details)
-
-
-def has_pending(record: JobRecord) -> bool:
-    return any(n.pending for n in record.notifications)
 
 
 def failure_fields(job_id: str, codes: Sequence[str], message: str) -> dict[str, str]:
