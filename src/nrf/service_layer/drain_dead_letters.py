@@ -1,6 +1,8 @@
-"""Use case: fail every dead-lettered job on the record and tell support, so none is stuck.
+"""Use case: end every dead-lettered job on the record and tell support, so none is stuck.
 
-Every email goes through the ledger: recorded as pending with the job, then sent, so a
+An unfinished job is failed (support and the requester told); a finished job whose email never
+went gets it once more, and support hears how it went; a finished and told job's message is
+only deleted. Every email goes through the ledger: recorded as pending with the job, then sent, so a
 crash between the sends and the save finds the intents on the next drain (the message is
 deleted last) and the provider is asked before anything is sent again.
 """
@@ -22,7 +24,8 @@ log = logging.getLogger("nrf.dlq")
 
 
 class DrainDeadLetters:
-    """Mark each dead-lettered job failed, notify support (and the requester), delete it."""
+    """Each dead-lettered message: its job ended on the record, support told when it must be,
+    then the message deleted (an error before that leaves it for the next drain)."""
 
     def __init__(
         self,

@@ -47,7 +47,8 @@ def timeout_error(seconds: float) -> InvalidInput:
 
 
 class FailJob:
-    """Permanent failures: retrying never makes bad input good, so the message is deleted."""
+    """Permanent failures: retrying never makes bad input good, so the message is deleted
+    (once the failure's emails are settled; a pending one keeps it, as for any job)."""
 
     def __init__(
         self,

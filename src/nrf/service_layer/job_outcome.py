@@ -56,9 +56,12 @@ def retry_delay(receive_count: int, base: int = 30, cap: int = 900, jitter: floa
 
 @define
 class RetryPolicy:
-    """The one place a retry delay is decided: ``NRF_RETRY_BASE_SECONDS`` doubling per receive.
+    """The one place a failed receive's back-off is decided: ``NRF_RETRY_BASE_SECONDS``
+    doubling per receive.
 
-    Up to 20 % jitter, so jobs that failed together do not all come back together.
+    Up to 20 % jitter, so jobs that failed together do not all come back together. (A message
+    whose earlier receive still holds the job is not a failure: it waits out that lease,
+    ``InFlight.claim``.)
     """
 
     base_seconds: int = 30

@@ -48,7 +48,7 @@ class ProcessJob:
     """Check the store, assess, store, notify; every job is judged on its own.
 
     The caller (the worker) holds the job's claim for as long as this runs: the job's
-    delivery says whether that claim was the first ever taken.
+    receipt says whether that claim was the first ever taken.
     """
 
     def __init__(
