@@ -64,9 +64,12 @@ def back_and_forth(steps: list[str]) -> list[tuple[str, str, str]]:
     ]
 
 
-def test_one_successful_job_never_goes_back_and_forth() -> None:
-    store, notifier = FakeResultStore(), FakeNotifier()
-    receive = Deliveries(
+PLANNER = "planner@example.gov.uk"  # test_process_job's body()
+
+
+def receiving(store: FakeResultStore, notifier: FakeNotifier) -> Deliveries:
+    """One receive at a time, through the worker's wiring, over the sample square."""
+    return Deliveries(
         repository=repo(),
         source=FakeBoundarySource(),
         render=render,
@@ -74,6 +77,11 @@ def test_one_successful_job_never_goes_back_and_forth() -> None:
         notifier=notifier,
         clock=FakeClock(),
     )
+
+
+def test_one_successful_job_never_goes_back_and_forth() -> None:
+    store, notifier = FakeResultStore(), FakeNotifier()
+    receive = receiving(store, notifier)  # built outside the walk: only the job is traced
     message = QueueMessage(message_id="m-1", receipt_handle="r-1", body=body())
 
     outcome, steps = walk_of(lambda: receive(message))
@@ -88,6 +96,31 @@ def test_one_successful_job_never_goes_back_and_forth() -> None:
     # has notifications.py make the started and completed emails' fields and entries and
     # send them (the ledger), then asks job_outcome.py whether the message may go
     # (JobSettler.settled). Three files, each entered once.
+    assert steps == ["process_job", "notifications", "job_outcome"]
+
+
+def test_the_receive_that_finishes_a_pending_email_never_goes_back_and_forth() -> None:
+    # The first receive stored the result, but the provider was down for the requester's
+    # email (retryable): the entry stays pending and the message is kept.
+    store = FakeResultStore()
+    down = FakeNotifier(frozenset({PLANNER}), retryable=True)
+    message = QueueMessage(message_id="m-1", receipt_handle="r-1", body=body())
+    first = receiving(store, down)(message)
+    assert (first.status, first.delete) == ("retry", False)
+    assert store.records["job-1"].has_pending()
+
+    # The message comes back (another receive, the provider up again).
+    notifier = FakeNotifier()
+    receive = receiving(store, notifier)
+    again = QueueMessage(message_id="m-1", receipt_handle="r-2", body=body(), receive_count=2)
+    outcome, steps = walk_of(lambda: receive(again))
+
+    assert (outcome.status, outcome.delete) == ("already_finished", True)
+    assert [n.kind for n in notifier.sent] == [NotificationKind.COMPLETED]
+    assert back_and_forth(steps) == [], f"walk: {' -> '.join(steps)}"
+    # By hand: ProcessJob finds the record (process_job.py); notifications.py makes the
+    # email's fields and settles the pending entry (asking the provider first); job_outcome.py
+    # deletes the message now nothing is pending.
     assert steps == ["process_job", "notifications", "job_outcome"]
 
 

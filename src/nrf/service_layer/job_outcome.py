@@ -4,7 +4,7 @@ When the message is deleted: :meth:`JobSettler.settled` deletes it once the job'
 stored and no entry of it is still pending (:meth:`JobRecord.has_pending`; ``notifications.py``
 sends the entries). Otherwise, and on any transient failure, the message is kept and comes
 back after the back-off of :class:`RetryPolicy`; that receive finds the record and settles
-what is left (:meth:`JobSettler.finish_existing`) without assessing the job again. Only two
+what is left (``NotificationLedger.finish``) without assessing the job again. Only two
 ends delete a message without a settled record: a copy of a job another message holds
 (the worker's ``InFlight``), and bad input whose failure could not be stored (``FailJob``:
 its requester is told anyway, and retrying never makes bad input good).
@@ -17,11 +17,10 @@ import random
 from enum import StrEnum
 from typing import Any
 
-from attrs import define, evolve, field, frozen
+from attrs import define, field, frozen
 
 from nrf.domain.job_request import Receipt
-from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind
-from nrf.service_layer.notifications import NotificationLedger, intent
+from nrf.domain.jobs import JobRecord
 
 log = logging.getLogger("nrf.job")
 
@@ -87,10 +86,13 @@ class RetryPolicy:
 
 
 class JobSettler:
-    """Shared by processing and failing a job: a retry, a settled end, a finished job met again."""
+    """Shared by processing and failing a job: a retry, a settled end, a finished job met again.
 
-    def __init__(self, ledger: NotificationLedger, retry: RetryPolicy) -> None:
-        self._ledger, self._retry = ledger, retry
+    It sends nothing: the ledger (``notifications.py``) has settled the record it is given.
+    """
+
+    def __init__(self, retry: RetryPolicy) -> None:
+        self._retry = retry
 
     def retry(self, receipt: Receipt, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:
         outcome = self._retry.outcome(job_id, receipt.receive_count, code)
@@ -118,26 +120,8 @@ class JobSettler:
         )
 
     def finish_existing(
-        self,
-        record: JobRecord,
-        receipt: Receipt,
-        ctx: dict[str, Any],
-        missing_email: tuple[str, dict[str, str]] | None = None,
+        self, record: JobRecord, receipt: Receipt, ctx: dict[str, Any]
     ) -> JobOutcome:
-        """A job found finished: settle only its unsettled emails, never recompute it.
-
-        ``missing_email`` (recipient, details) adds the requester's email when the record was
-        written without its intent (``nrf dlq``, an older worker).
-        """
-        wanted = (
-            NotificationKind.COMPLETED
-            if record.status is JobStatus.SUCCEEDED
-            else (NotificationKind.FAILED)
-        )
-        if missing_email and wanted not in {n.kind for n in record.notifications}:
-            entry = intent(wanted, missing_email[0], missing_email[1])
-            record = evolve(record, notifications=(*record.notifications, entry))
-        if record.has_pending():
-            record = self._ledger.settle(record, ask_provider=True)
+        """A job found finished, its emails settled again by the ledger: never recomputed."""
         log.info("job_already_finished", extra={**ctx, "status": str(record.status)})
         return self.settled(record, receipt, OutcomeStatus.ALREADY_FINISHED, ctx)

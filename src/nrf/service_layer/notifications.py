@@ -3,7 +3,8 @@
 When a job's email goes: its entry is written pending into the job record, the record is
 saved (with the result), and only then :meth:`NotificationLedger.settle` sends it and saves
 what happened. A receive that dies in between leaves the entry pending; the message is then
-kept (``job_outcome.py``) and the next receive settles it, asking the provider first. Every
+kept (``job_outcome.py``) and the next receive settles it (:meth:`NotificationLedger.finish`),
+asking the provider first. Every
 email about a job's result goes this way; the one exception, :meth:`send_unrecorded`, is for
 the two emails that have no record to live in (the "started" email, at the very first claim
 only, and a failure that could not be stored), and says why at each use. The second channel
@@ -22,7 +23,13 @@ from collections.abc import Mapping, Sequence
 from attrs import evolve, frozen
 
 from nrf.domain.job_request import JobRequest
-from nrf.domain.jobs import JobRecord, Notification, NotificationKind, NotificationRecord
+from nrf.domain.jobs import (
+    JobRecord,
+    JobStatus,
+    Notification,
+    NotificationKind,
+    NotificationRecord,
+)
 from nrf.domain.levy_text import gbp, levy_lines, levy_sum
 from nrf.domain.ports import Notifier, ResultStore
 from nrf.domain.quote_update import quote_update_json
@@ -102,6 +109,26 @@ class NotificationLedger:
             entries[index] = self._settle_one(entry, notification, ask_provider)
             record = evolve(record, notifications=tuple(entries))
             self._store.save(record.job_id, {}, record)
+        return record
+
+    def finish(
+        self, record: JobRecord, missing_email: tuple[str, dict[str, str]] | None = None
+    ) -> JobRecord:
+        """A job found finished: settle only its unsettled emails, asking the provider first.
+
+        ``missing_email`` (recipient, details) adds the requester's email when the record was
+        written without its intent (``nrf dlq``, an older worker).
+        """
+        wanted = (
+            NotificationKind.COMPLETED
+            if record.status is JobStatus.SUCCEEDED
+            else NotificationKind.FAILED
+        )
+        if missing_email and wanted not in {n.kind for n in record.notifications}:
+            entry = intent(wanted, missing_email[0], missing_email[1])
+            record = evolve(record, notifications=(*record.notifications, entry))
+        if record.has_pending():
+            record = self.settle(record, ask_provider=True)
         return record
 
     def send_unrecorded(self, notification: Notification) -> NotificationRecord:

@@ -132,7 +132,8 @@ class ProcessJob:
         if existing is not None:
             details = personalisation(self._settings, request, None)
             missing = (request.email, details) if request.email else None
-            return self._settler.finish_existing(existing, receipt, ctx, missing)
+            finished = self._ledger.finish(existing, missing)
+            return self._settler.finish_existing(finished, receipt, ctx)
         if receipt.receive_count <= 1 and receipt.first_claim and request.email:
             # At most once: only the very first claim of a job ever sends it.
             self._ledger.send_unrecorded(
