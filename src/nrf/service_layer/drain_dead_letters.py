@@ -2,9 +2,9 @@
 
 An unfinished job is failed (support and the requester told); a finished job whose email never
 went gets it once more, and support hears how it went; a finished and told job's message is
-only deleted. Every email goes through the ledger: recorded as pending with the job, then sent, so a
-crash between the sends and the save finds the intents on the next drain (the message is
-deleted last) and the provider is asked before anything is sent again.
+only deleted. Every email goes through the ledger: recorded as pending with the job, then
+sent, so a crash between the sends and the save finds the intents on the next drain (the
+message is deleted last) and the provider is asked before anything is sent again.
 """
 
 from __future__ import annotations

@@ -4,15 +4,14 @@ When a job's email goes: its entry is written pending into the job record, the r
 saved (with the result), and only then :meth:`NotificationLedger.settle` sends it and saves
 what happened. A receive that dies in between leaves the entry pending; the message is then
 kept (``job_outcome.py``) and the next receive settles it (:meth:`NotificationLedger.finish`),
-asking the provider first. Every
-email about a job's result goes this way; the one exception, :meth:`send_unrecorded`, is for
-the two emails that have no record to live in (the "started" email, at the very first claim
-only, and a failure that could not be stored), and says why at each use. The second channel
-is :class:`~nrf.service_layer.sent_once.SentOnce`, at most once, for housekeeping's courtesy
-notices (a job delayed, a fleet stalled): there a duplicate would be worse than a miss. Over
-200 lines: the fields of each kind (a quote's carry every input that priced it, so a figure
-in an inbox can be checked by hand; a refused levy says so with its code, never as £0.00)
-read best beside the entries that carry them.
+asking the provider first. Every email about a job's result goes this way; the one exception,
+:meth:`send_unrecorded`, is for the two emails that have no record to live in (the "started"
+email, at the very first claim only, and a failure that could not be stored), and says why at
+each use. The second channel is :class:`~nrf.service_layer.sent_once.SentOnce`, at most once,
+for housekeeping's courtesy notices (a job delayed, a fleet stalled): there a duplicate would
+be worse than a miss. Over 200 lines: the fields of each kind (a quote's carry every input
+that priced it, so a figure in an inbox can be checked by hand; a refused levy says so with
+its code, never as £0.00) read best beside the entries that carry them.
 """
 
 from __future__ import annotations
