@@ -47,11 +47,12 @@ def walk_of(work: Callable[[], Any], prefix: str = SERVICE_LAYER) -> tuple[Any, 
         if caller != module and (not steps or steps[-1] != name):
             steps.append(name)
 
+    before = sys.getprofile()
     sys.setprofile(on_event)
     try:
         result = work()
     finally:
-        sys.setprofile(None)
+        sys.setprofile(before)
     return result, steps
 
 
