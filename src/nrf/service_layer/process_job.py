@@ -48,7 +48,7 @@ class ProcessJob:
     """Check the store, assess, store, notify; every job is judged on its own.
 
     The caller (the worker) holds the job's claim for as long as this runs: the job's
-    delivery says whether that claim was the first ever taken.
+    receipt says whether that claim was the first ever taken.
     """
 
     def __init__(
@@ -132,7 +132,8 @@ class ProcessJob:
         if existing is not None:
             details = personalisation(self._settings, request, None)
             missing = (request.email, details) if request.email else None
-            return self._settler.finish_existing(existing, receipt, ctx, missing)
+            finished = self._ledger.finish(existing, missing)
+            return self._settler.finish_existing(finished, receipt, ctx)
         if receipt.receive_count <= 1 and receipt.first_claim and request.email:
             # At most once: only the very first claim of a job ever sends it.
             self._ledger.send_unrecorded(
