@@ -193,8 +193,7 @@ def personalisation(
         p = sum(round(s.p_total * 100) for s in run.sites) / 100
         personal.update(
             {
-                # The page a planner reads and prints: result.html, stored beside result.json.
-                "report_link": f"{base}/{request.job_id}/result.html" if base else "result.html",
+                "report_link": _report_link(settings, request.job_id),
                 "nitrogen_total_kg_per_year": f"{n:.2f}",
                 "phosphorus_total_kg_per_year": f"{p:.2f}",
                 "in_scope": "yes" if run.sites else "no",
@@ -210,6 +209,43 @@ def personalisation(
             }
         )
     return personal
+
+
+def _report_link(settings: NotifySettings, job_id: str) -> str:
+    """The page a planner reads and prints: result.html, stored beside result.json."""
+    base = settings.results_base_url.rstrip("/")
+    return f"{base}/{job_id}/result.html" if base else "result.html"
+
+
+# The completed email's fields that come from the assessment (checked against personalisation).
+RUN_FIELDS = (
+    "report_link",
+    "nitrogen_total_kg_per_year",
+    "phosphorus_total_kg_per_year",
+    "in_scope",
+    "levy_status",
+    "levy_refusal_codes",
+    "levy_details",
+    "levy_amount",
+    "levy_vat_amount",
+    "levy_amount_including_vat",
+    "quote_date",
+    "edp",
+    "calculator_version",
+    "bundle_name",
+    "bundle_version",
+    "bundle_sha256",
+)
+IN_THE_REPORT = "see the report"
+
+
+def completed_without_run(settings: NotifySettings, request: JobRequest) -> dict[str, str]:
+    """A completed email for a record saved without one: the figures live in the stored
+    report, not the record, so each says where to read it (Notify needs every field)."""
+    fields = personalisation(settings, request, None)
+    fields.update(dict.fromkeys(RUN_FIELDS, IN_THE_REPORT))
+    fields["report_link"] = _report_link(settings, request.job_id)
+    return fields
 
 
 def levy_fields(run: AssessmentRun) -> dict[str, str]:
