@@ -84,6 +84,20 @@ class RetryPolicy:
             error_codes=(code,),
         )
 
+    def logged(self, receipt: Receipt, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:
+        """A retry of a job, logged once here as ``job_retry`` whoever decides it."""
+        outcome = self.outcome(job_id, receipt.receive_count, code)
+        log.warning(
+            "job_retry",
+            extra={
+                **ctx,
+                "code": code,
+                "retry_after": outcome.retry_after,
+                "receive_count": receipt.receive_count,
+            },
+        )
+        return outcome
+
 
 class JobSettler:
     """Shared by processing and failing a job: a retry, a settled end, a finished job met again.
@@ -95,17 +109,7 @@ class JobSettler:
         self._retry = retry
 
     def retry(self, receipt: Receipt, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:
-        outcome = self._retry.outcome(job_id, receipt.receive_count, code)
-        log.warning(
-            "job_retry",
-            extra={
-                **ctx,
-                "code": code,
-                "retry_after": outcome.retry_after,
-                "receive_count": receipt.receive_count,
-            },
-        )
-        return outcome
+        return self._retry.logged(receipt, job_id, code, ctx)
 
     def settled(
         self, record: JobRecord, receipt: Receipt, status: OutcomeStatus, ctx: dict[str, Any]
