@@ -1,6 +1,6 @@
 """How a delivery ends: what the queue does with the message, and the one retry back-off.
 
-When the message is deleted: :meth:`JobSettler.settled` deletes it once the job's record is
+When the message is deleted: :meth:`Acknowledger.end` deletes it once the job's record is
 stored and no entry of it is still pending (:meth:`JobRecord.has_pending`; ``notifications.py``
 sends the entries). Otherwise, and on any transient failure, the message is kept and comes
 back after the back-off of :class:`RetryPolicy`; that receive finds the record and settles
@@ -99,10 +99,11 @@ class RetryPolicy:
         return outcome
 
 
-class JobSettler:
-    """Shared by processing and failing a job: a retry, a settled end, a finished job met again.
+class Acknowledger:
+    """Whether a job's message is deleted or kept to retry, for processing and failing alike.
 
-    It sends nothing: the ledger (``notifications.py``) has settled the record it is given.
+    It sends nothing: the ledger (``notifications.py``) has settled the record it is given
+    ("settle" is the ledger's word only: send what is pending and record what happened).
     """
 
     def __init__(self, retry: RetryPolicy) -> None:
@@ -111,7 +112,7 @@ class JobSettler:
     def retry(self, receipt: Receipt, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:
         return self._retry.logged(receipt, job_id, code, ctx)
 
-    def settled(
+    def end(
         self, record: JobRecord, receipt: Receipt, status: OutcomeStatus, ctx: dict[str, Any]
     ) -> JobOutcome:
         """Delete the message once every email is settled; else keep it to retry them."""
@@ -123,9 +124,9 @@ class JobSettler:
             job_id=record.job_id, status=status, delete=True, error_codes=record.error_codes
         )
 
-    def finish_existing(
+    def already_finished(
         self, record: JobRecord, receipt: Receipt, ctx: dict[str, Any]
     ) -> JobOutcome:
         """A job found finished, its emails settled again by the ledger: never recomputed."""
         log.info("job_already_finished", extra={**ctx, "status": str(record.status)})
-        return self.settled(record, receipt, OutcomeStatus.ALREADY_FINISHED, ctx)
+        return self.end(record, receipt, OutcomeStatus.ALREADY_FINISHED, ctx)
