@@ -107,6 +107,22 @@ def test_the_worker_task_environment_passes_the_workers_settings_check(
     assert not settings.allow_synthetic_data
 
 
+def test_the_started_template_parameter_reaches_the_worker_and_may_be_left_blank(
+    bundle: tuple[Path, str],
+) -> None:
+    # Every Notify template the worker reads has a parameter: the "started" one is optional.
+    started = "0c4d1f5e-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+    stack = Stack(
+        load_template(DEPLOY / "worker.yaml"),
+        {**worker_parameters(bundle[1]), "NotifyTemplateStarted": started},
+    )
+    env = worker_env(stack)
+    assert env["GOVUK_NOTIFY_TEMPLATE_JOB_STARTED"] == started
+    assert load_settings(env).template_started == started
+    # Left out, the parameter's default is blank: the worker starts and sends no started email.
+    assert load_settings(worker_env(worker_stack(bundle[1]))).template_started is None
+
+
 def test_the_check_does_fail_an_environment_the_worker_would_refuse(
     bundle: tuple[Path, str],
 ) -> None:
