@@ -31,6 +31,7 @@ from nrf.bundles.source_checks import (
     undeclared_text,
 )
 from nrf.bundles.source_text import StoredText, decoded_row
+from nrf.bundles.zip_member import shapefile_member
 from nrf.domain.bng import BNG, BNG_EPSG
 
 Row = dict[str, Any]
@@ -47,6 +48,15 @@ class VectorLayer:
 
 def source_path(root: Path, source: Source) -> Path:
     return root / source.path
+
+
+def _opened(path: Path, source: Source) -> tuple[str | Path, str | None]:
+    """What GDAL opens, and the layer to ask it for: a zipped shapefile by its member, since
+    GDAL does not look into a folder inside the zip (an export tool's usual shape)."""
+    member = shapefile_member(path, source.layer) if path.suffix.casefold() == ".zip" else None
+    if member is None:
+        return path, source.layer
+    return f"/vsizip/{path.resolve().as_posix()}/{member}", None
 
 
 def _epsg(crs_text: str | None) -> int | None:
@@ -88,8 +98,9 @@ def read_vector(root: Path, key: str, source: Source, report: QcReport) -> Vecto
         return None
     if not shapefile_parts_present(key, path, source, report):
         return None
+    opened, layer = _opened(path, source)
     try:
-        info = pyogrio.read_info(path, layer=source.layer)
+        info = pyogrio.read_info(opened, layer=layer)
     except UNREADABLE as exc:
         report.add("source_corrupt", key, source.path, f"unreadable: {one_line(exc)}")
         return None
@@ -107,7 +118,7 @@ def read_vector(root: Path, key: str, source: Source, report: QcReport) -> Vecto
     if wanted is None or not crs_ok:
         return None
     try:
-        _, fids, wkb, values = raw_read(path, layer=source.layer, columns=wanted, return_fids=True)
+        _, fids, wkb, values = raw_read(opened, layer=layer, columns=wanted, return_fids=True)
     except UNREADABLE as exc:  # a truncated .dbf or .shp fails only when its rows are read
         report.add("source_corrupt", key, source.path, f"unreadable: {one_line(exc)}")
         return None
