@@ -818,6 +818,158 @@ def test_an_invalid_shapefile_feature_is_named_by_its_delivered_file_key_and_fix
     assert f"geometry_invalid {layer} [{key}]: {finding['detail']}" in stderr
 
 
+def _bowtie_cell(d: FixtureData) -> None:
+    # Cell CR0101 (x 100-200, y 100-200 from the origin) drawn corner to corner: its ring
+    # crosses itself at the cell's middle, (X0 + 150, Y0 + 150) = (600150, 300150).
+    ring = [(X0 + 100, Y0 + 100), (X0 + 200, Y0 + 200), (X0 + 200, Y0 + 100), (X0 + 100, Y0 + 200)]
+    set_cell(d, "CR0101", 0, Polygon(ring))
+
+
+def _coefficients_renamed(root: Path, _: Any) -> None:
+    (root / COEFF_PATH).rename(root / "nutrients" / "NMS_v2.gpkg")
+
+
+_COEFFICIENTS_V2 = '[sources.land_use_coefficients]\npath = "nutrients/NMS_v2.gpkg"\n'
+
+
+def _bad_value_in_a_renamed_file(d: FixtureData) -> None:
+    set_cell(d, "CR0101", 6, -0.5)
+    d.manifest += _COEFFICIENTS_V2
+
+
+@pytest.mark.parametrize(
+    ("breakage", "code", "key", "delivered", "what"),
+    [
+        (
+            _cell("CR0101", 6, -0.5),
+            "coefficient_range",
+            "CR0101",
+            COEFF_PATH,
+            "lu_curr_p_coeff = -0.5, not in [0, 5.0]",
+        ),
+        (
+            _before(_bowtie_cell),
+            "geometry_invalid",
+            "CR0101",
+            COEFF_PATH,
+            "Self-intersection[600150 300150]: repair the polygon",
+        ),
+        (
+            _far_polygon(box(9e6, 9e6, 9e6 + 100, 9e6 + 100)),
+            "outside_gb",
+            "CRX",
+            COEFF_PATH,
+            "bounds (9000000.0, 9000000.0, 9000100.0, 9000100.0)",
+        ),
+        (  # the file the manifest names, not Defra's default name
+            Breakage(_bad_value_in_a_renamed_file, _coefficients_renamed),
+            "coefficient_range",
+            "CR0101",
+            "nutrients/NMS_v2.gpkg",
+            "lu_curr_p_coeff = -0.5",
+        ),
+    ],
+    ids=["value_range", "tile_geometry", "extent", "renamed_file"],
+)
+def test_a_coefficient_finding_names_the_delivered_geopackage_and_layer(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    breakage: Breakage,
+    code: str,
+    key: str,
+    delivered: str,
+    what: str,
+) -> None:
+    """A coefficient feature is mended in the delivered GeoPackage's layer, so the finding opens
+    with both (the path relative to the delivery folder), in the report and on stderr alike."""
+    exit_status, stderr = run_build(tmp_path, breakage, capsys)
+    assert exit_status == QC_FAILED, stderr
+    [finding] = [f for f in findings(tmp_path) if f["code"] == code and f["key"] == key]
+    assert finding["layer"] == "land_use_coefficients"
+    assert finding["detail"].startswith(f"in layer `NMSCoefficientLayer` of `{delivered}`: {what}")
+    assert f"{code} land_use_coefficients [{key}]: {finding['detail']}" in stderr
+
+
+def _bowtie_lpa(d: FixtureData) -> None:
+    # Alpha District's square (X0..X0+1500, Y0..Y0+2000) drawn corner to corner: it crosses
+    # itself at (X0 + 750, Y0 + 1000) = (600750, 301000).
+    ring = [(X0, Y0), (X0 + 1500, Y0 + 2000), (X0 + 1500, Y0), (X0, Y0 + 2000)]
+    d.lpa[0] = (Polygon(ring), "Alpha District")
+
+
+def _zip_lpa_in_a_folder(root: Path, _: Any) -> None:
+    """The LPA shapefile zipped as an export tool leaves it: in a folder inside the zip."""
+    shp = root / SHP["lpa"]
+    with zipfile.ZipFile(root / "nutrients" / "LPA.zip", "w") as archive:
+        for part in sorted(shp.parent.glob("LPA_National.*")):
+            archive.write(part, f"LPA/{part.name}")
+            part.unlink()
+
+
+def test_a_finding_in_a_zipped_shapefile_names_the_zip_and_its_member(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The zip alone does not say which shapefile to open: the finding names the member after
+    `!/` (its path inside the zip), and the bundle records it beside the zip's digest."""
+    manifest = '[options]\nduplicate_works = "first_wins"\n' + _LPA_ZIP
+
+    def bowtie_zipped(d: FixtureData) -> None:
+        _bowtie_lpa(d)
+        d.manifest = manifest
+
+    zipped = Breakage(bowtie_zipped, _zip_lpa_in_a_folder)
+    exit_status, stderr = run_build(tmp_path, zipped, capsys)
+    assert exit_status == QC_FAILED, stderr
+    [finding] = [f for f in findings(tmp_path) if f["code"] == "geometry_invalid"]
+    assert (finding["layer"], finding["key"]) == ("lpa_boundaries", "source fid 0 (Alpha District)")
+    assert finding["detail"].startswith(
+        "in `nutrients/LPA.zip!/LPA/LPA_National.shp`: Self-intersection[600750 301000]"
+    )
+    assert f"geometry_invalid lpa_boundaries [{finding['key']}]: {finding['detail']}" in stderr
+
+
+def test_a_shapefile_in_a_folder_of_a_zip_is_read_and_recorded_with_its_member(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GDAL does not look into a folder inside a zip: the build opens the member itself."""
+    manifest = '[options]\nduplicate_works = "first_wins"\n' + _LPA_ZIP
+    zipped = Breakage(lambda d: setattr(d, "manifest", manifest), _zip_lpa_in_a_folder)
+    exit_status, stderr = run_build(tmp_path, zipped, capsys)
+    assert exit_status == 0, stderr
+    names = _bundle(tmp_path, "SELECT name FROM lpa_boundaries ORDER BY source_fid")
+    assert names == [("Alpha District",), ("Beta District",)]
+    sql = "SELECT role, path, member FROM bundle_sources WHERE role IN "
+    rows = _bundle(tmp_path, sql + "('lpa_boundaries', 'land_use_coefficients') ORDER BY role")
+    assert rows == [
+        ("land_use_coefficients", COEFF_PATH, "NMSCoefficientLayer"),
+        ("lpa_boundaries", "nutrients/LPA.zip", "LPA/LPA_National.shp"),
+    ]
+
+
+def _charges_inside_the_delivery(root: Path, paths: dict[str, Path]) -> None:
+    moved = root / "levy" / "charges.csv"
+    moved.parent.mkdir()
+    paths["charges"] = paths["charges"].rename(moved)
+
+
+def test_a_levy_csv_inside_the_delivery_is_named_by_its_path_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A charging schedule kept in a folder of the delivery is named by its path from the
+    delivery folder (as the shapefiles are), not by its bare name."""
+    broken = Breakage(
+        lambda d: d.charges.__setitem__(0, CHARGE + "lots"), _charges_inside_the_delivery
+    )
+    exit_status, stderr = run_build(tmp_path, broken, capsys)
+    assert exit_status == QC_FAILED, stderr
+    [finding] = [f for f in findings(tmp_path) if f["code"] == "charge_invalid"]
+    # The header is line 1, so the first charge row is line 2.
+    assert finding["detail"] == (
+        "levy/charges.csv line 2: base_charge_per_unit 'lots' is not a decimal: "
+        "write pounds per unit, e.g. 2675.0000"
+    )
+
+
 def _rename_in_gpkg(old: str, new: str) -> Breakage:
     return _coeff_update(f'ALTER TABLE "NMSCoefficientLayer" RENAME COLUMN {old} TO {new}')
 

@@ -14,6 +14,9 @@ from shapely.geometry import LineString, Point, Polygon, box
 from nrf.entrypoints.cli import main
 from support.delivery import FixtureData, build_command, write_delivery
 
+# A coefficient finding opens with the delivered GeoPackage and layer, as Defra ships them.
+IN_COEFFICIENTS = "in layer `NMSCoefficientLayer` of `nutrients/NMSCoefficientLayerTEST.gpkg`: "
+
 X0, Y0 = 600_000, 300_000
 
 
@@ -233,7 +236,7 @@ def test_an_overlap_is_reported_with_its_area(tmp_path: Path) -> None:
     overlapping_polygon(data)
     assert build(tmp_path, data) == 5
     details = [f["detail"] for f in report(tmp_path)["findings"] if f["code"] == "overlap"]
-    assert details == ["CR0808 and CRX overlap by 2500.00 m2"]  # 50 m x 50 m
+    assert details == [f"{IN_COEFFICIENTS}CR0808 and CRX overlap by 2500.00 m2"]  # 50 m x 50 m
 
 
 def test_several_faults_are_all_reported(tmp_path: Path) -> None:
@@ -304,7 +307,7 @@ def test_a_gap_in_coverage_inside_a_catchment_is_an_error(tmp_path: Path) -> Non
     # Alpha is 1,500 m x 2,000 m = 300 ha, less one 1 ha cell: 299 / 300 = 0.996667.
     assert doc["figures"]["nn_catchment_coverage"] == {"Alpha SAC": 0.996667, "Beta SAC": 1.0}
     assert gaps[0]["detail"].startswith(
-        "coefficient polygons cover 99.67% of the catchment: 1.00 ha has none"
+        f"{IN_COEFFICIENTS}coefficient polygons cover 99.67% of the catchment: 1.00 ha has none"
     )
 
 
@@ -351,7 +354,8 @@ def test_many_tiles_over_two_processes_report_the_same(
     assert build(tmp_path, data) == 5
     doc = report(tmp_path)
     details = [f["detail"] for f in doc["findings"] if f["code"] == "overlap"]
-    assert details == ["CR0808 and CRX overlap by 2500.00 m2"]
+    # The tile workers (forked processes) name the delivered file too.
+    assert details == [f"{IN_COEFFICIENTS}CR0808 and CRX overlap by 2500.00 m2"]
     # Alpha: 300 ha less the 1 ha cell; the 0.25 ha CRX overlaps, so it adds 0.25 ha more:
     # (299 + 0.25) / 300 = 0.9975. Beta is whole.
     assert doc["figures"]["nn_catchment_coverage"] == {"Alpha SAC": 0.9975, "Beta SAC": 1.0}

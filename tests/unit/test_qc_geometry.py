@@ -7,6 +7,7 @@ import shapely
 from shapely.geometry import Point, Polygon, box
 
 from nrf.adapters.boundary_data.geopackage_blob import encode_blob
+from nrf.bundles.qc.delivered_file import DeliveredFile
 from nrf.bundles.qc.geometry import check_geometries, decode
 from nrf.bundles.qc.report import QcReport
 
@@ -52,7 +53,8 @@ def test_every_unreadable_blob_is_reported() -> None:
 def test_each_finding_names_the_delivered_file_and_ends_with_its_fix() -> None:
     geoms = np.array([bowtie(X0), None, Point(X0, Y0), box(1.0, 52.0, 1.5, 52.5)], dtype=object)
     report = QcReport()
-    check_geometries("lpa_boundaries", list("abcd"), geoms, report, source="LPA/LPA_National.shp")
+    source = DeliveredFile(path="LPA/LPA_National.shp")
+    check_geometries("lpa_boundaries", list("abcd"), geoms, report, source=source)
     by_code = {f.code: f.detail for f in report.findings}
     assert set(by_code) == {
         "geometry_invalid",

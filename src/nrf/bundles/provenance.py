@@ -2,7 +2,9 @@
 
 ``bundle_info`` keeps the four columns every reader knows and gains more (ignored by older
 readers); the per-file digests go in a side table ``bundle_sources``, one row per file, so a
-figure can be traced to the exact delivery that produced it.
+figure can be traced to the exact delivery that produced it. Its ``member`` says what inside the
+file was read (a GeoPackage's layer, a SQLite table, the `.shp` inside a zip), so a gate finding
+can name the place a data manager opens, not only the file.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from pathlib import Path
 from attrs import frozen
 
 from nrf.bundles.geopackage_writer import GeoPackageWriter
-from nrf.bundles.manifest import Manifest
+from nrf.bundles.manifest import Manifest, Source
+from nrf.bundles.zip_member import shapefile_member
 
 INFO_COLUMNS = [
     ("name", "TEXT"),
@@ -25,7 +28,13 @@ INFO_COLUMNS = [
     ("qc_outcome", "TEXT"),
     ("qc_summary", "TEXT"),
 ]
-SOURCE_COLUMNS = [("role", "TEXT"), ("path", "TEXT"), ("bytes", "INTEGER"), ("sha256", "TEXT")]
+SOURCE_COLUMNS = [
+    ("role", "TEXT"),
+    ("path", "TEXT"),
+    ("bytes", "INTEGER"),
+    ("sha256", "TEXT"),
+    ("member", "TEXT"),
+]
 QC_PENDING = "pending"  # written before the gate runs; the build sets the outcome after it
 _CHUNK = 1 << 22
 
@@ -49,10 +58,13 @@ class BundleInfo:
 
 @frozen(kw_only=True)
 class SourceFile:
+    """One delivered file; ``member`` is what was read inside it for ``role``, if anything."""
+
     role: str
     path: str
     bytes: int
     sha256: str
+    member: str | None = None
 
 
 def sha256_of(path: Path) -> str:
@@ -70,11 +82,20 @@ def _companions(path: Path) -> list[Path]:
     return sorted(p for p in path.parent.glob(f"{path.stem}.*") if p.is_file())
 
 
+def _member(path: Path, source: Source) -> str | None:
+    """The zipped shapefile's member, or the layer or table read from a file of several."""
+    if path.suffix.casefold() == ".zip":
+        return shapefile_member(path, source.layer)
+    return source.layer
+
+
 def source_files(
     root: Path, manifest: Manifest, extra: Iterable[tuple[str, Path]]
 ) -> list[SourceFile]:
-    """Every delivered file the build read (optional ones only when present), plus ``extra``."""
-    found: dict[Path, str] = {}
+    """Every delivered file the build read (optional ones only when present), plus ``extra``.
+
+    A file read for two roles (the lookups: permits and rates) is listed once, for the first."""
+    found: dict[Path, tuple[str, str | None]] = {}
     extra = list(extra)
     named = {role for role, _ in extra}
     for role, source in manifest.sources.items():
@@ -82,14 +103,20 @@ def source_files(
             continue
         for path in _companions(root / source.path):
             if path.is_file():
-                found.setdefault(path, role)
+                found.setdefault(path, (role, _member(path, source)))
     for role, path in extra:
-        found.setdefault(path, role)
+        found.setdefault(path, (role, None))
     out = []
-    for path, role in found.items():
+    for path, (role, member) in found.items():
         shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
         out.append(
-            SourceFile(role=role, path=shown, bytes=path.stat().st_size, sha256=sha256_of(path))
+            SourceFile(
+                role=role,
+                path=shown,
+                bytes=path.stat().st_size,
+                sha256=sha256_of(path),
+                member=member,
+            )
         )
     return out
 
@@ -100,5 +127,5 @@ def write_provenance(
     sources: list[SourceFile],
 ) -> None:
     writer.create_table("bundle_info", INFO_COLUMNS, [info.row()])
-    rows = [(s.role, s.path, s.bytes, s.sha256) for s in sources]
+    rows = [(s.role, s.path, s.bytes, s.sha256, s.member) for s in sources]
     writer.create_table("bundle_sources", SOURCE_COLUMNS, rows)

@@ -1,7 +1,8 @@
 """Rules over the big coefficient layer that SQL can answer at C speed, whatever its size.
 
 Keys present and unique, value ranges, and features without a geometry are single scans;
-the rules that need the polygons themselves run tile by tile in ``qc.tiles``.
+the rules that need the polygons themselves run tile by tile in ``qc.tiles``. Each finding
+names the delivered GeoPackage and its layer, where the data manager mends the feature.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.delivered_file import delivered_file, in_file
 from nrf.bundles.qc.geometry import GB_EXTENT, LONLAT_BOX
 from nrf.bundles.qc.report import QcReport
 
@@ -25,18 +27,21 @@ def check_values(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> No
     """Source keys present and unique; coefficients numbers in range; every row has a geometry."""
     key = key_sql(db, t)
     table, fid = q(t.name), q(t.key)
+    where = in_file(delivered_file(db, LAYER))
     if key == fid:
-        report.add("no_source_key", LAYER, "-", "no cromeid column: rows are named by fid")
+        report.add("no_source_key", LAYER, "-", f"{where}no cromeid column: rows are named by fid")
     else:
         sql = f"SELECT {fid} FROM {table} WHERE {key} IS NULL OR trim({key}) = ''"
         for (row,) in db.execute(sql):
-            report.add("key_missing", LAYER, f"fid {row}", "no cromeid")
+            report.add("key_missing", LAYER, f"fid {row}", f"{where}no cromeid")
         sql = (
             f"SELECT {key}, count(*), group_concat({fid}) FROM {table} WHERE {key} IS NOT NULL "
             f"AND trim({key}) != '' GROUP BY {key} HAVING count(*) > 1"
         )
         for value, count, fids in db.execute(sql):
-            report.add("key_duplicate", LAYER, value, f"cromeid on {count} rows (fids {fids})")
+            report.add(
+                "key_duplicate", LAYER, value, f"{where}cromeid on {count} rows (fids {fids})"
+            )
     for wanted, top in RANGES.items():
         col = q(t.columns[wanted])
         sql = (
@@ -44,11 +49,16 @@ def check_values(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> No
             f"(typeof({col}) NOT IN ('integer', 'real') OR {col} < 0 OR {col} > {top})"
         )
         for name, value in db.execute(sql):
-            report.add("coefficient_range", LAYER, name, f"{wanted} = {value!r}, not in [0, {top}]")
+            report.add(
+                "coefficient_range",
+                LAYER,
+                name,
+                f"{where}{wanted} = {value!r}, not in [0, {top}]",
+            )
     rtree = q(t.rtree or "")
     sql = f"SELECT t.{fid}, {key} FROM {table} t LEFT JOIN {rtree} r ON r.id = t.{fid} "
     for _, name in db.execute(sql + "WHERE r.id IS NULL"):
-        report.add("geometry_missing", LAYER, name, "no geometry (NULL or empty)")
+        report.add("geometry_missing", LAYER, name, f"{where}no geometry (NULL or empty)")
     check_extent(db, t, key, report)
 
 
@@ -58,6 +68,7 @@ def check_extent(db: sqlite3.Connection, t: TableSchema, key: str, report: QcRep
     R-tree boxes are single-precision, rounded outwards, which moves an edge by centimetres
     at most: nothing on land is near either limit."""
     table, fid, rtree = q(t.name), q(t.key), q(t.rtree or "")
+    place = in_file(delivered_file(db, LAYER))
     x0, y0, x1, y1 = GB_EXTENT
     lx0, ly0, lx1, ly1 = LONLAT_BOX
     rules = {
@@ -77,7 +88,7 @@ def check_extent(db: sqlite3.Connection, t: TableSchema, key: str, report: QcRep
                 code,
                 LAYER,
                 name,
-                f"bounds {shown}" + ("" if code == "outside_gb" else ": degrees?"),
+                f"{place}bounds {shown}" + ("" if code == "outside_gb" else ": degrees?"),
             )
 
 

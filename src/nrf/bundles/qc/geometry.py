@@ -14,7 +14,7 @@ import shapely
 from numpy.typing import NDArray
 
 from nrf.adapters.boundary_data.geopackage_blob import BlobError, decode_blobs
-from nrf.bundles.qc.delivered_file import in_file
+from nrf.bundles.qc.delivered_file import DeliveredFile, in_file
 from nrf.bundles.qc.report import QcReport
 
 # British National Grid's defined extent (EPSG:27700 area of use, rounded out to the grid).
@@ -37,7 +37,7 @@ FIX = {
 
 
 def _add(
-    report: QcReport, code: str, layer: str, key: object, what: str, source: str | None
+    report: QcReport, code: str, layer: str, key: object, what: str, source: DeliveredFile | None
 ) -> None:
     report.add(code, layer, key, f"{in_file(source)}{what}: {FIX[code]}")
 
@@ -48,7 +48,7 @@ def decode(
     blobs: Sequence[bytes | None],
     report: QcReport,
     *,
-    source: str | None = None,
+    source: DeliveredFile | None = None,
 ) -> NDArray[np.object_]:
     """Geometries of the blobs; one that cannot be read is reported and becomes None."""
     try:
@@ -74,7 +74,7 @@ def check_geometries(
     report: QcReport,
     *,
     extent: bool = True,
-    source: str | None = None,
+    source: DeliveredFile | None = None,
 ) -> NDArray[np.bool_]:
     """Report every bad feature; True where the geometry is a valid polygon(al) feature."""
     keys = np.asarray(keys, dtype=object)

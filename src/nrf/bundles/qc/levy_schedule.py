@@ -19,6 +19,7 @@ from attrs import frozen
 
 from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.delivered_file import delivered_file
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.schedule_values import PLACES, iso_date, places, plain_decimal
 
@@ -42,14 +43,10 @@ class Charge:
 
 
 def _delivered(db: sqlite3.Connection, table: str) -> str:
-    """The delivered file's name, when the build recorded it; else the table's."""
-    try:
-        row = db.execute(
-            "SELECT path FROM bundle_sources WHERE role = ?", (ROLES.get(table, table),)
-        ).fetchone()
-    except sqlite3.Error:
-        row = None
-    return str(row[0]).rsplit("/", 1)[-1] if row else f"table {table}"
+    """The delivered file as the build recorded it (inside the delivery: its path there; a CSV
+    given from elsewhere: its name); else the table's."""
+    source = delivered_file(db, ROLES.get(table, table))
+    return source.path if source is not None else f"table {table}"
 
 
 def _rows(db: sqlite3.Connection, t: TableSchema) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from attrs import frozen
 
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.bundles.qc.coefficients import LAYER, key_sql
+from nrf.bundles.qc.delivered_file import DeliveredFile, delivered_file, in_file
 from nrf.bundles.qc.geometry import POLYGONAL, check_geometries, decode
 from nrf.bundles.qc.overlaps import Tile, overlapping_pairs
 from nrf.bundles.qc.report import QcReport
@@ -34,13 +35,15 @@ _OWNED = "minx >= ? AND minx < ? AND miny >= ? AND miny < ?"
 _MEETS = "r.minx < ? AND r.maxx >= ? AND r.miny < ? AND r.maxy >= ?"
 
 
-@frozen
+@frozen(kw_only=True)
 class _Job:
-    """What a tile worker needs: the file, the query, and the catchments to measure cover of."""
+    """What a tile worker needs: the file, the query, the catchments to measure cover of, and
+    the delivered file its findings name."""
 
     path: str
     sql: str
     zones: Any  # ndarray of catchment geometries, in name order
+    source: DeliveredFile | None
 
 
 _job: _Job | None = None
@@ -71,10 +74,13 @@ def _check(tile: Tile) -> tuple[QcReport, np.ndarray, int]:
     report = QcReport()
     rows = _db.execute(_job.sql, (tile.x1, tile.x0, tile.y1, tile.y0)).fetchall()
     names = [r[1] for r in rows]
-    geoms = decode(LAYER, names, [r[2] for r in rows], report)
+    source = _job.source
+    geoms = decode(LAYER, names, [r[2] for r in rows], report, source=source)
     owned = tile.holds(np.array([r[3] for r in rows]), np.array([r[4] for r in rows]))
     own = np.flatnonzero(owned)
-    good_own = check_geometries(LAYER, [names[i] for i in own], geoms[own], report, extent=False)
+    good_own = check_geometries(
+        LAYER, [names[i] for i in own], geoms[own], report, extent=False, source=source
+    )
     good = np.zeros(len(rows), dtype=bool)
     others = geoms[~owned]
     good[~owned] = shapely.is_valid(others) & np.isin(shapely.get_type_id(others), POLYGONAL)
@@ -82,7 +88,8 @@ def _check(tile: Tile) -> tuple[QcReport, np.ndarray, int]:
     kept = np.flatnonzero(good)
     for i, j, area in overlapping_pairs(geoms[kept], tile):
         a, b = names[kept[i]], names[kept[j]]
-        report.add("overlap", LAYER, f"{a} / {b}", f"{a} and {b} overlap by {area:.2f} m2")
+        what = f"{in_file(source)}{a} and {b} overlap by {area:.2f} m2"
+        report.add("overlap", LAYER, f"{a} / {b}", what)
     return report, _cover(geoms[own[good_own]], _job.zones), len(own)
 
 
@@ -136,7 +143,8 @@ def check_tiles(
         f"t.{q(t.geometry_column or '')}, r.minx, r.miny FROM {rtree} r "
         f"JOIN {q(t.name)} t ON t.{q(t.key)} = r.id WHERE {_MEETS}"
     )
-    job = _Job(path, sql, zones)
+    source = delivered_file(db, LAYER)
+    job = _Job(path=path, sql=sql, zones=zones, source=source)
     plan = (
         list(tiles(db, rtree, Tile(x0=x0, y0=y0, x1=x1 + 1.0, y1=y1 + 1.0), total)) if total else []
     )
@@ -160,7 +168,7 @@ def check_tiles(
         for tile in plan:
             found, areas, count = _check(tile)
             covered, done = _merge(report, found, covered, areas, done, count, total, progress)
-    _report_coverage(names, zones, covered, report)
+    _report_coverage(names, zones, covered, report, in_file(source))
 
 
 def _merge(
@@ -180,7 +188,7 @@ def _merge(
 
 
 def _report_coverage(
-    names: list[str], zones: np.ndarray, covered: np.ndarray, report: QcReport
+    names: list[str], zones: np.ndarray, covered: np.ndarray, report: QcReport, where: str
 ) -> None:
     shares: dict[str, float] = {}
     for name, zone, area in zip(names, zones, covered, strict=True):
@@ -192,7 +200,7 @@ def _report_coverage(
                 "coverage_gap",
                 LAYER,
                 name,
-                f"coefficient polygons cover {share:.2%} of the catchment: {gap_ha:,.2f} ha "
+                f"{where}coefficient polygons cover {share:.2%} of the catchment: {gap_ha:,.2f} ha "
                 "has none, so a site there would lose its land-use figures; deliver the "
                 "missing polygons",
             )
