@@ -6,7 +6,7 @@ import falcon.testing
 
 from fakes import FakeClock
 from nrf.domain.assessment import AssessDevelopments
-from nrf.domain.validation import DEFAULT_LIMITS
+from nrf.domain.validation import DEFAULT_LIMITS, InputLimits
 from nrf.entrypoints.api.app import create_app
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.services import ApiServices
@@ -16,7 +16,7 @@ from support.reference import QUOTE_MOMENT
 from support.reference import two_catchment_strip as repo
 
 
-def anonymous_client() -> falcon.testing.TestClient:
+def anonymous_client(limits: InputLimits = DEFAULT_LIMITS) -> falcon.testing.TestClient:
     """A client of the whole app (quotes, boundary checks, the form) in anonymous mode."""
     data = repo()
     services = ApiServices(
@@ -25,6 +25,6 @@ def anonymous_client() -> falcon.testing.TestClient:
         reference_for=data.reference_for,
         store=None,
         files=None,
-        limits=DEFAULT_LIMITS,
+        limits=limits,
     )
     return falcon.testing.TestClient(create_app(services, ApiKeys([], anonymous=True)))

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pyogrio
 import pyogrio.raw
 from attrs import frozen
@@ -167,7 +168,7 @@ def _read_local(
     elif suffix == ".kml":
         screen_kml(path, limits)
 
-    def gdal_reads() -> tuple[int | None, list[LayerRows]]:  # in a child: bounded_read
+    def gdal_reads() -> tuple[int | None, list[tuple[dict[str, Any], LayerRows]]]:  # a child's
         # GDAL warns about what it tolerates (unclosed rings...); the validator reports those.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -179,22 +180,29 @@ def _read_local(
                     counted = check_layer_rows(path, str(names[0]), limits)
                 elif suffix == ".kml":
                     names = list(kml_layers(path, layer))
-                return counted, [_read_layer(path, n, limits, given_crs, encoding) for n in names]
+                return counted, [_read_layer(path, name, limits, encoding) for name in names]
             except _OGR_ERRORS as error:
                 raise gdal_refusal(error, suffix, limits) from None
 
-    expected, read = bounded_call(gdal_reads, limits=limits)
+    expected, layers_read = bounded_call(gdal_reads, limits=limits)
+    read = [
+        attrs.evolve(rows, crs=_crs_and_count(info, given_crs, limits)[0])
+        for info, rows in layers_read
+    ]
     check_rows_read(sum(len(layer_rows.wkbs) for layer_rows in read), expected, limits)
     return raw_features(read, drop_nulls=suffix == ".kml", progress=progress)
 
 
 def _read_layer(
-    path: Path, layer: str | None, limits: InputLimits, given: str | None, encoding: str | None
-) -> LayerRows:
+    path: Path, layer: str | None, limits: InputLimits, encoding: str | None
+) -> tuple[dict[str, Any], LayerRows]:
+    """A layer's info and rows as GDAL reads them, in the reading child: too many features are
+    refused before the rows are read; the CRS is left to the parent, whose PROJ is warm."""
     info = pyogrio.read_info(path, layer=layer)
-    crs, _ = _crs_and_count(info, given, limits)
+    _too_many(int(info["features"]), limits)
     meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer, encoding=encoding)
-    return LayerRows(names=[str(n) for n in meta["fields"]], columns=columns, wkbs=wkbs, crs=crs)
+    names = [str(n) for n in meta["fields"]]
+    return info, LayerRows(names=names, columns=columns, wkbs=wkbs, crs="")
 
 
 def _too_many(count: int, limits: InputLimits) -> None:
