@@ -6,6 +6,7 @@ would sleep for a minute, so a refusal is never a matter of the machine being fa
 
 from __future__ import annotations
 
+import logging
 import os
 import resource
 import signal
@@ -153,3 +154,17 @@ def test_without_fork_the_read_runs_inline(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(bounded_read, "_FORKS", False)  # as on Windows
     assert bounded_call(os.getpid, limits=QUICK) == os.getpid()
     assert list(bounded_items(lambda: iter([1, 2]), limits=QUICK)) == [1, 2]
+
+
+def test_the_childs_log_records_are_written_by_the_parent(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def logs_then_refuses() -> None:
+        logging.getLogger("nrf.boundary").info("boundary_unreadable", extra={"detail": "gdal"})
+        raise InvalidInput([Problem(code="unreadable_file", message="damaged")])
+
+    with caplog.at_level(logging.INFO, logger="nrf.boundary"):
+        refused(lambda: bounded_call(logs_then_refuses, limits=QUICK))
+    [record] = [r for r in caplog.records if r.name == "nrf.boundary"]
+    assert (record.getMessage(), record.detail) == ("boundary_unreadable", "gdal")  # type: ignore[attr-defined]
+    assert record.process != os.getpid(), "logged in the child, written by the parent"

@@ -8,13 +8,16 @@ backstop should the parent die first; the parent waits at most ``max_read_second
 answer, then kills the child (``read_timed_out``). Answers are plain data (field names, arrays,
 WKB) or the child's InvalidInput; temporary files stay with the parent, so a killed child
 leaves nothing behind. No GDAL call runs in the parent, so no other thread of it can hold one
-of GDAL's locks across the fork. Cost: a fork and the rows' trip through a pipe (measured in
-docs/security.md). Where there is no fork or no ``resource`` (Windows), the read runs inline.
+of GDAL's locks across the fork; nor does the child write log lines (another thread may have
+held stderr's lock at the fork): its records go to the parent to write. Cost: a fork and the
+rows' trip through a pipe (docs/security.md). Without fork or ``resource`` (Windows), the read
+runs inline.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
@@ -69,9 +72,12 @@ def _answers(
                 kind, payload = receive.recv()
             except EOFError:
                 raise child.died(limits) from None
-            if kind == "end":
+            if kind == "logs":
+                for record in payload:
+                    logging.getLogger(record.name).handle(record)
+            elif kind == "end":
                 return
-            if kind == "item":
+            elif kind == "item":
                 yield payload
                 if not stream:
                     return
@@ -131,6 +137,28 @@ def too_large(limits: InputLimits) -> InvalidInput:
     return InvalidInput([Problem(code="read_too_large", message=message)])
 
 
+class _Kept(logging.Handler):
+    """The child's log records, kept for the parent to write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        record.msg, record.args = record.getMessage(), None  # the arguments may not pickle
+        record.exc_info = None
+        self.records.append(record)
+
+
+def _keep_logs() -> _Kept:
+    kept = _Kept()
+    for logger in logging.Logger.manager.loggerDict.values():
+        if isinstance(logger, logging.Logger):
+            logger.handlers = []
+    logging.root.handlers = [kept]
+    return kept
+
+
 def _child(
     fn: Callable[..., Any],
     args: tuple[Any, ...],
@@ -139,30 +167,42 @@ def _child(
     send: Connection,
 ) -> NoReturn:
     code = 0
+    kept = _keep_logs()
     try:
         _limit_self(limits)
         result = fn(*args)
         for item in result if stream else [result]:
-            send.send(("item", item))
+            _send(send, kept, "item", item)
             _limit_cpu(limits)  # the deadline again, for the next item
-        send.send(("end", None))
+        _send(send, kept, "end", None)
     except InvalidInput as error:
-        code = _say(send, "invalid", list(error.problems))
+        code = _say(send, kept, "invalid", list(error.problems))
     except MemoryError:
         code = _OUT_OF_MEMORY
-        _say(send, "memory", None)
+        _say(send, kept, "memory", None)
     except BaseException as error:  # whatever failed is the parent's to raise
-        code = _say(send, "error", error)
+        code = _say(send, kept, "error", error)
         if code:  # the error itself would not pickle
-            code = _say(send, "error", RuntimeError(f"{type(error).__name__}: {error}"))
+            problem = RuntimeError(f"{type(error).__name__}: {error}")
+            code = _say(send, kept, "error", problem)
     finally:
         os._exit(code)
 
 
-def _say(send: Connection, kind: str, payload: object) -> int:
-    """Send one answer; 0, or 1 if it could not be sent (the parent sees the pipe close)."""
+def _send(send: Connection, kept: _Kept, kind: str, payload: object) -> None:
+    """Send the log records kept so far (a record that would not pickle is lost, not the
+    answer), then one answer."""
+    records, kept.records = kept.records, []
+    if records:
+        with contextlib.suppress(Exception):
+            send.send(("logs", records))
+    send.send((kind, payload))
+
+
+def _say(send: Connection, kept: _Kept, kind: str, payload: object) -> int:
+    """Send one last answer; 0, or 1 if it could not be sent (the parent sees the pipe close)."""
     try:
-        send.send((kind, payload))
+        _send(send, kept, kind, payload)
         return 0
     except BaseException:
         return _OUT_OF_MEMORY if kind == "memory" else 1
