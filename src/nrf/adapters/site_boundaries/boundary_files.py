@@ -168,7 +168,7 @@ def _read_local(
     elif suffix == ".kml":
         screen_kml(path, limits)
 
-    def gdal_reads() -> tuple[int | None, list[tuple[dict[str, Any], LayerRows]]]:  # a child's
+    def gdal_reads() -> tuple[int | None, list[tuple[dict[str, Any], LayerRows]]]:  # in a child
         # GDAL warns about what it tolerates (unclosed rings...); the validator reports those.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
