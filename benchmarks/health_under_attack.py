@@ -25,6 +25,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the attacks and the servers, as the test runs them
 
@@ -80,7 +82,9 @@ def measure(seconds: float, every: float) -> dict[str, Any]:
         folder = Path(temp)
         env = serve_env(folder / "results", NRF_API_THREADS="4")
         api = stack.enter_context(running_server(env, folder / "serve.log"))
-        ports = {"api": api.port, "health": stack.enter_context(running_health_server(folder))}
+        store = stack.enter_context(SharedMemoryHeartbeatStore.create())
+        health = stack.enter_context(running_health_server(folder, store))
+        ports = {"api": api.port, "health": health}
         for server, port in ports.items():
             rows.append(row(server, "none (baseline)", sample(port, seconds / 2, every)))
             for name, (attack, targets) in ATTACKS.items():

@@ -8,6 +8,7 @@ from pathlib import Path
 from support.sample_facts import BNW_SITES
 
 ROOT = Path(__file__).resolve().parents[2]
+BENCH_BUILD = (sys.executable, "-m", "benchmarks.bundle_build")
 
 
 def test_quick_benchmark_writes_a_report_and_every_method_agrees(tmp_path: Path) -> None:
@@ -57,3 +58,25 @@ def test_quick_benchmark_writes_a_report_and_every_method_agrees(tmp_path: Path)
     summary = (out / "summary.md").read_text()
     assert "| nrf |" in summary and "3,000 coefficient polygons" in summary
     assert "| scenario | goal | nrf | PostGIS | floor |" in summary
+
+
+def test_bench_build_of_a_small_delivery_passes_the_gate(tmp_path: Path) -> None:
+    """5,000 parcels of ~2.4 ha tile ~12,000 ha, far less than the Norfolk design's catchments;
+    the frame blocks cover the rest, so the gate finds no coverage_gap and the bundle is written
+    (exit 0; it was exit 5 before the frame)."""
+    done = subprocess.run(
+        [*BENCH_BUILD, "--polygons", "5000", "--work", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["exit_code"] == 0 and result["bundle_bytes"] > 0
+    assert "coverage_gap" not in done.stderr
+    # The extent is 65.5 km x 70.3 km: 33 x 36 blocks of 2 km (the last row and column
+    # narrower), less those the grid's ~11 km square wholly covers; so more than 5,000 but
+    # fewer than 5,000 + 33 x 36 = 6,188 polygons.
+    assert 5_000 < result["polygons"] < 6_188

@@ -782,6 +782,42 @@ def test_a_broken_delivery_is_refused_naming_the_place_and_nothing_is_written(
     assert_nothing_written(tmp_path)
 
 
+def _bowtie_edp(d: FixtureData) -> None:
+    # The second EDP polygon's ring drawn corner to corner: it crosses itself at its middle,
+    # (X0 + 1500 + 1500 / 2, Y0 + 2000 / 2) = (X0 + 2250, Y0 + 1000).
+    ring = [(X0 + 1500, Y0), (X0 + 3000, Y0 + 2000), (X0 + 3000, Y0), (X0 + 1500, Y0 + 2000)]
+    d.edps[1] = (Polygon(ring), 1, "Yare EDP")
+
+
+@pytest.mark.parametrize(
+    ("breakage", "layer", "delivered", "key"),
+    [
+        (_before(_bowtie), "nn_catchments", SHP["nn"], "source fid 0 (Alpha SAC)"),
+        (_before(_bowtie_edp), "edp_boundaries", SHP["edp"], "source fid 1 (Yare EDP)"),
+    ],
+    ids=["nn_catchment", "edp_boundary"],
+)
+def test_an_invalid_shapefile_feature_is_named_by_its_delivered_file_key_and_fix(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    breakage: Breakage,
+    layer: str,
+    delivered: str,
+    key: str,
+) -> None:
+    """The finding names the .shp as delivered (relative to the delivery folder), the layer,
+    the feature's own key and the fix, in the .qc.json, the .qc.md and on stderr alike."""
+    exit_status, stderr = run_build(tmp_path, breakage, capsys)
+    assert exit_status == QC_FAILED, stderr
+    [finding] = [f for f in findings(tmp_path) if f["code"] == "geometry_invalid"]
+    assert (finding["layer"], finding["key"]) == (layer, key)
+    assert finding["detail"].startswith(f"in `{delivered}`: Self-intersection")
+    assert finding["detail"].endswith("export the layer again")
+    line = f"`geometry_invalid` {layer} [{key}]: {finding['detail']}"
+    assert line in (tmp_path / "out" / "out.qc.md").read_text()
+    assert f"geometry_invalid {layer} [{key}]: {finding['detail']}" in stderr
+
+
 def _rename_in_gpkg(old: str, new: str) -> Breakage:
     return _coeff_update(f'ALTER TABLE "NMSCoefficientLayer" RENAME COLUMN {old} TO {new}')
 

@@ -228,3 +228,26 @@ def test_the_upload_form_has_no_wcag_22_aa_violations(
     with running_server(serve_env(tmp_path / "results"), tmp_path / "serve.log") as server:
         assert isinstance(server, Server)
         assert violations(browser, server.base + "/", axe) == []
+
+
+def test_the_forms_answer_with_its_links_has_no_wcag_22_aa_violations(
+    browser: Any, axe: str, tmp_path: Path
+) -> None:
+    """The report as the form answers it, with the section of links to the other formats:
+    no violation on screen, and the section left out when printed."""
+    from support.api_server import KEY, multipart
+
+    form, form_type = multipart(
+        {"boundary": ("small.geojson", SMALL_JSON.read_bytes())}, {"api_key": KEY}
+    )
+    with running_server(serve_env(tmp_path / "results"), tmp_path / "serve.log") as server:
+        answer = server.post("/", form, form_type, key=None, accept="text/html")
+    assert answer.status == 200 and b'<h2 id="downloads">' in answer.body
+    OUT.mkdir(exist_ok=True)
+    path = OUT / "axe-form-answer.html"
+    path.write_bytes(answer.body)
+    assert violations(browser, path.as_uri(), axe) == []
+    # The links are for the screen: the printed report is the report alone.
+    pages = printed(browser, path)
+    assert pages and not any("This quote as files" in text for text in pages)
+    assert "Summary" in pages[0]

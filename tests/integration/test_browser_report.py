@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from decimal import Decimal
@@ -194,4 +195,40 @@ def test_the_form_gives_the_levy_table_chosen_by_keyboard(
     table = Path(download.value.path()).read_text(encoding="utf-8-sig")
     header, row = table.splitlines()[:2]
     assert header.startswith("RLB_ID,") and row.startswith("1,DRAWN-1,")
+    context.close()
+
+
+# The moment each answer was made: all that differs between two answers of one quote.
+MADE_AT = re.compile(
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?\+00:00|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"
+)
+
+
+def test_the_reports_links_download_each_format_of_the_same_quote(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
+    """Without JavaScript, under the pages' CSP: each link saves a file named after the upload
+    holding what the API answers for that format (but the moment it was made)."""
+    context = browser.new_context(java_script_enabled=False, accept_downloads=True)
+    page = context.new_page()
+    page.goto(server.base + "/")
+    upload = tmp_path / "drawn.geojson"
+    upload.write_bytes(collection(DRAWN))
+    page.set_input_files("#boundary", str(upload))
+    page.fill("#api_key", KEY)
+    with page.expect_navigation():
+        page.click("button[type=submit]")
+    assert page.locator("h2#downloads").inner_text() == "This quote as files"
+    form, form_type = multipart({"boundary": ("drawn.geojson", upload.read_bytes())}, {})
+    for label, name, accept in (
+        ("The levy table", "drawn.levy.csv", "text/csv"),
+        ("Every figure", "drawn.json", "application/json"),
+        ("The sites with their figures", "drawn.geojson", "application/geo+json"),
+    ):
+        with page.expect_download() as download:
+            page.get_by_role("link", name=re.compile(label)).click()
+        assert download.value.suggested_filename == name
+        saved = Path(download.value.path()).read_bytes().decode("utf-8")  # CRLF kept
+        api = server.post("/v1/quotes", form, form_type, accept=accept).body.decode()
+        assert MADE_AT.sub("-", saved) == MADE_AT.sub("-", api), name
     context.close()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
 from support.api_inputs import SMALL_JSON
 from support.api_server import KEY, Server, running_server, serve_env
 from support.hostile_clients import (
@@ -47,7 +48,8 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.fixture(scope="module")
 def health_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """The worker's health server as the supervisor starts it, over a live heartbeat."""
-    with running_health_server(tmp_path_factory.mktemp("hostile-health")) as port:
+    folder = tmp_path_factory.mktemp("hostile-health")
+    with SharedMemoryHeartbeatStore.create() as store, running_health_server(folder, store) as port:
         yield port
 
 

@@ -9,23 +9,26 @@ test is the worker's own and cannot drift from it.
 from __future__ import annotations
 
 from collections.abc import Callable
-
-from dependency_injector import providers
+from typing import Any
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
 from nrf.adapters.job_queue.job_message import read_job
 from nrf.domain.jobs import QueueMessage
 from nrf.domain.ports import BoundaryDataRepository, JobBoundarySource
-from nrf.entrypoints.container import build_container
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.job_outcome import JobOutcome
 from nrf.service_layer.process_job import Renderer
+from support.wiring import wired
 
 LEASE = 600
 
 
 class Deliveries:
-    """Call with a QueueMessage: what one receive of it does, claim to release."""
+    """Call with a QueueMessage: what one receive of it does, claim to release.
+
+    ``assess`` stands in for the assessment when given; ``settings`` are more WorkerSettings
+    fields (the support address, the backend's URL, ...).
+    """
 
     def __init__(
         self,
@@ -37,25 +40,24 @@ class Deliveries:
         notifier: FakeNotifier,
         clock: FakeClock,
         retry_base: int = 30,
+        assess: Callable[..., Any] | None = None,
+        **settings: Any,
     ) -> None:
         self.store, self.notifier, self.clock = store, notifier, clock
-        settings = WorkerSettings(
-            visibility_timeout=LEASE,
-            retry_base_seconds=retry_base,
-            results_base_url="https://results.example/jobs/",
+        fields = {"results_base_url": "https://results.example/jobs/", **settings}
+        fakes: dict[str, object] = {"assess_developments": assess} if assess else {}
+        container = wired(
+            WorkerSettings(visibility_timeout=LEASE, retry_base_seconds=retry_base, **fields),
+            boundary_data=repository,
+            site_map=map,
+            boundary_source=source,
+            job_report=render,
+            result_store=store,
+            job_delivery=notifier,
+            clock=clock,
+            job_queue=FakeJobQueue(clock),
+            **fakes,
         )
-        container = build_container(settings=settings)
-        for provider, fake in (
-            (container.boundary_data, repository),
-            (container.site_map, map),
-            (container.boundary_source, source),
-            (container.job_report, render),
-            (container.result_store, store),
-            (container.job_delivery, notifier),
-            (container.clock, clock),
-            (container.job_queue, FakeJobQueue(clock)),
-        ):
-            provider.override(providers.Object(fake))
         self.fail = container.fail_job()
         self.process = container.process_job()
         self.in_flight = container.in_flight()

@@ -127,32 +127,32 @@ def _beat(store: SharedMemoryHeartbeatStore) -> None:
 
 
 @contextmanager
-def running_health_server(folder: Path) -> Iterator[int]:
-    """The worker's health server as the supervisor starts it, over a live heartbeat: its port."""
-    with SharedMemoryHeartbeatStore.create() as store:
-        beater = multiprocessing.get_context("fork").Process(target=_beat, args=(store,))
-        beater.start()
-        port = free_port()
-        log = folder / "health.log"
-        with log.open("wb") as output:
-            argv = gunicorn_command(f"127.0.0.1:{port}", store.name)
-            server = subprocess.Popen(argv, stdout=output, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    url = f"http://127.0.0.1:{port}/health"
-                    with urllib.request.urlopen(url, timeout=2) as answer:
-                        if answer.status == 200:
-                            break
-                except OSError:
-                    pass
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"health server did not start: {log.read_text()}")
-                time.sleep(0.1)
-            yield port
-        finally:
-            server.terminate()
-            server.wait(15)
-            beater.kill()
-            beater.join()
+def running_health_server(folder: Path, store: SharedMemoryHeartbeatStore) -> Iterator[int]:
+    """The worker's health server as the supervisor starts it, over a live heartbeat in
+    ``store`` (the caller's, as the supervisor owns its own): its port."""
+    beater = multiprocessing.get_context("fork").Process(target=_beat, args=(store,))
+    beater.start()
+    port = free_port()
+    log = folder / "health.log"
+    with log.open("wb") as output:
+        argv = gunicorn_command(f"127.0.0.1:{port}", store.name)
+        server = subprocess.Popen(argv, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                url = f"http://127.0.0.1:{port}/health"
+                with urllib.request.urlopen(url, timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"health server did not start: {log.read_text()}")
+            time.sleep(0.1)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(15)
+        beater.kill()
+        beater.join()

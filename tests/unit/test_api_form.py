@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 
@@ -85,3 +86,59 @@ def test_an_unknown_output_is_refused_before_the_boundary_is_read() -> None:
 def test_download_names_keep_only_plain_characters() -> None:
     assert download_name('../a b".zip', OUTPUTS[1]) == "a_b_.levy.csv"
     assert download_name(None, OUTPUTS[2]) == "quote.json"
+
+
+LINK = re.compile(r'<a href="data:([^;,"]+(?:;charset=utf-8)?);base64,([^"]+)" download="([^"]+)">')
+# The moment each answer was made: the only part of two answers of one quote that differs.
+MADE_AT = re.compile(
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?\+00:00|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"
+)
+
+
+def linked_files(page: str) -> dict[str, tuple[str, bytes]]:
+    """download name -> (media type, bytes) of every data: link in the page."""
+    return {name: (media, base64.b64decode(data)) for media, data, name in LINK.findall(page)}
+
+
+def test_the_report_links_the_same_quote_as_json_levy_table_and_geojson() -> None:
+    page = post_form({"name": "Linked"}).text
+    files = linked_files(page)
+    # One link per other output, named after the upload as the chosen downloads are.
+    assert {name: media for name, (media, _) in files.items()} == {
+        "Hall_s_site.levy.csv": "text/csv;charset=utf-8",
+        "Hall_s_site.json": "application/json",
+        "Hall_s_site.geojson": "application/geo+json",
+    }
+    # Each holds what the form answers when that output is chosen, but for the moment made.
+    for output, name in (("csv", ".levy.csv"), ("json", ".json"), ("geojson", ".geojson")):
+        chosen = post_form({"name": "Linked", "output": output}).content
+        linked = files[f"Hall_s_site{name}"][1]
+        assert MADE_AT.sub("-", linked.decode()) == MADE_AT.sub("-", chosen.decode()), output
+    # ...and they are of the very quote on the page: the page's own stamp is in the files.
+    made = re.search(r'data-figure="made-at">([^<]+)<', page)
+    assert made is not None
+    assert made.group(1) in files["Hall_s_site.levy.csv"][1].decode()
+    assert json.loads(files["Hall_s_site.json"][1])["sites"][0]["site"]["name"] == "Linked"
+
+
+def test_the_links_are_not_printed_and_are_under_a_heading() -> None:
+    page = post_form({}).text
+    section = re.search(
+        r'<section class="downloads" aria-labelledby="downloads">(.*?)</section>', page
+    )
+    assert section is not None and '<h2 id="downloads">' in section.group(1)
+    assert ".downloads{display:none}}" in page  # inside the @media print block, at its end
+
+
+def test_a_format_too_large_for_the_page_is_not_inlined() -> None:
+    from nrf.entrypoints.api.form_downloads import LINK_LIMIT, download_links
+
+    def render(kind: str) -> tuple[str, bytes]:
+        size = LINK_LIMIT + 1 if kind == "application/geo+json" else 10
+        return kind, b"x" * size
+
+    section = download_links("site.zip", render)
+    assert set(linked_files(section)) == {"site.levy.csv", "site.json"}
+    assert "too large to put in this page" in section
+    # 8 MiB + 1 byte = 8,388,609 bytes = 8,192.0 KB, shown to the kilobyte.
+    assert "8,192 KB" in section

@@ -1,5 +1,9 @@
 """Entrypoints construct no use case or adapter by hand: container.py is the one composition root.
 
+The test harness (tests/support) is held to the same rule: it takes its use cases from
+``build_container`` with fakes as overrides (support/wiring.py), so what the tests drive is
+the worker's own wiring.
+
 A use case or adapter is a class from ``nrf.service_layer`` or ``nrf.adapters`` that is not a
 record (attrs), an exception or an enum: values may be built anywhere, collaborators are wired
 in one place, or the second root drifts from the first (issue 18).
@@ -17,6 +21,11 @@ import attrs
 import nrf
 
 PACKAGE = Path(nrf.__file__).parent
+TESTS = Path(__file__).parents[1]
+HARNESS = TESTS / "support"
+# The job path's pieces, wired into one another: no test builds them by hand either (a unit
+# test of any other single use case may build it over its fakes; these are never single).
+JOB_PATH = ("ProcessJob", "FailJob", "JobSettler", "NotificationLedger", "DrainDeadLetters")
 ROOT = "container.py"
 WIRED_LAYERS = ("nrf.service_layer", "nrf.adapters")
 # The supervisor and the worker's health server live as long as the task and must not import
@@ -79,6 +88,20 @@ def offenders(entrypoints: Path) -> list[str]:
 
 def test_no_entrypoint_builds_a_use_case_or_adapter_outside_the_container() -> None:
     assert offenders(PACKAGE / "entrypoints") == []
+
+
+def test_the_test_harness_builds_no_use_case_or_adapter_outside_the_container() -> None:
+    assert offenders(HARNESS) == []
+
+
+def test_no_test_wires_the_job_path_by_hand() -> None:
+    found = [
+        found
+        for module in sorted(TESTS.rglob("*.py"))
+        for found in _constructions(module)
+        if found.endswith(tuple(f" builds {name}" for name in JOB_PATH))
+    ]
+    assert found == []
 
 
 def test_a_planted_offender_is_found(tmp_path: Path) -> None:

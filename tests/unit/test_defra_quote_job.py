@@ -11,16 +11,12 @@ from shapely.geometry import box
 from test_process_job import FakeBoundarySource
 
 from fakes import FakeClock, FakeNotifier, FakeResultStore
-from nrf.adapters.job_queue.job_message import read_job
 from nrf.domain.fleet import BundleStamp
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind, QueueMessage
 from nrf.domain.model import BundleInfo, EdpPolygon
 from nrf.domain.result_port import BODY_FIELD
 from nrf.domain.results import AssessmentRun, LevyRefusal, OutOfScopeSite
-from nrf.service_layer.fail_job import FailJob
-from nrf.service_layer.job_outcome import JobOutcome, JobSettler, RetryPolicy
-from nrf.service_layer.notifications import NotificationLedger, NotifySettings
-from nrf.service_layer.process_job import ProcessJob
+from nrf.service_layer.job_outcome import JobOutcome
 from support.backend_schema import assert_valid_patch
 from support.defra_sites import (
     BROADS,
@@ -31,6 +27,7 @@ from support.defra_sites import (
     run_of,
     site,
 )
+from support.deliveries import Deliveries
 from support.reference import InMemoryBoundaryData
 
 SUPPORT = "support@example.gov.uk"
@@ -76,6 +73,8 @@ def bundle(sha256: str = PROVENANCE.bundle_sha256) -> InMemoryBoundaryData:
 
 
 class Job:
+    """One receive of a quote message, claim to release, through the container's own wiring."""
+
     def __init__(
         self,
         run: AssessmentRun,
@@ -84,29 +83,21 @@ class Job:
         sha256: str = PROVENANCE.bundle_sha256,
     ) -> None:
         self.store, self.notifier = store or FakeResultStore(), notifier or FakeNotifier()
-        clock = FakeClock()
-        ledger = NotificationLedger(self.store, self.notifier)
-        settler = JobSettler(ledger, RetryPolicy())
-        fail = FailJob(
-            store=self.store, ledger=ledger, settler=settler, clock=clock, support_email=SUPPORT
-        )
-        self.process = ProcessJob(
-            assess=FixedAssessment(run),  # type: ignore[arg-type]
-            boundaries=FakeBoundarySource(),
-            store=self.store,
-            ledger=ledger,
-            settler=settler,
-            fail=fail,
-            clock=clock,
+        self.receive = Deliveries(
+            repository=bundle(sha256),
+            source=FakeBoundarySource(),
             render=lambda run, devs: {"result.json": b"{}"},
-            settings=NotifySettings(),
-            report_results=True,
-            bundle=bundle(sha256),
+            store=self.store,
+            notifier=self.notifier,
+            clock=FakeClock(),
+            assess=FixedAssessment(run),
+            support_email=SUPPORT,
+            # With a backend URL the worker reports results (the notifier is the fake here).
+            backend_base_url="https://backend.example",
         )
 
     def __call__(self, body: str) -> JobOutcome:
-        queued = QueueMessage(message_id="m-1", receipt_handle="r-1", body=body)
-        return self.process(read_job(queued))
+        return self.receive(QueueMessage(message_id="m-1", receipt_handle="r-1", body=body))
 
     def sent(self, kind: NotificationKind) -> list[str]:
         return [n.recipient for n in self.notifier.sent if n.kind is kind]

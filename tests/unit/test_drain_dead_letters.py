@@ -5,7 +5,6 @@ import json
 import pytest
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
-from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
 from nrf.domain.jobs import (
     JobRecord,
     JobStatus,
@@ -13,8 +12,10 @@ from nrf.domain.jobs import (
     NotificationKind,
     NotificationRecord,
 )
+from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
-from nrf.service_layer.notifications import NotificationLedger, intent
+from nrf.service_layer.notifications import intent
+from support.wiring import wired
 
 SUPPORT = "support@example.gov.uk"
 
@@ -30,14 +31,23 @@ def body(job_id: str) -> str:
     )
 
 
-def make(support: str | None = SUPPORT):
+def drain_of(
+    dlq: FakeJobQueue, store: FakeResultStore, notifier: FakeNotifier, clock: FakeClock
+) -> DrainDeadLetters:
+    """`nrf dlq` as the container wires it, over the fakes."""
+    return wired(
+        WorkerSettings(support_email=SUPPORT),
+        dead_letter_queue=dlq,
+        result_store=store,
+        delivery=notifier,
+        clock=clock,
+    ).drain_dead_letters()
+
+
+def make():
     clock = FakeClock()
     dlq, store, notifier = FakeJobQueue(clock), FakeResultStore(), FakeNotifier()
-    ledger = NotificationLedger(store, notifier)
-    drain = DrainDeadLetters(
-        dlq=ReadingJobInbox(dlq), store=store, ledger=ledger, clock=clock, support_email=support
-    )
-    return drain, dlq, store, notifier
+    return drain_of(dlq, store, notifier, clock), dlq, store, notifier
 
 
 def test_an_unfinished_job_is_failed_and_support_and_requester_are_told() -> None:
@@ -110,13 +120,7 @@ def test_a_drain_killed_between_its_sends_and_its_save_sends_nothing_twice(
         FakeResultStore(),
         (DiesAfterSending(dies_after)),
     )
-    drain = DrainDeadLetters(
-        dlq=ReadingJobInbox(dlq),
-        store=store,
-        ledger=NotificationLedger(store, notifier),
-        clock=clock,
-        support_email=SUPPORT,
-    )
+    drain = drain_of(dlq, store, notifier, clock)
     dlq.send(body("dead-2"))
     with pytest.raises(Died):
         drain()

@@ -74,3 +74,26 @@ def test_personalisation_is_a_read_only_copy() -> None:
     assert notification.personalisation["job_id"] == "NRF-000001"
     with pytest.raises(TypeError):
         notification.personalisation["job_id"] = "x"  # type: ignore[index]
+
+
+def _entry(*, sent: bool, pending: bool) -> NotificationRecord:
+    return NotificationRecord(
+        kind=NotificationKind.COMPLETED, recipient="a@example.com", sent=sent, pending=pending
+    )
+
+
+@pytest.mark.parametrize(
+    ("entries", "pending"),
+    [
+        ((), False),  # nothing to send: the message may go
+        (((True, False), (False, False)), False),  # one sent, one failed for good: settled
+        (((True, False), (False, True)), True),  # the second still pending: keep the message
+        (((False, True),), True),  # a bare intent, never tried
+    ],
+)
+def test_a_record_is_pending_while_any_entry_is(
+    entries: tuple[tuple[bool, bool], ...], pending: bool
+) -> None:
+    notifications = tuple(_entry(sent=sent, pending=waits) for sent, waits in entries)
+    record = JobRecord(job_id="j", status=JobStatus.SUCCEEDED, notifications=notifications)
+    assert record.has_pending() is pending

@@ -6,7 +6,8 @@ import pytest
 
 from fakes import FakeNotifier, FakeResultStore
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind, NotificationRecord
-from nrf.service_layer.notifications import NotificationLedger, intent
+from nrf.service_layer.notifications import intent
+from support.wiring import wired
 
 PLANNER, SUPPORT = "planner@example.gov.uk", "support@example.gov.uk"
 
@@ -33,7 +34,8 @@ def test_a_settled_email_is_not_sent_again_on_a_duplicate_delivery(
     # A fresh notifier knows nothing of the first send (another process, or SES which cannot
     # be asked): only the record says it went, and that must be enough.
     store, notifier = FakeResultStore(), FakeNotifier(can_look_up=can_look_up)
-    record = NotificationLedger(store, notifier).settle(half_settled(), ask_provider=ask_provider)
+    ledger = wired(result_store=store, job_delivery=notifier).ledger()
+    record = ledger.settle(half_settled(), ask_provider=ask_provider)
 
     sent_to = [n.recipient for n in notifier.sent]
     if ask_provider and not can_look_up:

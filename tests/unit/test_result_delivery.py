@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
-from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
 from nrf.adapters.notifier.delivery_channels import DeliveryChannels
 from nrf.domain.fleet_status import concerns
 from nrf.domain.jobs import (
@@ -17,10 +16,11 @@ from nrf.domain.jobs import (
     NotificationRecord,
 )
 from nrf.domain.result_port import BACKEND_RECIPIENT, undelivered_key
-from nrf.service_layer.drain_dead_letters import DrainDeadLetters
+from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.fleet_status import ReadFleetStatus
 from nrf.service_layer.notifications import NotificationLedger, intent
 from ops_fakes import FakeQueueInspector, InMemoryOpsRecords, InMemoryStoreInventory
+from support.wiring import wired
 
 JOB = "NRF-000555"
 
@@ -52,6 +52,11 @@ class FakeBackendResults:
         return self.held
 
 
+def ledger_of(store: FakeResultStore, channels: DeliveryChannels) -> NotificationLedger:
+    """The worker's ledger as the container wires it, settling through ``channels``."""
+    return wired(result_store=store, job_delivery=channels).ledger()
+
+
 def pending_record() -> JobRecord:
     entry = intent(
         NotificationKind.BACKEND_RESULT,
@@ -72,7 +77,7 @@ def test_reports_go_to_the_backend_and_emails_to_the_notifier() -> None:
     record = JobRecord(
         job_id=JOB, status=JobStatus.SUCCEEDED, notifications=(email, *record.notifications)
     )
-    settled = NotificationLedger(store, channels).settle(record, ask_provider=False)
+    settled = ledger_of(store, channels).settle(record, ask_provider=False)
     assert [n.kind for n in emails.sent] == [NotificationKind.COMPLETED]
     assert [n.reference for n in backend.sent] == [JOB]
     assert all(n.sent and not n.pending for n in settled.notifications)
@@ -84,7 +89,7 @@ def test_an_undelivered_report_shows_in_status_until_dlq_settles_it() -> None:
     channels = DeliveryChannels(
         emails=FakeNotifier(), backend=backend, records=records, clock=clock
     )
-    record = NotificationLedger(store, channels).settle(pending_record(), ask_provider=False)
+    record = ledger_of(store, channels).settle(pending_record(), ask_provider=False)
     assert record.notifications[0].pending
     status = ReadFleetStatus(
         queue=FakeQueueInspector(),
@@ -110,16 +115,14 @@ def test_an_undelivered_report_shows_in_status_until_dlq_settles_it() -> None:
         )
     )
     notifier = FakeNotifier()
-    ledger = NotificationLedger(
-        store, DeliveryChannels(emails=notifier, backend=backend, records=records, clock=clock)
-    )
-    DrainDeadLetters(
-        dlq=ReadingJobInbox(dlq),
-        store=store,
-        ledger=ledger,
+    channels = DeliveryChannels(emails=notifier, backend=backend, records=records, clock=clock)
+    wired(
+        WorkerSettings(support_email="support@example.gov.uk"),
+        dead_letter_queue=dlq,
+        result_store=store,
+        delivery=channels,
         clock=clock,
-        support_email="support@example.gov.uk",
-    )()
+    ).drain_dead_letters()()
     assert len(backend.sent) == 2
     assert store.records[JOB].notifications[0].sent
     assert records.get(undelivered_key(JOB)) is None
@@ -133,9 +136,7 @@ def test_a_report_the_backend_already_holds_is_not_sent_again() -> None:
     channels = DeliveryChannels(
         emails=FakeNotifier(), backend=backend, records=records, clock=FakeClock()
     )
-    settled = NotificationLedger(FakeResultStore(), channels).settle(
-        pending_record(), ask_provider=True
-    )
+    settled = ledger_of(FakeResultStore(), channels).settle(pending_record(), ask_provider=True)
     assert backend.sent == []
     assert settled.notifications[0].sent
     assert records.get(undelivered_key(JOB)) is None

@@ -6,9 +6,10 @@ from fakes import FakeClock, FakeNotifier
 from nrf.domain.jobs import NotificationKind
 from nrf.domain.ops_ports import QueueFigures, WaitingJob
 from nrf.domain.stall import STALL_KEY, StallAction, StallState, decide_stall
-from nrf.service_layer.sent_once import SentOnce
+from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.stall_alerts import WatchForStalls
 from ops_fakes import FakeQueueInspector, InMemoryOpsRecords
+from support.wiring import wired
 
 NOW = 1_700_000_000.0
 SUPPORT = "support@example.gov.uk"
@@ -49,16 +50,15 @@ def watcher(
     records: InMemoryOpsRecords,
     notifier: FakeNotifier,
     clock: FakeClock,
-    support: str | None = SUPPORT,
 ) -> WatchForStalls:
-    return WatchForStalls(
-        queue=queue,
-        records=records,
-        once=SentOnce(records, notifier, clock),
+    """`nrf housekeep`'s stall watcher as the container wires it (with its SentOnce)."""
+    return wired(
+        WorkerSettings(support_email=SUPPORT, stall_alert_seconds=900),
+        queue_inspector=queue,
+        ops_records=records,
+        notifier=notifier,
         clock=clock,
-        support_email=support,
-        threshold_seconds=900,
-    )
+    ).watch_for_stalls()
 
 
 def kinds(notifier: FakeNotifier) -> list[tuple[str, str]]:

@@ -63,6 +63,23 @@ _BROADS_SOUTH = Polygon(
     ]
 )
 
+
+def _in_extent(catchment: Polygon) -> Polygon:
+    """The part of a catchment inside NORFOLK_EXTENT, which every layer of the design keeps to.
+
+    The design's parcels tile exactly that box, so a catchment reaching past it would have
+    land no parcel covers (the gate's ``coverage_gap``). No sample site lies within 3 km of
+    the box's edge, so cutting there moves no site's figures.
+    """
+    part = shapely.intersection(catchment, box(*NORFOLK_EXTENT))
+    assert isinstance(part, Polygon), "a catchment the box cuts in two"
+    return part
+
+
+_WENSUM, _BROADS_NORTH, _BROADS_SOUTH = (
+    _in_extent(c) for c in (_WENSUM, _BROADS_NORTH, _BROADS_SOUTH)
+)
+
 # (id, name, seed point); 4521 has two seeds and so two separate polygons; 2690 has no permit.
 _WORKS = [
     (1065, "Sculthorpe", (591_000, 331_000)),
@@ -218,7 +235,9 @@ def permits_table() -> Table:
         ("2811", "Loddon", "Yare", None, 27.0, 1.0, 1.0),
         ("141", "Package Treatment Plant default", None, 25.0, 25.0, 4.5, 4.5),
         (None, "Package Treatment Plant default", None, 25.0, 25.0, 4.5, 4.5),
-        ("1065", "Sculthorpe (duplicate, ignored)", "Wensum", 99.0, 99.0, 99.0, 99.0),
+        # A works code repeated with the same figures, as real exports repeat rows: the
+        # reader keeps the first. (A repeat that disagrees is refused by the gate.)
+        ("1065", "Sculthorpe (duplicate, ignored)", "Wensum", 27.0, 10.0, 1.0, 1.0),
     ]
     cols = [("wwtw_id", "TEXT"), ("wwtw_name", "TEXT"), ("wwtw_subcatchment", "TEXT"), *_CONC]
     return Table("wwtw_permits", cols, rows)

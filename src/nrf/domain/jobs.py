@@ -79,6 +79,10 @@ class JobRecord:
     # on a failed job, the bundle that refused its quote for want of data (None: bad input).
     bundle: BundleStamp | None = None
 
+    def has_pending(self) -> bool:
+        """An email (or report) not settled yet: the job's message may not be deleted."""
+        return any(n.pending for n in self.notifications)
+
 
 def _read_only(values: Mapping[str, str]) -> Mapping[str, str]:
     return MappingProxyType(dict(values))

@@ -41,6 +41,7 @@ def run_publish(
     from nrf.bundles.publish import gate_outcome, publish_bundle
     from nrf.bundles.qc.report import PASSED
     from nrf.entrypoints.container import build_container
+    from nrf.entrypoints.exit_codes import EXIT_OK
     from nrf.entrypoints.settings import WorkerSettings
 
     environ = os.environ if environ is None else environ
@@ -71,4 +72,4 @@ def run_publish(
         )
     for variable, value in published.pin().items():
         print(f"{variable}={value}")
-    return 0
+    return EXIT_OK

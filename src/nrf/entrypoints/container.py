@@ -260,7 +260,7 @@ class Container(containers.DeclarativeContainer):
     dead_letter_ledger = providers.Singleton(
         NotificationLedger, store=result_store, notifier=delivery
     )
-    settler = providers.Singleton(JobSettler, ledger=ledger, retry=retry_policy)
+    settler = providers.Singleton(JobSettler, retry=retry_policy)
     fail_job = providers.Singleton(
         FailJob,
         store=result_store,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from nrf.entrypoints import demo_report
+from nrf.entrypoints.exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK
 
 QUEUE = "nrf_demo_queue"
 DEMO_EMAIL = "planner@demo.example.gov.uk"
@@ -201,7 +202,7 @@ def run_demo(
         import moto.server  # noqa: F401
     except ImportError:
         _say("error: nrf demo needs moto's standalone server: pip install 'moto[server]'")
-        return 1
+        return EXIT_ERROR
     shapefile = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
     developments = validate_features(read_boundary_file(shapefile))[:limit]
     results.mkdir(parents=True, exist_ok=True)
@@ -233,11 +234,11 @@ def run_demo(
         print("\nhealth server while running:\n" + demo_report.health_lines(health))
     except KeyboardInterrupt:
         _say("interrupted; stopping everything the demo started")
-        return 130
+        return EXIT_INTERRUPTED
     finally:
         code = demo.stop()
         _say(f"stopped the worker (exit code {code}) and the local SQS server")
     missing = len(job_ids) - len(finished)
     if missing:
         _say(f"error: {missing} jobs did not finish")
-    return 0 if not missing and code == 0 else 1
+    return EXIT_OK if not missing and code == 0 else EXIT_ERROR

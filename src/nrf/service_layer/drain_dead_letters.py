@@ -1,8 +1,10 @@
-"""Use case: fail every dead-lettered job on the record and tell support, so none is stuck.
+"""Use case: end every dead-lettered job on the record and tell support, so none is stuck.
 
-Every email goes through the ledger: recorded as pending with the job, then sent, so a
-crash between the sends and the save finds the intents on the next drain (the message is
-deleted last) and the provider is asked before anything is sent again.
+An unfinished job is failed (support and the requester told); a finished job whose email never
+went gets it once more, and support hears how it went; a finished and told job's message is
+only deleted. Every email goes through the ledger: recorded as pending with the job, then
+sent, so a crash between the sends and the save finds the intents on the next drain (the
+message is deleted last) and the provider is asked before anything is sent again.
 """
 
 from __future__ import annotations
@@ -14,13 +16,7 @@ from attrs import evolve
 from nrf.domain.job_request import IncomingJob
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind, NotificationRecord
 from nrf.domain.ports import Clock, JobInbox, ResultStore
-from nrf.service_layer.notifications import (
-    NotificationLedger,
-    failure_fields,
-    has_pending,
-    intent,
-    unsent,
-)
+from nrf.service_layer.notifications import NotificationLedger, failure_fields, intent, unsent
 
 _CODES = ("dead_lettered",)
 
@@ -28,7 +24,8 @@ log = logging.getLogger("nrf.dlq")
 
 
 class DrainDeadLetters:
-    """Mark each dead-lettered job failed, notify support (and the requester), delete it."""
+    """Each dead-lettered message: its job ended on the record, support told when it must be,
+    then the message deleted (an error before that leaves it for the next drain)."""
 
     def __init__(
         self,
@@ -57,7 +54,7 @@ class DrainDeadLetters:
     def _handle(self, job: IncomingJob) -> None:
         job_id, email = job.job_id, job.email
         existing = self._store.record(job_id)
-        had_pending = existing is not None and has_pending(existing)
+        had_pending = existing is not None and existing.has_pending()
         if existing is not None and had_pending:
             # Emails of an earlier attempt (or an earlier drain that died after saving its
             # intents): the provider is asked before anything goes out again.

@@ -47,7 +47,8 @@ def timeout_error(seconds: float) -> InvalidInput:
 
 
 class FailJob:
-    """Permanent failures: retrying never makes bad input good, so the message is deleted."""
+    """Permanent failures: retrying never makes bad input good, so the message is deleted
+    (once the failure's emails are settled; a pending one keeps it, as for any job)."""
 
     def __init__(
         self,
@@ -115,7 +116,8 @@ class FailJob:
             existing = None if replace else self._store.record(job_id)
             if existing is not None:
                 # A redelivered bad message: it was failed (and told, or is being) before.
-                return self._settler.finish_existing(existing, receipt, ctx)
+                finished = self._ledger.finish(existing)
+                return self._settler.finish_existing(finished, receipt, ctx)
         except ResultStoreUnavailable:
             log.warning("result_store_unavailable", extra=ctx)
         except NrfError as exc:  # a failed lookup: settle on the next delivery

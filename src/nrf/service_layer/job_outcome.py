@@ -1,8 +1,13 @@
 """How a delivery ends: what the queue does with the message, and the one retry back-off.
 
-:class:`JobSettler` makes the end-of-delivery decision for every job that has a record:
-delete the message once every email of the record is settled (``notifications.py`` sends
-them), else keep it and retry after the back-off of :class:`RetryPolicy`.
+When the message is deleted: :meth:`JobSettler.settled` deletes it once the job's record is
+stored and no entry of it is still pending (:meth:`JobRecord.has_pending`; ``notifications.py``
+sends the entries). Otherwise, and on any transient failure, the message is kept and comes
+back after the back-off of :class:`RetryPolicy`; that receive finds the record and settles
+what is left (``NotificationLedger.finish``) without assessing the job again. Only two
+ends delete a message without a settled record: a copy of a job another message holds
+(the worker's ``InFlight``), and bad input whose failure could not be stored (``FailJob``:
+its requester is told anyway, and retrying never makes bad input good).
 """
 
 from __future__ import annotations
@@ -12,11 +17,10 @@ import random
 from enum import StrEnum
 from typing import Any
 
-from attrs import define, evolve, field, frozen
+from attrs import define, field, frozen
 
 from nrf.domain.job_request import Receipt
-from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind
-from nrf.service_layer.notifications import NotificationLedger, has_pending, intent
+from nrf.domain.jobs import JobRecord
 
 log = logging.getLogger("nrf.job")
 
@@ -51,9 +55,12 @@ def retry_delay(receive_count: int, base: int = 30, cap: int = 900, jitter: floa
 
 @define
 class RetryPolicy:
-    """The one place a retry delay is decided: ``NRF_RETRY_BASE_SECONDS`` doubling per receive.
+    """The one place a failed receive's back-off is decided: ``NRF_RETRY_BASE_SECONDS``
+    doubling per receive.
 
-    Up to 20 % jitter, so jobs that failed together do not all come back together.
+    Up to 20 % jitter, so jobs that failed together do not all come back together. (A message
+    whose earlier receive still holds the job is not a failure: it waits out that lease,
+    ``InFlight.claim``.)
     """
 
     base_seconds: int = 30
@@ -77,15 +84,9 @@ class RetryPolicy:
             error_codes=(code,),
         )
 
-
-class JobSettler:
-    """Shared by processing and failing a job: a retry, a settled end, a finished job met again."""
-
-    def __init__(self, ledger: NotificationLedger, retry: RetryPolicy) -> None:
-        self._ledger, self._retry = ledger, retry
-
-    def retry(self, receipt: Receipt, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:
-        outcome = self._retry.outcome(job_id, receipt.receive_count, code)
+    def logged(self, receipt: Receipt, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:
+        """A retry of a job, logged once here as ``job_retry`` whoever decides it."""
+        outcome = self.outcome(job_id, receipt.receive_count, code)
         log.warning(
             "job_retry",
             extra={
@@ -97,11 +98,24 @@ class JobSettler:
         )
         return outcome
 
+
+class JobSettler:
+    """Shared by processing and failing a job: a retry, a settled end, a finished job met again.
+
+    It sends nothing: the ledger (``notifications.py``) has settled the record it is given.
+    """
+
+    def __init__(self, retry: RetryPolicy) -> None:
+        self._retry = retry
+
+    def retry(self, receipt: Receipt, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:
+        return self._retry.logged(receipt, job_id, code, ctx)
+
     def settled(
         self, record: JobRecord, receipt: Receipt, status: OutcomeStatus, ctx: dict[str, Any]
     ) -> JobOutcome:
         """Delete the message once every email is settled; else keep it to retry them."""
-        if has_pending(record):
+        if record.has_pending():
             return self.retry(receipt, record.job_id, "notification_pending", ctx)
         if status is OutcomeStatus.SUCCEEDED:
             log.info("job_succeeded", extra=ctx)
@@ -110,26 +124,8 @@ class JobSettler:
         )
 
     def finish_existing(
-        self,
-        record: JobRecord,
-        receipt: Receipt,
-        ctx: dict[str, Any],
-        missing_email: tuple[str, dict[str, str]] | None = None,
+        self, record: JobRecord, receipt: Receipt, ctx: dict[str, Any]
     ) -> JobOutcome:
-        """A job found finished: settle only its unsettled emails, never recompute it.
-
-        ``missing_email`` (recipient, details) adds the requester's email when the record was
-        written without its intent (``nrf dlq``, an older worker).
-        """
-        wanted = (
-            NotificationKind.COMPLETED
-            if record.status is JobStatus.SUCCEEDED
-            else (NotificationKind.FAILED)
-        )
-        if missing_email and wanted not in {n.kind for n in record.notifications}:
-            entry = intent(wanted, missing_email[0], missing_email[1])
-            record = evolve(record, notifications=(*record.notifications, entry))
-        if has_pending(record):
-            record = self._ledger.settle(record, ask_provider=True)
+        """A job found finished, its emails settled again by the ledger: never recomputed."""
         log.info("job_already_finished", extra={**ctx, "status": str(record.status)})
         return self.settled(record, receipt, OutcomeStatus.ALREADY_FINISHED, ctx)

@@ -1,9 +1,12 @@
 """Every email of a job, in one place: what each kind says, its pending entry, and the ledger.
 
-The ledger sends a job's emails: every email about a job's result goes through
-:meth:`NotificationLedger.settle`, stored as pending with the job record, sent, then updated,
-so a later delivery finishes an interrupted send instead of losing it. The one exception,
-:meth:`send_unrecorded`, is for the two emails that have no record to live in, and says why at
+When a job's email goes: its entry is written pending into the job record, the record is
+saved (with the result), and only then :meth:`NotificationLedger.settle` sends it and saves
+what happened. A receive that dies in between leaves the entry pending; the message is then
+kept (``job_outcome.py``) and the next receive settles it (:meth:`NotificationLedger.finish`),
+asking the provider first. Every email about a job's result goes this way; the one exception,
+:meth:`send_unrecorded`, is for the two emails that have no record to live in (the "started"
+email, at the very first claim only, and a failure that could not be stored), and says why at
 each use. The second channel is :class:`~nrf.service_layer.sent_once.SentOnce`, at most once,
 for housekeeping's courtesy notices (a job delayed, a fleet stalled): there a duplicate would
 be worse than a miss. Over 200 lines: the fields of each kind (a quote's carry every input
@@ -19,7 +22,13 @@ from collections.abc import Mapping, Sequence
 from attrs import evolve, frozen
 
 from nrf.domain.job_request import JobRequest
-from nrf.domain.jobs import JobRecord, Notification, NotificationKind, NotificationRecord
+from nrf.domain.jobs import (
+    JobRecord,
+    JobStatus,
+    Notification,
+    NotificationKind,
+    NotificationRecord,
+)
 from nrf.domain.levy_text import gbp, levy_lines, levy_sum
 from nrf.domain.ports import Notifier, ResultStore
 from nrf.domain.quote_update import quote_update_json
@@ -48,10 +57,6 @@ def result_intent(site: SiteAssessment, trace_id: str | None) -> NotificationRec
     """The pending report of a priced site, saved with the job's record before any send."""
     details = {BODY_FIELD: quote_update_json(site), TRACE_FIELD: trace_id or ""}
     return intent(NotificationKind.BACKEND_RESULT, BACKEND_RECIPIENT, details)
-
-
-def has_pending(record: JobRecord) -> bool:
-    return any(n.pending for n in record.notifications)
 
 
 def failure_fields(job_id: str, codes: Sequence[str], message: str) -> dict[str, str]:
@@ -103,6 +108,26 @@ class NotificationLedger:
             entries[index] = self._settle_one(entry, notification, ask_provider)
             record = evolve(record, notifications=tuple(entries))
             self._store.save(record.job_id, {}, record)
+        return record
+
+    def finish(
+        self, record: JobRecord, missing_email: tuple[str, dict[str, str]] | None = None
+    ) -> JobRecord:
+        """A job found finished: settle only its unsettled emails, asking the provider first.
+
+        ``missing_email`` (recipient, details) adds the requester's email when the record was
+        written without its intent (``nrf dlq``, an older worker).
+        """
+        wanted = (
+            NotificationKind.COMPLETED
+            if record.status is JobStatus.SUCCEEDED
+            else NotificationKind.FAILED
+        )
+        if missing_email and wanted not in {n.kind for n in record.notifications}:
+            entry = intent(wanted, missing_email[0], missing_email[1])
+            record = evolve(record, notifications=(*record.notifications, entry))
+        if record.has_pending():
+            record = self.settle(record, ask_provider=True)
         return record
 
     def send_unrecorded(self, notification: Notification) -> NotificationRecord:
@@ -168,8 +193,7 @@ def personalisation(
         p = sum(round(s.p_total * 100) for s in run.sites) / 100
         personal.update(
             {
-                # The page a planner reads and prints: result.html, stored beside result.json.
-                "report_link": f"{base}/{request.job_id}/result.html" if base else "result.html",
+                "report_link": _report_link(settings, request.job_id),
                 "nitrogen_total_kg_per_year": f"{n:.2f}",
                 "phosphorus_total_kg_per_year": f"{p:.2f}",
                 "in_scope": "yes" if run.sites else "no",
@@ -185,6 +209,43 @@ def personalisation(
             }
         )
     return personal
+
+
+def _report_link(settings: NotifySettings, job_id: str) -> str:
+    """The page a planner reads and prints: result.html, stored beside result.json."""
+    base = settings.results_base_url.rstrip("/")
+    return f"{base}/{job_id}/result.html" if base else "result.html"
+
+
+# The completed email's fields that come from the assessment (checked against personalisation).
+RUN_FIELDS = (
+    "report_link",
+    "nitrogen_total_kg_per_year",
+    "phosphorus_total_kg_per_year",
+    "in_scope",
+    "levy_status",
+    "levy_refusal_codes",
+    "levy_details",
+    "levy_amount",
+    "levy_vat_amount",
+    "levy_amount_including_vat",
+    "quote_date",
+    "edp",
+    "calculator_version",
+    "bundle_name",
+    "bundle_version",
+    "bundle_sha256",
+)
+IN_THE_REPORT = "see the report"
+
+
+def completed_without_run(settings: NotifySettings, request: JobRequest) -> dict[str, str]:
+    """A completed email for a record saved without one: the figures live in the stored
+    report, not the record, so each says where to read it (Notify needs every field)."""
+    fields = personalisation(settings, request, None)
+    fields.update(dict.fromkeys(RUN_FIELDS, IN_THE_REPORT))
+    fields["report_link"] = _report_link(settings, request.job_id)
+    return fields
 
 
 def levy_fields(run: AssessmentRun) -> dict[str, str]:

@@ -33,6 +33,8 @@ from nrf.service_layer.job_outcome import JobOutcome, JobSettler, OutcomeStatus
 from nrf.service_layer.notifications import (
     NotificationLedger,
     NotifySettings,
+    completed_without_run,
+    failure_fields,
     intent,
     personalisation,
     result_intent,
@@ -48,7 +50,7 @@ class ProcessJob:
     """Check the store, assess, store, notify; every job is judged on its own.
 
     The caller (the worker) holds the job's claim for as long as this runs: the job's
-    delivery says whether that claim was the first ever taken.
+    receipt says whether that claim was the first ever taken.
     """
 
     def __init__(
@@ -120,6 +122,22 @@ class ProcessJob:
             return False
         return record.bundle.sha256 != self._bundle.info().sha256
 
+    def _missing_email(
+        self, record: JobRecord, request: JobRequest
+    ) -> tuple[str, dict[str, str]] | None:
+        """The requester's email for a finished record saved without one (``nrf dlq``, an older
+        worker), with every field its template needs: a failure's codes and message from the
+        record; a success's figures are only in its stored report, so the email points there."""
+        failed = record.status is JobStatus.FAILED
+        wanted = NotificationKind.FAILED if failed else NotificationKind.COMPLETED
+        if not request.email or any(n.kind is wanted for n in record.notifications):
+            return None
+        if failed:
+            details = personalisation(self._settings, request, None)
+            details.update(failure_fields(record.job_id, record.error_codes, record.message))
+            return request.email, details
+        return request.email, completed_without_run(self._settings, request)
+
     def _run(self, request: JobRequest, receipt: Receipt, started: float, body: str) -> JobOutcome:
         ctx: dict[str, Any] = {"job_id": request.job_id, "trace_id": request.trace_id}
         existing = self._store.record(request.job_id)
@@ -130,9 +148,8 @@ class ProcessJob:
             log.info("quote_rerun", extra={**ctx, "refused_by": existing.bundle.label()})
             existing = None
         if existing is not None:
-            details = personalisation(self._settings, request, None)
-            missing = (request.email, details) if request.email else None
-            return self._settler.finish_existing(existing, receipt, ctx, missing)
+            finished = self._ledger.finish(existing, self._missing_email(existing, request))
+            return self._settler.finish_existing(finished, receipt, ctx)
         if receipt.receive_count <= 1 and receipt.first_claim and request.email:
             # At most once: only the very first claim of a job ever sends it.
             self._ledger.send_unrecorded(

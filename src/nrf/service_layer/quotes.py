@@ -1,9 +1,11 @@
-"""Use case: a quote for the sites of one request; `nrf assess` runs the same steps of it.
+"""Use case: a quote for the sites of one request (the API); `nrf assess` shares its steps.
 
-The API and the CLI differ only in how the boundaries arrive; from raw features on, both call
-:class:`GetQuote`: the API in one call, `nrf assess` step by step (rule set, validation,
-assessment) so it can time each stage and drop the raw features of a large file before
-assessing. The same boundary, limits and rule set give the same document.
+:class:`GetQuote` is the rule set by name, the validation of every site, then the assessment.
+`nrf assess` does not call it: it calls the same domain steps itself (``rule_set_named``;
+``check_count``, ``file_columns`` and ``validated``, which ``validate_features`` is made of;
+the container's ``AssessDevelopments``) so it can time each stage and stream a large file
+instead of holding it. The same boundary, limits and rule set give the same figures
+(tests/integration/test_api_same_figures.py).
 """
 
 from __future__ import annotations

@@ -52,7 +52,8 @@ margin:0 0 8px}section.site{break-inside:auto}figure,tr,caption{break-inside:avo
 thead{display:table-header-group}.map{width:85mm;height:85mm}figure{margin:3px 0}
 .overview .map{width:180mm;height:180mm}
 section.mapped{break-before:page}
-.synthetic,th,.legend span{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+.synthetic,th,.legend span{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+.downloads{display:none}}
 """
 
 
@@ -140,8 +141,14 @@ def render_report(
     developments: Sequence[Development],
     reference_for: ReferenceFor,
     stamp: OutputStamp | None = None,
+    *,
+    downloads: str = "",
 ) -> str:
-    """The whole page for a run; maps come from the bundle the run was assessed with."""
+    """The whole page for a run; maps come from the bundle the run was assessed with.
+
+    ``downloads`` is HTML placed under the stamp (the form's links to the same quote in its
+    other formats); it is not printed.
+    """
     by_id: Mapping[int, Development] = {d.rlb_id: d for d in developments}
     overview = ""
     if len(developments) > 1:
@@ -200,6 +207,7 @@ def render_report(
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body><main>{banner}"
         f"<h1>{escape(title)}</h1>"
         + _stamp(stamp, run)
+        + downloads
         + "<h2>Summary</h2>"
         + tables.totals(run)
         + tables.summary(run)

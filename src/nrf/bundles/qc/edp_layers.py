@@ -12,6 +12,7 @@ from collections import defaultdict
 
 from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.delivered_file import delivered_file, in_file
 from nrf.bundles.qc.geometry import check_geometries, decode
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.qc.small_layer_checks import named
@@ -38,7 +39,9 @@ def _features(db: sqlite3.Connection, t: TableSchema) -> tuple[list[str], list, 
 def check_excluded_areas(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> None:
     """Sound polygons; a blank name is allowed (the area still excludes a site)."""
     keys, blobs, _ = _features(db, t)
-    check_geometries(EXCLUDED, keys, decode(EXCLUDED, keys, blobs, report), report)
+    source = delivered_file(db, EXCLUDED)
+    geoms = decode(EXCLUDED, keys, blobs, report, source=source)
+    check_geometries(EXCLUDED, keys, geoms, report, source=source)
 
 
 def check_edp_boundaries(
@@ -46,7 +49,11 @@ def check_edp_boundaries(
 ) -> dict[int, str]:
     """Sound polygons, each with an id and a name, one id per name; returns id -> name."""
     keys, blobs, values = _features(db, t)
-    check_geometries(EDPS, keys, decode(EDPS, keys, blobs, report), report)
+    source = delivered_file(db, EDPS)
+    where = in_file(source)
+    check_geometries(
+        EDPS, keys, decode(EDPS, keys, blobs, report, source=source), report, source=source
+    )
     ids_of: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     names_of: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for key, row in zip(keys, values, strict=True):
@@ -54,7 +61,10 @@ def check_edp_boundaries(
         name = geopackage_lookups.text_or_none(row["edp_name"])
         if edp is None or name is None:
             report.add(
-                "key_missing", EDPS, key, f"EDP_Id {row['edp_id']!r} / EDP_Name {row['edp_name']!r}"
+                "key_missing",
+                EDPS,
+                key,
+                f"{where}EDP_Id {row['edp_id']!r} / EDP_Name {row['edp_name']!r}",
             )
             continue
         ids_of[name][edp].append(key)
@@ -66,7 +76,8 @@ def check_edp_boundaries(
                 "edp_id_conflict",
                 EDPS,
                 name,
-                f"'{name}' has {len(ids)} ids ({shown}): give every polygon of one EDP its id",
+                f"{where}'{name}' has {len(ids)} ids ({shown}): give every polygon of one EDP "
+                "its id",
             )
     for edp, names in sorted(names_of.items()):
         if len(names) > 1:
@@ -75,6 +86,6 @@ def check_edp_boundaries(
                 "edp_id_conflict",
                 EDPS,
                 f"EDP_Id {edp}",
-                f"EDP_Id {edp} names {len(names)} EDPs ({shown}): one id, one EDP_Name",
+                f"{where}EDP_Id {edp} names {len(names)} EDPs ({shown}): one id, one EDP_Name",
             )
     return {edp: min(names) for edp, names in names_of.items()}

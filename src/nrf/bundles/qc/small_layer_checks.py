@@ -11,6 +11,7 @@ from attrs import frozen
 
 from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.delivered_file import delivered_file, in_file
 from nrf.bundles.qc.geometry import check_geometries, decode
 from nrf.bundles.qc.report import QcReport
 
@@ -67,8 +68,10 @@ def check_small_layers(
     works: set[int] = set()
     for layer, key_columns in KEYS.items():
         keys, blobs, values = _rows(db, schema[layer], layer)
-        geoms = decode(layer, keys, blobs, report)
-        good = check_geometries(layer, keys, geoms, report)
+        source = delivered_file(db, layer)
+        where = in_file(source)
+        geoms = decode(layer, keys, blobs, report, source=source)
+        good = check_geometries(layer, keys, geoms, report, source=source)
         for key, geom, ok, row in zip(keys, geoms, good, values, strict=True):
             if layer == "nn_catchments":
                 name, edp = (
@@ -76,32 +79,34 @@ def check_small_layers(
                     geopackage_lookups.edp_key(row["edp_id"]),
                 )
                 if name is None or edp is None:
-                    report.add("key_missing", layer, key, f"N2K_Site_N {name!r} / OID {edp!r}")
+                    report.add(
+                        "key_missing", layer, key, f"{where}N2K_Site_N {name!r} / OID {edp!r}"
+                    )
                     continue
                 if edp_by_name.setdefault(name, edp) != edp:
                     report.add(
                         "key_conflict",
                         layer,
                         key,
-                        f"'{name}' has OIDs {edp_by_name[name]} and {edp}",
+                        f"{where}'{name}' has OIDs {edp_by_name[name]} and {edp}",
                     )
                 if name_by_edp.setdefault(edp, name) != name:
                     report.add(
                         "key_conflict",
                         layer,
                         key,
-                        f"OID {edp} names '{name_by_edp[edp]}' and '{name}'",
+                        f"{where}OID {edp} names '{name_by_edp[edp]}' and '{name}'",
                     )
                 if ok:
                     parts[name].append(geom)
             elif layer == "wwtw_catchments":
                 wid = geopackage_lookups.whole_number(row["wwtw_id"])
                 if wid is None:
-                    report.add("key_missing", layer, key, f"WwTw_ID {row['wwtw_id']!r}")
+                    report.add("key_missing", layer, key, f"{where}WwTw_ID {row['wwtw_id']!r}")
                 else:
                     works.add(wid)
             elif geopackage_lookups.text_or_none(row[key_columns[0]]) is None:
-                report.add("key_missing", layer, key, f"no {key_columns[0]}")
+                report.add("key_missing", layer, key, f"{where}no {key_columns[0]}")
     for name, polys in parts.items():
         if len(polys) > 1:
             report.add("key_repeated", "nn_catchments", name, f"{len(polys)} polygons")

@@ -1,6 +1,7 @@
 """GET / : a plain upload form (no JavaScript) whose answer is the report; POST / takes it.
 
-The person may choose the levy table, the JSON or the GeoJSON instead (form_outputs.py). A
+The person may choose the levy table, the JSON or the GeoJSON instead (form_outputs.py); the
+report itself links the same quote in those three formats (form_downloads.py). A
 browser cannot send an ``x-api-key`` header from a plain form, so the form has a key field
 when keys are configured, first in the form: browsers send fields in order, and the server
 checks the key before it reads the file (admission.py). A problem is shown as a page too (same
@@ -16,6 +17,7 @@ import falcon
 from nrf.domain.errors import NrfError
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 from nrf.entrypoints.api.auth import ApiKeys
+from nrf.entrypoints.api.form_downloads import download_links
 from nrf.entrypoints.api.form_outputs import (
     FormOutput,
     choice_fieldset,
@@ -123,10 +125,12 @@ class FormResource:
             resp.content_type = "text/html; charset=utf-8"
             resp.text = problem_page(problem)
             return
-        output = chosen[0]
-        resp.content_type, resp.data = self._quotes.render(
-            quote, output.media_type, answer_stamp(req)
-        )
-        if output.media_type != HTML:
-            name = download_name(getattr(req.context, "input_name", None), output)
-            resp.set_header("Content-Disposition", f'attachment; filename="{name}"')
+        output, stamp = chosen[0], answer_stamp(req)
+        input_name = getattr(req.context, "input_name", None)
+        if output.media_type == HTML:
+            links = download_links(input_name, lambda kind: self._quotes.render(quote, kind, stamp))
+            resp.content_type, resp.data = self._quotes.render(quote, HTML, stamp, downloads=links)
+            return
+        resp.content_type, resp.data = self._quotes.render(quote, output.media_type, stamp)
+        name = download_name(input_name, output)
+        resp.set_header("Content-Disposition", f'attachment; filename="{name}"')

@@ -101,11 +101,11 @@ class QuotesResource:
             return services.quote(request)
 
     def render(
-        self, quote: Quote, kind: str, stamp: OutputStamp | None = None
+        self, quote: Quote, kind: str, stamp: OutputStamp | None = None, *, downloads: str = ""
     ) -> tuple[str, bytes]:
         """The answer in ``kind``; a report reads the bundle's geometries, so under the lock."""
         with self._services.geo_lock:
-            return render_quote(quote, kind, self.reference_for, stamp)
+            return render_quote(quote, kind, self.reference_for, stamp, downloads=downloads)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         kind = preferred(req)

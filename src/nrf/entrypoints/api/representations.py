@@ -33,9 +33,14 @@ def preferred(req: falcon.Request, offered: tuple[str, ...] = OFFERED) -> str:
 
 
 def render_quote(
-    quote: Quote, kind: str, reference_for: ReferenceFor, stamp: OutputStamp | None = None
+    quote: Quote,
+    kind: str,
+    reference_for: ReferenceFor,
+    stamp: OutputStamp | None = None,
+    *,
+    downloads: str = "",
 ) -> tuple[str, bytes]:
-    """(Content-Type, body) of ``quote`` as ``kind``."""
+    """(Content-Type, body) of ``quote`` as ``kind``; ``downloads`` goes in an HTML report."""
     run, developments = quote.run, quote.developments
     if kind == CSV:
         notice = SYNTHETIC_NOTICE if run.provenance.synthetic_data else None
@@ -44,6 +49,6 @@ def render_quote(
         doc = geojson_document(run, developments, stamp)
         return GEOJSON, (json.dumps(doc) + "\n").encode()
     if kind == HTML:
-        page = render_report(run, developments, reference_for, stamp)
+        page = render_report(run, developments, reference_for, stamp, downloads=downloads)
         return "text/html; charset=utf-8", page.encode()
     return JSON, (json.dumps(result_document(run, stamp), indent=2) + "\n").encode()

@@ -56,4 +56,3 @@ def run_server(bind: str, environ: Mapping[str, str]) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(argv[0], argv, env)
-    return 0  # not reached

@@ -93,17 +93,7 @@ class InFlight:
                 # Bad input needs no claim to be judged; a store that is down must not keep it.
                 log.warning("claim_unavailable", extra=ctx)
                 return tracked, None
-            outcome = self._retry.outcome(job.job_id, receipt.receive_count, code)
-            log.warning(
-                "job_retry",
-                extra={
-                    **ctx,
-                    "code": code,
-                    "retry_after": outcome.retry_after,
-                    "receive_count": receipt.receive_count,
-                },
-            )
-            return tracked, outcome
+            return tracked, self._retry.logged(receipt, job.job_id, code, ctx)
         if lease.held_by(receipt.claim_owner):
             tracked.claimed = True
             tracked.job = evolve(job, receipt=evolve(receipt, first_claim=lease.first))

@@ -23,7 +23,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker.lifeline import die_with_parent
@@ -167,10 +167,7 @@ class JobProcesses:
         if not getattr(self._pool, "_broken", False):
             return False
         for pid, process in _processes(self._pool).items():
-            # The pool is ending the survivors; a process that just died may not be reaped
-            # yet (its pipe closes a moment before waitpid sees it): wait for both.
-            process.join(5)
-            code = process.exitcode
+            code = exit_code(process, seconds=5)
             # The pool itself terminates the survivors (SIGTERM); any other end is a death.
             if code is not None and code != -signal.SIGTERM:
                 with contextlib.suppress(OSError):
@@ -216,6 +213,31 @@ def sweep_stale_marks(root: Path) -> int:
             shutil.rmtree(folder, ignore_errors=True)
             removed += 1
     return removed
+
+
+def exit_code(process: _Exiting, seconds: float) -> int | None:
+    """The process's exit code once known, waiting up to ``seconds`` (None if still running).
+
+    The pool is ending the survivors, and a process that just died may not be reaped yet
+    (its pipe closes a moment before waitpid sees it). The pool's own thread reaps the same
+    processes: when it wins the race, our waitpid fails with ECHILD and ``exitcode`` reads
+    None for a moment although the process is dead, so one read is not enough.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        process.join(max(0.0, min(0.05, deadline - time.monotonic())))
+        code = process.exitcode
+        if code is not None or time.monotonic() >= deadline:
+            return code
+
+
+class _Exiting(Protocol):
+    """What :func:`exit_code` needs of a process."""
+
+    @property
+    def exitcode(self) -> int | None: ...
+
+    def join(self, timeout: float | None = None) -> None: ...
 
 
 def _alive(pid: int) -> bool:
