@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import functools
 import io
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
+from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.domain.errors import InvalidInput
 from nrf.domain.job_request import JobRequest
@@ -38,10 +41,13 @@ from support.hostile import huge_ring_kml
 # under the ~200 MiB it needs: both as an operator would set them.
 QUICK_ENV = {"NRF_MAX_READ_SECONDS": "0.05"}
 SMALL_ENV = {"NRF_MAX_READ_MEMORY_BYTES": str(64 * MIB)}
-# The 45 MB name needs ~200 MiB of the reading child (GDAL's copy, then Python's); at a 128 MiB
-# ceiling GDAL says it cannot allocate. (At 64 MiB it instead gives up on the value and reads
-# it as null without a word: see docs/security.md.)
-NAME_ENV = {"NRF_MAX_READ_MEMORY_BYTES": str(128 * MIB)}
+# The 45 MB name needs GDAL's two copies (90 MB) and then Python's: read a chunk at a time,
+# GDAL says it cannot allocate them within 48 MiB; read whole, it gives up on the value and
+# reads it as null without a word below ~90 MiB (docs/security.md), and runs out of Python's
+# share at 96-160 MiB. Both run in a fresh process: a forked reader may reuse memory its
+# parent's heap already holds, unseen by its ceiling, and pytest's heap is large and varies.
+NAME_STREAMED_ENV = {"NRF_MAX_READ_MEMORY_BYTES": str(48 * MIB)}
+NAME_WHOLE_ENV = {"NRF_MAX_READ_MEMORY_BYTES": str(112 * MIB)}
 
 
 @functools.cache
@@ -102,15 +108,20 @@ def test_nrf_assess_refuses_a_read_past_the_memory_ceiling(
     assert "read_too_large" in err and "64 MiB" in err
 
 
-def test_nrf_assess_bounds_the_streamed_read_of_a_geopackage(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def nrf_assess(path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`nrf assess PATH` in a fresh process with ``env`` added to the environment."""
+    argv = [sys.executable, "-m", "nrf.entrypoints.cli", "assess", str(path)]
+    environ = {**os.environ, **env}
+    return subprocess.run(argv, env=environ, capture_output=True, text=True, timeout=300)
+
+
+def test_nrf_assess_bounds_the_streamed_read_of_a_geopackage(tmp_path: Path) -> None:
     # A GeoPackage is read a chunk at a time by one child (boundary_stream): the chunk with
     # the 45 MB name is refused, not read into `nrf assess`'s own memory.
     path = long_name_geopackage(tmp_path / "long-name.gpkg", 45_000_000)
-    monkeypatch.setenv("NRF_MAX_READ_MEMORY_BYTES", NAME_ENV["NRF_MAX_READ_MEMORY_BYTES"])
-    assert main(["assess", str(path)]) == EXIT_INVALID_INPUT
-    assert "read_too_large" in capsys.readouterr().err
+    done = nrf_assess(path, NAME_STREAMED_ENV)
+    assert done.returncode == EXIT_INVALID_INPUT, done.stderr
+    assert "read_too_large" in done.stderr
 
 
 def test_the_api_refuses_an_upload_whose_read_is_past_the_deadline(private_tmp: Path) -> None:
@@ -133,10 +144,27 @@ def test_the_api_refuses_an_upload_whose_read_is_past_the_memory_ceiling(
     assert not any(private_tmp.iterdir())
 
 
+WHOLE_READ = """
+import os, sys
+from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
+from nrf.domain.errors import InvalidInput
+from nrf.entrypoints.assess_limits import input_limits
+from nrf.entrypoints.settings import load_settings
+data = open(sys.argv[1], "rb").read()
+try:
+    read_boundary_bytes(data, "upload.gpkg", input_limits(load_settings(os.environ)))
+except InvalidInput as error:
+    print(" ".join(error.codes))
+"""
+
+
 def test_a_whole_read_of_the_long_name_is_refused_past_the_ceiling(tmp_path: Path) -> None:
-    data = long_name_geopackage(tmp_path / "n.gpkg", 45_000_000).read_bytes()
-    error = refusal(lambda: read_boundary_bytes(data, "upload.gpkg", worker_limits(NAME_ENV)))
-    assert error.codes == ["read_too_large"]
+    # As the API and the worker read an upload (whole), in a fresh process with the variable.
+    path = long_name_geopackage(tmp_path / "n.gpkg", 45_000_000)
+    argv = [sys.executable, "-c", WHOLE_READ, str(path)]
+    environ = {**os.environ, **NAME_WHOLE_ENV}
+    done = subprocess.run(argv, env=environ, capture_output=True, text=True, timeout=300)
+    assert done.stdout.split() == ["read_too_large"], done.stderr
 
 
 class OneObject:
