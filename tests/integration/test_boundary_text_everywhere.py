@@ -70,3 +70,29 @@ def test_the_worker_refuses_the_message_at_once() -> None:
     with pytest.raises(InvalidInput) as caught:
         parse_job_message(body)
     assert [(p.code, p.field) for p in caught.value.problems] == [("invalid_field", "name")]
+
+
+def good_site() -> bytes:
+    return site_with_surrogate().replace(SURROGATE_NAME, b'"Hall"')
+
+
+def test_an_upload_name_of_255_characters_is_echoed_whole_in_the_answer() -> None:
+    name = "s" * 247 + ".geojson"  # 247 + 8 = 255 characters, the most a part may have
+    body, content_type = multipart({"boundary": (name, good_site())}, {})
+    answer = anonymous_client().simulate_post(
+        "/v1/quotes", body=body, headers={"Content-Type": content_type}
+    )
+    assert answer.status_code == 200
+    assert answer.text.count(name) == 1
+
+
+def test_an_upload_name_over_255_characters_is_refused_and_not_echoed() -> None:
+    # Falcon's secure_filename turns "/" into "_", so the name is one part: 248 + 8 = 256.
+    name = "s" * 248 + ".geojson"
+    body, content_type = multipart({"boundary": (name, good_site())}, {})
+    answer = anonymous_client().simulate_post(
+        "/v1/quotes", body=body, headers={"Content-Type": content_type}
+    )
+    assert answer.status_code == 422
+    assert answer.json["code"] == "unsafe_filename"
+    assert "s" * 60 not in answer.text

@@ -10,24 +10,24 @@ from __future__ import annotations
 
 import http.client
 import json
-import multiprocessing
 import os
 import socket
-import subprocess
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
 
 from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
-from nrf.domain.health import WorkerStatus
-from nrf.entrypoints.health_app import gunicorn_command
 from support.api_inputs import SMALL_JSON
 from support.api_server import KEY, Server, running_server, serve_env
-from support.moto_server import free_port
+from support.hostile_clients import (
+    idle_connections,
+    partial_headers,
+    running_health_server,
+    trickled_form_uploads,
+    trickled_headers,
+)
 
 CLIENT_TIMEOUT = 10.0
 PROBLEM = "application/problem+json"
@@ -45,42 +45,12 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-def _beat(store: SharedMemoryHeartbeatStore) -> None:
-    store.set_status(WorkerStatus.RUNNING)
-    store.set_ready(bundle_loaded=True, queue_reachable=True)
-    while True:
-        store.beat(time.time())
-        time.sleep(0.2)
-
-
 @pytest.fixture(scope="module")
 def health_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """The worker's health server as the supervisor starts it, over a live heartbeat."""
-    with SharedMemoryHeartbeatStore.create() as store:
-        beater = multiprocessing.get_context("fork").Process(target=_beat, args=(store,))
-        beater.start()
-        port = free_port()
-        log = tmp_path_factory.mktemp("hostile-health") / "health.log"
-        with log.open("wb") as output:
-            argv = gunicorn_command(f"127.0.0.1:{port}", store.name)
-            server = subprocess.Popen(argv, stdout=output, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if get(port, "/health", "start") == 200:
-                        break
-                except OSError:
-                    pass
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"health server did not start: {log.read_text()}")
-                time.sleep(0.1)
-            yield port
-        finally:
-            server.terminate()
-            server.wait(15)
-            beater.kill()
-            beater.join()
+    folder = tmp_path_factory.mktemp("hostile-health")
+    with SharedMemoryHeartbeatStore.create() as store, running_health_server(folder, store) as port:
+        yield port
 
 
 def get(port: int, path: str, attack: str) -> int:
@@ -101,22 +71,6 @@ def answers_during(port: int, attack: str, times: int = 3, pause: float = 2.0) -
     for _ in range(times):
         assert get(port, "/health", attack) == 200
         time.sleep(pause)
-
-
-@contextmanager
-def connections(port: int, count: int, first: bytes = b"") -> Iterator[list[socket.socket]]:
-    """``count`` loopback connections that each sent ``first``; all closed afterwards."""
-    opened: list[socket.socket] = []
-    try:
-        for _ in range(count):
-            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-            if first:
-                sock.sendall(first)
-            opened.append(sock)
-        yield opened
-    finally:
-        for sock in opened:
-            sock.close()
 
 
 def closed_by_server(sock: socket.socket, within: float) -> bool:
@@ -153,16 +107,13 @@ def raw(port: int, data: bytes) -> tuple[int, dict[str, str], bytes]:
             reply += chunk
 
 
-PARTIAL = b"GET /health HTTP/1.1\r\nHost: x\r\n"
-
-
 @pytest.mark.parametrize("target", ["api", "health"])
 def test_partial_headers_hold_no_thread_and_are_closed_at_the_deadline(
     target: str, request: pytest.FixtureRequest
 ) -> None:
     port = _port(target, request)
     # 12 held the old API for 137 s; 3 held the old health server.
-    with connections(port, 12, PARTIAL) as attackers:
+    with partial_headers(port) as attackers:
         answers_during(port, f"{target}: 12 partial headers")
         assert all(closed_by_server(sock, 3 * HEADER_SECONDS) for sock in attackers)
 
@@ -172,25 +123,9 @@ def test_headers_trickled_every_4_s_are_cut_off(
     target: str, request: pytest.FixtureRequest
 ) -> None:
     port = _port(target, request)
-    stop = threading.Event()
-    with connections(port, 10, PARTIAL) as attackers:
-
-        def trickle() -> None:
-            for n in range(6):  # at most 24 s
-                if stop.wait(4):
-                    return
-                for sock in attackers:
-                    with suppress(OSError):  # already closed by the server
-                        sock.sendall(f"X-Slow-{n}: y\r\n".encode())
-
-        sender = threading.Thread(target=trickle)
-        sender.start()
-        try:
-            answers_during(port, f"{target}: 10 trickling headers", times=4, pause=3)
-            assert all(closed_by_server(sock, 3 * HEADER_SECONDS) for sock in attackers)
-        finally:
-            stop.set()
-            sender.join()
+    with trickled_headers(port) as attackers:
+        answers_during(port, f"{target}: 10 trickling headers", times=4, pause=3)
+        assert all(closed_by_server(sock, 3 * HEADER_SECONDS) for sock in attackers)
 
 
 @pytest.mark.parametrize("target", ["api", "health"])
@@ -198,31 +133,13 @@ def test_400_idle_connections_do_not_stop_health(
     target: str, request: pytest.FixtureRequest
 ) -> None:
     port = _port(target, request)
-    with connections(port, 400):
+    with idle_connections(port):
         answers_during(port, f"{target}: 400 idle")
 
 
 def test_unauthenticated_uploads_trickling_to_the_form_hold_no_thread(api: Server) -> None:
-    head = (
-        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
-        b"Content-Length: 1000000\r\n\r\n--b\r\n"
-    )
-    stop = threading.Event()
-    with connections(api.port, 16, head) as attackers:
-
-        def trickle() -> None:
-            while not stop.wait(1):
-                for sock in attackers:
-                    with suppress(OSError):
-                        sock.sendall(b"x")
-
-        sender = threading.Thread(target=trickle)
-        sender.start()
-        try:
-            answers_during(api.port, "api: 16 trickling form uploads", times=4)
-        finally:
-            stop.set()
-            sender.join()
+    with trickled_form_uploads(api.port):
+        answers_during(api.port, "api: 16 trickling form uploads", times=4)
 
 
 def test_a_keyless_upload_is_refused_before_its_body_is_sent(api: Server) -> None:

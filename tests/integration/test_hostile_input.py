@@ -18,6 +18,7 @@ from support.hostile import (
     BOWTIE,
     SQUARE,
     deep_message,
+    huge_ring_kml,
     job,
     many_vertices_geojson,
     polygon,
@@ -38,6 +39,7 @@ from support.worker_process import WorkerProcess
 
 BUCKET, PREFIX = "nrf-input", "boundaries"
 MEMORY_BOUND_MB = 600  # the job process starts near 180 MB with the bundle loaded
+READ_MEMORY = str(96 * 1024 * 1024)  # NRF_MAX_READ_MEMORY_BYTES: ample for every other file
 
 
 @frozen
@@ -131,6 +133,15 @@ def _cases() -> list[Case]:
             suffix=".gpkg",
         ),
         Case(
+            # One ring of 999,000 positions: GDAL needs ~200 MiB to build it, over the burst's
+            # read ceiling (READ_MEMORY); refused in the reading child, never in the job process.
+            "hostile-huge-ring",
+            _uri_job("hostile-huge-ring", ".kml"),
+            "read_too_large",
+            upload=huge_ring_kml(999_000),
+            suffix=".kml",
+        ),
+        Case(
             "hostile-stale-count",
             _uri_job("hostile-stale-count", ".gpkg"),
             "source_corrupt",
@@ -220,6 +231,7 @@ def burst(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> 
             notify,
             NRF_INPUT_BUCKET=BUCKET,
             NRF_INPUT_PREFIX=PREFIX,
+            NRF_MAX_READ_MEMORY_BYTES=READ_MEMORY,
         )
         worker = WorkerProcess(env).start()
         try:

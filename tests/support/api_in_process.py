@@ -5,6 +5,7 @@ from __future__ import annotations
 import falcon.testing
 
 from fakes import FakeClock
+from nrf.domain.validation import InputLimits
 from nrf.entrypoints.api.app import create_app
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.services import ApiServices
@@ -13,8 +14,9 @@ from support.reference import two_catchment_strip as repo
 from support.wiring import wired
 
 
-def anonymous_client() -> falcon.testing.TestClient:
-    """A client of the whole app (quotes, boundary checks, the form) in anonymous mode."""
+def anonymous_client(limits: InputLimits | None = None) -> falcon.testing.TestClient:
+    """A client of the whole app (quotes, boundary checks, the form) in anonymous mode;
+    ``limits`` replace the container's (the worker's settings) where a test sets them."""
     data = repo()
     # The use cases `nrf serve` builds (get_app), over the strip and in one process.
     container = wired(boundary_data=data, site_map=map, clock=FakeClock(QUOTE_MOMENT))
@@ -24,6 +26,6 @@ def anonymous_client() -> falcon.testing.TestClient:
         reference_for=data.reference_for,
         store=None,
         files=None,
-        limits=container.limits(),
+        limits=container.limits() if limits is None else limits,
     )
     return falcon.testing.TestClient(create_app(services, ApiKeys([], anonymous=True)))

@@ -71,3 +71,19 @@ def recursive_view_geopackage() -> bytes:
     """A GeoPackage whose layer is a view that never ends (a 98 kB file burnt a core)."""
     with tempfile.TemporaryDirectory() as folder:
         return with_view(Path(folder) / "sites.gpkg", RECURSIVE).read_bytes()
+
+
+def long_name_geopackage(path: Path, characters: int) -> Path:
+    """A GeoPackage of one site whose ``name`` is ``characters`` long (45,000,000: a 45 MB
+    file GDAL must hold whole, then copy into Python, before the 500-character rule sees it)."""
+    columns = {"id": ["S1"], "name": ["x" * characters], "dwellings": [10]}
+    pyogrio.raw.write(
+        path,
+        np.array([box(X, Y, X + 100, Y + 100).wkb], dtype=object),
+        [np.array(v, dtype=object if k != "dwellings" else None) for k, v in columns.items()],
+        fields=list(columns),
+        geometry_type="Polygon",
+        crs="EPSG:27700",
+        driver="GPKG",
+    )
+    return path

@@ -57,6 +57,7 @@ KNOWN_CODES = frozenset(
         "source_corrupt",
         "layer_not_a_table",
         "read_timed_out",
+        "read_too_large",
         # features and geometry
         "missing_column",
         "invalid_columns",

@@ -108,3 +108,25 @@ def nested_geojson_values(count: int) -> bytes:
         + json.dumps(polygon(SQUARE))
         + "}]}"
     ).encode()
+
+
+def huge_ring_kml(positions: int) -> bytes:
+    """A KML of one placemark whose ring has ``positions`` positions (degrees, near the sample
+    site): under a file's count of positions, far over one site's vertices, so only GDAL's
+    built geometry shows it (999,000 positions: 19 MB, ~0.3 s and ~200 MiB for GDAL)."""
+    lon, lat, radius = 1.2, 52.6, 0.01
+    # Written one position at a time: a list of a million strings would leave ~70 MB of the
+    # caller's heap free for a forked reader to reuse unseen by its memory ceiling.
+    text = io.StringIO()
+    for i in range(positions):
+        a = 2 * math.pi * (i % (positions - 1)) / (positions - 1)
+        text.write(f"{lon + radius * math.cos(a):.6f},{lat + radius * math.sin(a):.6f} ")
+    ring = text.getvalue().rstrip()
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<kml xmlns="http://www.opengis.net/kml/2.2"><Document><Placemark><name>ring</name>'
+        '<ExtendedData><Data name="dwellings"><value>10</value></Data></ExtendedData>'
+        "<Polygon><outerBoundaryIs><LinearRing><coordinates>"
+        + ring
+        + "</coordinates></LinearRing></outerBoundaryIs></Polygon></Placemark></Document></kml>"
+    ).encode()

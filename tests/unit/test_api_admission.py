@@ -58,6 +58,7 @@ def test_the_api_limits_come_from_its_settings() -> None:
         "NRF_API_KEYS": KEY,
         "NRF_API_THREADS": "3",
         "NRF_API_BODY_TIMEOUT_SECONDS": "7",
+        "NRF_API_SEND_TIMEOUT_SECONDS": "9",
         "NRF_API_MAX_REQUESTS": "500",
         "NRF_API_MAX_RSS_MB": "512",
     }
@@ -69,3 +70,6 @@ def test_the_api_limits_come_from_its_settings() -> None:
         50,
     )
     assert (limits.work_threads, limits.body_seconds, limits.max_body_bytes) == (3, 7.0, 20_000)
+    assert limits.send_seconds == 9.0
+    # Unset, the send deadline is the documented 60 s (docs/api.md).
+    assert http_limits(load_api_settings({"NRF_API_KEYS": KEY}), 1).send_seconds == 60.0

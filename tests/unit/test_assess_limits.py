@@ -50,3 +50,20 @@ def test_the_worker_defaults_are_the_documented_ceilings() -> None:
     assert limits.max_file_bytes == 52_428_800 and limits.max_features == 10_000
     assert limits.max_vertices_per_feature == 100_000 and limits.max_total_vertices == 1_000_000
     assert limits.max_site_area_ha == 10_000 and limits.max_decompressed_bytes == 209_715_200
+
+
+def test_the_read_deadline_and_memory_are_configured_for_the_worker_api_and_cli() -> None:
+    # NRF_MAX_READ_SECONDS=0.5 is 0.5 s a read; NRF_MAX_READ_MEMORY_BYTES=67108864 is 64 MiB
+    # (64 x 1,048,576) beyond the reading child's size; the API reads the worker's settings.
+    env = {"NRF_MAX_READ_SECONDS": "0.5", "NRF_MAX_READ_MEMORY_BYTES": "67108864"}
+    for limits in (input_limits(load_settings(env)), assess_limits(None, env)):
+        assert (limits.max_read_seconds, limits.max_read_memory_bytes) == (0.5, 64 * 1024 * 1024)
+
+
+def test_the_read_defaults_are_twenty_seconds_and_512_mib() -> None:
+    # docs/limits.md: 20 s, 512 MiB = 536,870,912 bytes; --max-sites 20,000 doubles the memory
+    # a whole read may use (as it doubles the file's bytes), never the deadline.
+    limits = build_container(settings=WorkerSettings()).limits()
+    assert (limits.max_read_seconds, limits.max_read_memory_bytes) == (20.0, 536_870_912)
+    doubled = assess_limits(20_000, {})
+    assert (doubled.max_read_seconds, doubled.max_read_memory_bytes) == (20.0, 1_073_741_824)

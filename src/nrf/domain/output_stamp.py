@@ -1,14 +1,23 @@
 """What every output is stamped with: when it was made, from which input, for which quote.
 
 A printed or filed copy has to say which run it came from, so the time (UTC), the input's
-name and the quote reference travel with the results into every file and answer.
+name and the quote reference travel with the results into every file and answer. The name
+is a label echoed in each of them, so it is cut to the 500 characters allowed of any text
+(an upload's name is refused before that if a part of it is over 255: ``unsafe_filename``).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from attrs import frozen
+from attrs import field, frozen
+
+from nrf.domain.feature_properties import MAX_TEXT_CHARS
+
+
+def label(name: str) -> str:
+    """``name`` whole if it fits the text limit, else its start and an ellipsis, 500 in all."""
+    return name if len(name) <= MAX_TEXT_CHARS else name[: MAX_TEXT_CHARS - 1] + "\u2026"
 
 
 @frozen
@@ -16,7 +25,7 @@ class OutputStamp:
     """When (UTC), from what input and for which quote reference (None for a local run)."""
 
     made_at: datetime
-    input_name: str
+    input_name: str = field(converter=label)
     reference: str | None = None
 
     @property

@@ -49,6 +49,9 @@ class InputLimits:
     # A GeoPackage is a database: its reads are interrupted after this long (a real boundary
     # layer reads in well under a second; a recursive view would run for ever).
     max_read_seconds: float = 20.0
+    # GDAL reads a file in a child allowed this much memory beyond its size at the fork; the
+    # costliest file within the other limits (a KML of 1,000,000 vertices) needs about 200 MiB.
+    max_read_memory_bytes: int = 512 * MIB
 
 
 DEFAULT_LIMITS = InputLimits()

@@ -25,9 +25,16 @@ LIMIT_FIELDS = {
     "max_total_vertices": "max_total_vertices",
     "max_site_area_ha": "max_site_area_ha",
     "max_decompressed_bytes": "max_decompressed_bytes",
+    "max_read_seconds": "max_read_seconds",
+    "max_read_memory_bytes": "max_read_memory_bytes",
 }
 VARIABLES = variables_of(list(LIMIT_FIELDS))
-_SCALED = ("max_file_bytes", "max_total_vertices", "max_decompressed_bytes")
+_SCALED = (
+    "max_file_bytes",
+    "max_total_vertices",
+    "max_decompressed_bytes",
+    "max_read_memory_bytes",
+)
 
 
 def input_limits(settings: WorkerSettings) -> InputLimits:

@@ -83,6 +83,8 @@ class WorkerSettings:
     max_total_vertices: int = DEFAULT_LIMITS.max_total_vertices
     max_site_area_ha: float = float(DEFAULT_LIMITS.max_site_area_ha)
     max_decompressed_bytes: int = DEFAULT_LIMITS.max_decompressed_bytes
+    max_read_seconds: float = DEFAULT_LIMITS.max_read_seconds
+    max_read_memory_bytes: int = DEFAULT_LIMITS.max_read_memory_bytes
     # Operating the fleet (docs/deploy.md): heartbeats, status, housekeeping, the backend.
     fleet_heartbeat_seconds: float = 30.0
     worker_id: str | None = None
@@ -200,6 +202,8 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "NRF_MAX_TOTAL_VERTICES": ("max_total_vertices", _int(4, 1_000_000_000)),
     "NRF_MAX_SITE_AREA_HA": ("max_site_area_ha", _float(0.0001, 1e9)),
     "NRF_MAX_DECOMPRESSED_BYTES": ("max_decompressed_bytes", _int(1, 2**42)),
+    "NRF_MAX_READ_SECONDS": ("max_read_seconds", _float(0.001, 3_600)),
+    "NRF_MAX_READ_MEMORY_BYTES": ("max_read_memory_bytes", _int(1_048_576, 2**42)),
     "NRF_FLEET_HEARTBEAT_SECONDS": ("fleet_heartbeat_seconds", _float(0.05, 3_600)),
     "NRF_WORKER_ID": ("worker_id", _worker_id),
     "NRF_RESULT_RETENTION_DAYS": ("result_retention_days", _int(1, 36_500)),

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pyogrio
 import pyogrio.raw
 from attrs import frozen
@@ -18,13 +19,14 @@ from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson,
 from nrf.adapters.site_boundaries.boundary_kml import kml_layers, screen_kml
 from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_in_folder
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary, safe_filename
+from nrf.adapters.site_boundaries.bounded_read import bounded_call, bounded_items
 from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
 from nrf.adapters.site_boundaries.ogr_rows import LayerRows, layer_features, raw_features
 from nrf.adapters.site_boundaries.shapefile_records import (
     check_shapefile_records,
     undeclared_encoding,
 )
-from nrf.adapters.site_boundaries.unreadable_file import unreadable_message
+from nrf.adapters.site_boundaries.unreadable_file import gdal_refusal
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
 
@@ -165,29 +167,42 @@ def _read_local(
         check_plain_tables(path, limits)
     elif suffix == ".kml":
         screen_kml(path, limits)
-    # GDAL warns about what it tolerates (unclosed rings...); the validator reports those itself.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            if suffix == ".gpkg":
-                layers = [gpkg_layer(path, layer)]
-                expected = check_layer_rows(path, str(layers[0]), limits)
-            elif suffix == ".kml":
-                layers = list(kml_layers(path, layer))
-            read = [_read_layer(path, name, limits, given_crs, encoding) for name in layers]
-        except _OGR_ERRORS as error:
-            raise _refuse("unreadable_file", unreadable_message(error, suffix)) from None
+
+    def gdal_reads() -> tuple[int | None, list[tuple[dict[str, Any], LayerRows]]]:  # in a child
+        # GDAL warns about what it tolerates (unclosed rings...); the validator reports those.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                names = layers
+                counted = expected
+                if suffix == ".gpkg":
+                    names = [gpkg_layer(path, layer)]
+                    counted = check_layer_rows(path, str(names[0]), limits)
+                elif suffix == ".kml":
+                    names = list(kml_layers(path, layer))
+                return counted, [_read_layer(path, name, limits, encoding) for name in names]
+            except _OGR_ERRORS as error:
+                raise gdal_refusal(error, suffix, limits) from None
+
+    expected, layers_read = bounded_call(gdal_reads, limits=limits)
+    read = [
+        attrs.evolve(rows, crs=_crs_and_count(info, given_crs, limits)[0])
+        for info, rows in layers_read
+    ]
     check_rows_read(sum(len(layer_rows.wkbs) for layer_rows in read), expected, limits)
     return raw_features(read, drop_nulls=suffix == ".kml", progress=progress)
 
 
 def _read_layer(
-    path: Path, layer: str | None, limits: InputLimits, given: str | None, encoding: str | None
-) -> LayerRows:
+    path: Path, layer: str | None, limits: InputLimits, encoding: str | None
+) -> tuple[dict[str, Any], LayerRows]:
+    """A layer's info and rows as GDAL reads them, in the reading child: too many features are
+    refused before the rows are read; the CRS is left to the parent, whose PROJ is warm."""
     info = pyogrio.read_info(path, layer=layer)
-    crs, _ = _crs_and_count(info, given, limits)
+    _too_many(int(info["features"]), limits)
     meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer, encoding=encoding)
-    return LayerRows(names=[str(n) for n in meta["fields"]], columns=columns, wkbs=wkbs, crs=crs)
+    names = [str(n) for n in meta["fields"]]
+    return info, LayerRows(names=names, columns=columns, wkbs=wkbs, crs="")
 
 
 def _too_many(count: int, limits: InputLimits) -> None:
@@ -250,15 +265,18 @@ def ogr_layer(
         encoding = undeclared_encoding(dbf)
     elif suffix == ".gpkg":
         check_plain_tables(path, limits)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            name = gpkg_layer(path, layer) if suffix == ".gpkg" else None
-            if name is not None:
-                expected = check_layer_rows(path, name, limits)
-            info = pyogrio.read_info(path, layer=name)
-        except _OGR_ERRORS as error:
-            raise _refuse("unreadable_file", unreadable_message(error, suffix)) from None
+
+    def gdal_info() -> tuple[str | None, int | None, dict[str, Any]]:  # in a child
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                name = gpkg_layer(path, layer) if suffix == ".gpkg" else None
+                counted = check_layer_rows(path, name, limits) if name is not None else expected
+                return name, counted, pyogrio.read_info(path, layer=name)
+            except _OGR_ERRORS as error:
+                raise gdal_refusal(error, suffix, limits) from None
+
+    name, expected, info = bounded_call(gdal_info, limits=limits)
     crs, count = _crs_and_count(info, given_crs, limits)
     return OgrLayer(
         path=path,
@@ -282,8 +300,20 @@ def ogr_features(
     """The layer's features in order, read ``chunk`` rows at a time, ending with the refusals
     of a whole read (rows lost, none, too many); ``geometry=False`` reads the attributes only
     (of a layer that has any)."""
-    suffix = source.path.suffix.lower()
     with_geometry = geometry or not source.fields
+    read = 0
+    pages = bounded_items(_ogr_pages, source, chunk, with_geometry, limits, limits=limits)
+    for page in pages:
+        yield from layer_features(page, start=read, total=source.count, progress=progress)
+        read += len(page.wkbs)
+    check_rows_read(read, source.expected, limits)
+
+
+def _ogr_pages(
+    source: OgrLayer, chunk: int, with_geometry: bool, limits: InputLimits
+) -> Iterator[LayerRows]:
+    """The layer's rows ``chunk`` at a time, as GDAL reads them (run in a bounded child)."""
+    suffix = source.path.suffix.lower()
     read = 0
     while True:
         with warnings.catch_warnings():
@@ -298,13 +328,11 @@ def ogr_features(
                     read_geometry=with_geometry,
                 )
             except _OGR_ERRORS as error:
-                raise _refuse("unreadable_file", unreadable_message(error, suffix)) from None
+                raise gdal_refusal(error, suffix, limits) from None
         rows = len(wkbs) if wkbs is not None else len(columns[0]) if len(columns) else 0
         names = [str(n) for n in meta["fields"]]
         shapes = wkbs if wkbs is not None else [None] * rows
-        page = LayerRows(names=names, columns=columns, wkbs=shapes, crs=source.crs)
-        yield from layer_features(page, start=read, total=source.count, progress=progress)
+        yield LayerRows(names=names, columns=columns, wkbs=shapes, crs=source.crs)
         read += rows
         if rows < chunk or read >= source.count:
             break
-    check_rows_read(read, source.expected, limits)

@@ -2,9 +2,10 @@
 
 `nrf assess` of a national file reads it twice (which columns exist, then every problem,
 spooling the checked sites) instead of holding 1,000,000 features: a shapefile or GeoPackage
-``CHUNK`` rows a read, a large GeoJSON a feature at a time (``geojson_scanner``). A GeoJSON
-under ``STREAM_BYTES``, and a KML, are read whole, once, exactly as ``read_boundary_file``
-reads them.
+``CHUNK`` rows a read (each pass by one bounded child of GDAL's, ``bounded_read``, the read
+deadline applying to each chunk), a large GeoJSON a feature at a time (``geojson_scanner``).
+A GeoJSON under ``STREAM_BYTES``, and a KML, are read whole, once, exactly as
+``read_boundary_file`` reads them.
 """
 
 from __future__ import annotations

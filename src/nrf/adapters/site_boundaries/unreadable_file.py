@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import logging
 
+from nrf.adapters.site_boundaries.bounded_read import too_large
+from nrf.domain.errors import InvalidInput, Problem
+from nrf.domain.validation import InputLimits
+
 log = logging.getLogger("nrf.boundary")
 
 _KINDS = {".gpkg": "GeoPackage", ".shp": "shapefile"}
@@ -20,6 +24,23 @@ _CAUSES = (
     ("no such table", "it refers to a table it does not hold"),
     ("no such column", "it refers to a column it does not hold"),
 )
+# GDAL's words when an allocation failed: the read's memory ceiling (bounded_read) was reached.
+_OUT_OF_MEMORY = ("bad_alloc", "out of memory", "cannot allocate")
+
+
+def out_of_memory(text: str) -> bool:
+    """GDAL's error says an allocation failed (its words vary by driver)."""
+    return any(words in text.lower() for words in _OUT_OF_MEMORY)
+
+
+def gdal_refusal(error: BaseException, suffix: str, limits: InputLimits) -> InvalidInput:
+    """GDAL's error as an input error: ``read_too_large`` if it ran out of the memory the
+    read may use (it says so in its own words), else ``unreadable_file``."""
+    if out_of_memory(str(error)):
+        log.info("boundary_read_too_large", extra={"detail": str(error)[:2000]})
+        return too_large(limits)
+    message = unreadable_message(error, suffix)
+    return InvalidInput([Problem(code="unreadable_file", message=message)])
 
 
 def unreadable_message(error: BaseException, suffix: str) -> str:

@@ -19,6 +19,7 @@ class ApiSettings:
     workers: int = 2
     threads: int = 4
     body_timeout: float = 30.0
+    send_timeout: float = 60.0
     max_requests: int = 1000
     max_rss_mb: int = 1024
 
@@ -69,6 +70,7 @@ def load_api_settings(environ: Mapping[str, str]) -> ApiSettings:
         workers=int(_number(environ, "NRF_API_WORKERS", 2, 1, 64, problems)),
         threads=int(_number(environ, "NRF_API_THREADS", 4, 1, 256, problems)),
         body_timeout=_number(environ, "NRF_API_BODY_TIMEOUT_SECONDS", 30.0, 0.1, 3600, problems),
+        send_timeout=_number(environ, "NRF_API_SEND_TIMEOUT_SECONDS", 60.0, 0.1, 3600, problems),
         max_requests=int(_number(environ, "NRF_API_MAX_REQUESTS", 1000, 1, 10**9, problems)),
         max_rss_mb=int(_number(environ, "NRF_API_MAX_RSS_MB", 1024, 64, 10**6, problems)),
     )
@@ -84,6 +86,7 @@ def http_limits(api: ApiSettings, max_file_bytes: int) -> HttpLimits:
     """
     return HttpLimits(
         body_seconds=api.body_timeout,
+        send_seconds=api.send_timeout,
         max_body_bytes=max_file_bytes,
         work_threads=api.threads,
         max_requests=api.max_requests,

@@ -26,6 +26,9 @@ class HttpLimits:
     body_seconds: float = 30.0
     # The body is counted as it arrives, chunked or not: one byte over is 413 at once.
     max_body_bytes: int = 50 * MIB
+    # A client has this long to take each write of an answer off the server (the kernel's
+    # buffers and hypercorn's); one that stops reading is cut off and its answer dropped.
+    send_seconds: float = 60.0
     # Threads lent to requests that may compute (POST) and to cheap reads (GET /health ...):
     # quotes queueing for the CPU never make /health wait for a thread.
     work_threads: int = 4
@@ -51,6 +54,7 @@ HEALTH_LIMITS = HttpLimits(
     max_header_bytes=8 * KIB,
     body_seconds=5.0,
     max_body_bytes=0,
+    send_seconds=5.0,
     work_threads=1,
     read_threads=2,
     max_requests=100_000,

@@ -3,9 +3,11 @@
 gunicorn keeps what it does well (processes, replacing a silent or worn one, graceful stops);
 hypercorn reads requests with h11 in an event loop, where a connection that sends nothing, or
 headers a byte at a time, costs a socket and is closed ``header_seconds`` after it opened.
-Two of hypercorn's HTTP/1 behaviours are changed here, at import: its own refusals (a malformed
-request, headers over the limit) carry a problem document instead of an empty body, and a
-request never upgrades the connection to HTTP/2, which would bypass the header deadline.
+Three of hypercorn's behaviours are changed here, at import: its own refusals (a malformed
+request, headers over the limit) carry a problem document instead of an empty body, a request
+never upgrades the connection to HTTP/2, which would bypass the header deadline, and a write
+waits for the client at most ``send_seconds`` (hypercorn waits for ever: a client that asks for
+a large answer and never reads it would hold the answer in memory as long as it stayed).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from typing import Any
 import h11
 from gunicorn.workers.base import Worker
 from hypercorn.asyncio import serve
+from hypercorn.asyncio.tcp_server import TCPServer
 from hypercorn.config import Config
+from hypercorn.events import Closed, Event, RawData
 from hypercorn.protocol.h11 import H11Protocol
 
 from nrf.entrypoints.http_server.gate import Gate, problem
@@ -51,8 +55,36 @@ async def _http1_only(self: H11Protocol, event: h11.Request) -> None:
     """No h2c upgrade and no HTTP/2 prior knowledge: the request is served as HTTP/1.1."""
 
 
+_hypercorn_send = TCPServer.protocol_send
+
+
+class _Config(Config):
+    """Hypercorn's configuration, with how long a client has to take each write."""
+
+    send_seconds: float | None = None
+
+
+async def _send_within_deadline(self: TCPServer, event: Event) -> None:
+    """Hypercorn's write, with a deadline on waiting for the client to take it: past it the
+    connection is aborted, which drops what is buffered for it (a close would wait for it)."""
+    if not isinstance(event, RawData):
+        await _hypercorn_send(self, event)
+        return
+    async with self.send_lock:
+        try:
+            self.writer.write(event.data)
+            seconds = self.config.send_seconds if isinstance(self.config, _Config) else None
+            await asyncio.wait_for(self.writer.drain(), seconds)
+        except (ConnectionError, RuntimeError):
+            await self.protocol.handle(Closed())
+        except TimeoutError:
+            self.writer.transport.abort()
+            await self.protocol.handle(Closed())
+
+
 H11Protocol._send_error_response = _send_problem  # type: ignore[method-assign]
 H11Protocol._check_protocol = _http1_only  # type: ignore[method-assign]
+TCPServer.protocol_send = _send_within_deadline  # type: ignore[method-assign]
 
 
 def resident_bytes() -> int | None:
@@ -88,7 +120,8 @@ class HypercornWorker(Worker):
         if not isinstance(gate, Gate):
             raise TypeError("the app factory must return an nrf Gate")
         limits = gate.limits
-        config = Config()
+        config = _Config()
+        config.send_seconds = limits.send_seconds
         config.bind = [f"fd://{sock.fileno()}" for sock in self.sockets]
         config.keep_alive_timeout = limits.header_seconds
         config.h11_max_incomplete_size = limits.max_header_bytes
