@@ -12,6 +12,7 @@ from nrf.domain.model import Boundary, CoefficientPolygon, NnCatchment
 from nrf.domain.prepared_site import meeting_and_inside
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RuleSet
+from nrf.domain.site_outlines import SiteOutlines
 
 # A frame's distance outside a part's bounds (m) on every side: (-minx, -miny, +maxx, +maxy).
 _FRAME_MARGIN = np.array([-1000.0, -1000.0, 1000.0, 1000.0])
@@ -54,7 +55,9 @@ def greenspace_applies(dev_area_ha: float, rules: RuleSet) -> bool:
     return rules.greenspace_enabled and dev_area_ha >= rules.greenspace_threshold_ha
 
 
-def piece_areas(parts: np.ndarray, catchments: np.ndarray) -> np.ndarray:
+def piece_areas(
+    parts: np.ndarray, catchments: np.ndarray, holds_site: np.ndarray | None = None
+) -> np.ndarray:
     """area(part ∩ catchment) for every (part, catchment) pair, bit-for-bit as GEOS gives it.
 
     A part lying strictly inside a catchment is overlaid with its own frame (a rectangle
@@ -63,15 +66,31 @@ def piece_areas(parts: np.ndarray, catchments: np.ndarray) -> np.ndarray:
     overlays return the part's own rings and the same area to the last bit
     (tests/unit/test_inside_shortcut.py). A part that does not touch a catchment has no
     piece there; only parts that cross a catchment's edge pay for the full overlay.
+    ``holds_site`` marks the catchments whose interior holds the whole site: every part of
+    the site lies strictly inside those, so they are not tested part by part.
     """
     areas = np.zeros((len(parts), len(catchments)))
     if len(parts) == 0 or len(catchments) == 0:
         return areas
-    shapely.prepare(catchments)  # once per catchment object: later calls return at once
-    touching = shapely.intersects(catchments[np.newaxis, :], parts[:, np.newaxis])
+    held_whole = np.zeros(len(catchments), dtype=bool) if holds_site is None else holds_site
+    touching = np.zeros(areas.shape, dtype=bool)
+    inside = np.zeros(areas.shape, dtype=bool)
+    rest = np.flatnonzero(~held_whole)
+    if rest.size:
+        others = catchments[rest]
+        shapely.prepare(others)  # once per catchment object: later calls return at once
+        meets = shapely.intersects(others[np.newaxis, :], parts[:, np.newaxis])
+        touching[:, rest] = meets
+        inside[:, rest] = meets & shapely.contains_properly(
+            others[np.newaxis, :], parts[:, np.newaxis]
+        )
+    if held_whole.any():
+        # An empty part (a parcel met at a point) touches nothing, as the test would say.
+        present = ~shapely.is_empty(parts)
+        touching[:, held_whole] = present[:, np.newaxis]
+        inside[:, held_whole] = present[:, np.newaxis]
     if not touching.any():
         return areas
-    inside = touching & shapely.contains_properly(catchments[np.newaxis, :], parts[:, np.newaxis])
     # The frame overlay does not depend on the catchment: once per part, whichever holds it.
     held = np.flatnonzero(inside.any(axis=1))
     if held.size:
@@ -91,12 +110,18 @@ def land_use_pieces(
     catchments: Sequence[NnCatchment],
     dev_area_ha: float,
     rules: RuleSet,
+    site: SiteOutlines | None = None,
 ) -> list[Piece]:
-    """Every piece of positive area, in coefficient order then catchment order."""
+    """Every piece of positive area, in coefficient order then catchment order.
+
+    ``site``: the boundary's ``SiteOutlines``, so the catchments the site meets are found once
+    for this step and the catchment and EDP shares alike.
+    """
     if not coefficients or not catchments:
         return []
+    site = SiteOutlines(boundary) if site is None else site
     nn_geoms = np.array([c.geometry for c in catchments], dtype=object)
-    nn_hits = np.flatnonzero(shapely.intersects(nn_geoms, boundary))
+    nn_hits = np.flatnonzero(site.meets(nn_geoms))
     if nn_hits.size == 0:
         return []
     coef_geoms = np.array([c.geometry for c in coefficients], dtype=object)
@@ -113,7 +138,11 @@ def land_use_pieces(
         site_parts = site_parts.copy()
         site_parts[cut] = shapely.intersection(boundary, site_parts[cut])
     greenspace = greenspace_applies(dev_area_ha, rules)
-    areas_m2 = piece_areas(site_parts, nn_geoms[nn_hits])
+    # A catchment whose interior holds the whole site holds every part of it: one test of
+    # the site (shared with the catchment and EDP shares) instead of one per part.
+    met = nn_geoms[nn_hits]
+    holds_site = np.fromiter(map(site.wholly_inside, met), dtype=bool, count=len(met))
+    areas_m2 = piece_areas(site_parts, met, holds_site)
     pieces: list[Piece] = []
     for part_index, nn_pos in zip(*np.nonzero(areas_m2 > 0.0), strict=True):
         coef = coefficients[int(coef_hits[part_index])]
