@@ -85,3 +85,14 @@ def test_a_catchment_holding_the_whole_site_is_not_tested_part_by_part() -> None
     tested = piece_areas(parts, catchments)
     assert held[:, 0].tolist() == [200.0, 150.0, 0.0]
     assert held.tolist() == tested.tolist()
+
+
+def test_pieces_of_one_key_that_overlap_are_unioned_and_pieces_that_touch_are_summed() -> None:
+    # The site 900-1300 by 100-200 (40,000 m2) against EDP 1 drawn three times: A (0-1000),
+    # B (1000-2000) and C (1200-1500, overlapping B). Pieces: 100 x 100 = 10,000 in A,
+    # 300 x 100 = 30,000 in B, 100 x 100 = 10,000 in C, all inside B's piece. The union is
+    # 40,000 m2 (100 %), not the 50,000 a sum would give.
+    c = box(1200, 0, 1500, 1000)
+    edps = [EdpPolygon(g, 1, "Norfolk EDP") for g in (A, B, c)]
+    [overlap] = edp_overlaps(box(900, 100, 1300, 200), edps)
+    assert (overlap.overlap_m2, overlap.overlap_percentage) == (40_000.0, 100.0)

@@ -40,6 +40,7 @@ class SiteOutlines:
 
     def __init__(self, boundary: Boundary) -> None:
         self.boundary = boundary
+        self.area = float(boundary.area)  # m², asked of GEOS once
         self._meets: dict[int, bool] = {}
         self._whole: dict[int, bool] = {}
         self._parts: dict[int, shapely.Geometry] = {}
