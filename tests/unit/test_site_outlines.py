@@ -96,3 +96,22 @@ def test_pieces_of_one_key_that_overlap_are_unioned_and_pieces_that_touch_are_su
     edps = [EdpPolygon(g, 1, "Norfolk EDP") for g in (A, B, c)]
     [overlap] = edp_overlaps(box(900, 100, 1300, 200), edps)
     assert (overlap.overlap_m2, overlap.overlap_percentage) == (40_000.0, 100.0)
+
+
+def test_a_part_crossing_a_catchment_edge_is_overlaid_with_the_catchments_part_in_the_site() -> (
+    None
+):
+    # Site 900-1100 by 100-200; two parcels' parts: 900-1000 (100 x 100 = 10,000 m2, inside
+    # A up to its edge, so it touches A's boundary and is overlaid) and 1000-1100 (outside A,
+    # touching it along x = 1000: no area). A's part inside the site, 900-1000 by 100-200,
+    # is cut once and asked for once, for the one column that needs it.
+    site = RecordingSiteOutlines(box(900, 100, 1100, 200))
+    parts = np.array([box(900, 100, 1000, 200), box(1000, 100, 1100, 200)], dtype=object)
+    areas = piece_areas(parts, np.array([A], dtype=object), np.array([False]), site.part_inside)
+    assert areas[:, 0].tolist() == [10_000.0, 0.0]
+    assert [id(g) for g in site.cut] == [id(A)]
+    # A part inside the site that is not polygonal (met along a line) leaves the catchment
+    # itself as the operand: the same 10,000 m2.
+    line = shapely.LineString([(900, 100), (1000, 100)])
+    kept = piece_areas(parts, np.array([A], dtype=object), None, lambda _: line)
+    assert kept[:, 0].tolist() == [10_000.0, 0.0]
