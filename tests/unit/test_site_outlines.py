@@ -14,7 +14,7 @@ from nrf.domain.edp_geography import catchment_overlaps, edp_overlaps
 from nrf.domain.land_use import piece_areas
 from nrf.domain.model import EdpPolygon, NnCatchment
 from nrf.domain.results import CatchmentOverlap, EdpOverlap
-from nrf.domain.site_outlines import SiteOutlines
+from nrf.domain.site_outlines import CLIP_FROM_VERTICES, SiteOutlines
 
 A, B = box(0, 0, 1000, 1000), box(1000, 0, 2000, 1000)
 
@@ -101,17 +101,23 @@ def test_pieces_of_one_key_that_overlap_are_unioned_and_pieces_that_touch_are_su
 def test_a_part_crossing_a_catchment_edge_is_overlaid_with_the_catchments_part_in_the_site() -> (
     None
 ):
-    # Site 900-1100 by 100-200; two parcels' parts: 900-1000 (100 x 100 = 10,000 m2, inside
-    # A up to its edge, so it touches A's boundary and is overlaid) and 1000-1100 (outside A,
-    # touching it along x = 1000: no area). A's part inside the site, 900-1000 by 100-200,
-    # is cut once and asked for once, for the one column that needs it.
+    # A drawn in detail (a vertex every 2 m: 2,000 vertices). Site 900-1100 by 100-200; two
+    # parcels' parts: 900-1000 (100 x 100 = 10,000 m2, inside A up to its edge, so it
+    # touches A's boundary and is overlaid) and 1000-1100 (outside A, touching it along
+    # x = 1000: no area). A's part inside the site, 900-1000 by 100-200, is cut once and
+    # asked for once, for the one column that needs it.
+    detailed = shapely.segmentize(A, 2.0)
+    assert shapely.get_num_coordinates(detailed) >= CLIP_FROM_VERTICES
     site = RecordingSiteOutlines(box(900, 100, 1100, 200))
     parts = np.array([box(900, 100, 1000, 200), box(1000, 100, 1100, 200)], dtype=object)
-    areas = piece_areas(parts, np.array([A], dtype=object), np.array([False]), site.part_inside)
+    column = np.array([detailed], dtype=object)
+    areas = piece_areas(parts, column, np.array([False]), site.part_inside)
     assert areas[:, 0].tolist() == [10_000.0, 0.0]
-    assert [id(g) for g in site.cut] == [id(A)]
+    assert [id(g) for g in site.cut] == [id(detailed)]
     # A part inside the site that is not polygonal (met along a line) leaves the catchment
-    # itself as the operand: the same 10,000 m2.
+    # itself as the operand, and so does an outline of few vertices: the same 10,000 m2.
     line = shapely.LineString([(900, 100), (1000, 100)])
-    kept = piece_areas(parts, np.array([A], dtype=object), None, lambda _: line)
-    assert kept[:, 0].tolist() == [10_000.0, 0.0]
+    assert piece_areas(parts, column, None, lambda _: line)[:, 0].tolist() == [10_000.0, 0.0]
+    plain = RecordingSiteOutlines(site.boundary)
+    few = piece_areas(parts, np.array([A], dtype=object), None, plain.part_inside)
+    assert few[:, 0].tolist() == [10_000.0, 0.0] and plain.cut == []

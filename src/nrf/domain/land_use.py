@@ -12,7 +12,7 @@ from nrf.domain.model import Boundary, CoefficientPolygon, NnCatchment
 from nrf.domain.prepared_site import meeting_and_inside
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RuleSet
-from nrf.domain.site_outlines import SiteOutlines
+from nrf.domain.site_outlines import CLIP_FROM_VERTICES, SiteOutlines
 
 _POLYGONAL = (int(shapely.GeometryType.POLYGON), int(shapely.GeometryType.MULTIPOLYGON))
 # A frame's distance outside a part's bounds (m) on every side: (-minx, -miny, +maxx, +maxy).
@@ -62,7 +62,7 @@ def piece_areas(
     holds_site: np.ndarray | None = None,
     within_site: Callable[[shapely.Geometry], shapely.Geometry] | None = None,
 ) -> np.ndarray:
-    """area(part ∩ catchment) for every (part, catchment) pair, bit-for-bit as GEOS gives it.
+    """area(part ∩ catchment) for every (part, catchment) pair, as GEOS's overlay gives it.
 
     A part lying strictly inside a catchment is overlaid with its own frame (a rectangle
     well outside it) instead of the catchment's thousands of vertices: GEOS clips the other
@@ -73,7 +73,7 @@ def piece_areas(
     ``holds_site`` marks the catchments whose interior holds the whole site: every part of
     the site lies strictly inside those, so they are not tested part by part.
     ``within_site`` gives a catchment's part inside the site (``SiteOutlines.part_inside``):
-    a part crossing the catchment's edge is then overlaid with that small polygon, cut once
+    a part crossing a detailed catchment's edge is then overlaid with that small polygon, cut once
     per site and shared with the catchment and EDP shares, instead of the catchment, whose
     every vertex GEOS would clip again for each part (about five times the cost). As the
     part lies in the site, part ∩ (catchment ∩ site) is part ∩ catchment; its area may
@@ -122,13 +122,16 @@ def _cut_to_site(
     crossed: np.ndarray,
     within_site: Callable[[shapely.Geometry], shapely.Geometry],
 ) -> np.ndarray:
-    """The catchments, each crossed one replaced by its part inside the site where polygonal.
+    """The catchments, each crossed detailed one replaced by its part inside the site.
 
-    A part that is not polygonal (the site meets the catchment along a line as well) keeps
-    the whole catchment: GEOS overlays no mixed collections.
+    A catchment of few vertices is cheaper to overlay than to cut first, so it stays; so does
+    one whose part inside the site is not polygonal (the site meets it along a line as well):
+    GEOS overlays no mixed collections.
     """
     others = catchments.copy()
     for j in crossed.tolist():
+        if shapely.get_num_coordinates(catchments[j]) < CLIP_FROM_VERTICES:
+            continue
         piece = within_site(catchments[j])
         if shapely.get_type_id(piece) in _POLYGONAL:
             others[j] = piece
