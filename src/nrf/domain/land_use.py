@@ -15,8 +15,6 @@ from nrf.domain.rules import RuleSet
 from nrf.domain.site_outlines import CLIP_FROM_VERTICES, SiteOutlines
 
 _POLYGONAL = (int(shapely.GeometryType.POLYGON), int(shapely.GeometryType.MULTIPOLYGON))
-# A frame's distance outside a part's bounds (m) on every side: (-minx, -miny, +maxx, +maxy).
-_FRAME_MARGIN = np.array([-1000.0, -1000.0, 1000.0, 1000.0])
 
 
 @frozen(kw_only=True)
@@ -64,12 +62,12 @@ def piece_areas(
 ) -> np.ndarray:
     """area(part ∩ catchment) for every (part, catchment) pair, as GEOS's overlay gives it.
 
-    A part lying strictly inside a catchment is overlaid with its own frame (a rectangle
-    well outside it) instead of the catchment's thousands of vertices: GEOS clips the other
-    operand to a margin around the part, and no catchment edge comes near the part, so both
-    overlays return the part's own rings and the same area to the last bit
-    (tests/unit/test_inside_shortcut.py). A part that does not touch a catchment has no
-    piece there; only parts that cross a catchment's edge pay for the full overlay.
+    A part lying strictly inside a catchment is its own piece there, and its area is the
+    part's own: no overlay (issue 20). The overlay would only rebuild the part's rings, and
+    its area could differ from the part's in the last bits, never a figure at 2 dp
+    (tests/unit/test_inside_shortcut.py, ``benchmarks.penny_check``). A part that does not
+    touch a catchment has no piece there; only parts that cross a catchment's edge are
+    overlaid.
     ``holds_site`` marks the catchments whose interior holds the whole site: every part of
     the site lies strictly inside those, so they are not tested part by part.
     ``within_site`` gives a catchment's part inside the site (``SiteOutlines.part_inside``):
@@ -101,12 +99,10 @@ def piece_areas(
         inside[:, held_whole] = present[:, np.newaxis]
     if not touching.any():
         return areas
-    # The frame overlay does not depend on the catchment: once per part, whichever holds it.
+    # A part's own area does not depend on the catchment: once per part, whichever holds it.
     held = np.flatnonzero(inside.any(axis=1))
     if held.size:
-        own = parts[held]
-        frames = shapely.box(*(shapely.bounds(own) + _FRAME_MARGIN).T)
-        own_area = shapely.area(shapely.intersection(own, frames))
+        own_area = shapely.area(parts[held])
         areas[held] = np.where(inside[held], own_area[:, np.newaxis], 0.0)
     rows, cols = np.nonzero(touching & ~inside)
     if rows.size:
