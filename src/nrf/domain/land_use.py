@@ -81,6 +81,12 @@ def piece_areas(
     if len(parts) == 0 or len(catchments) == 0:
         return areas
     held_whole = np.zeros(len(catchments), dtype=bool) if holds_site is None else holds_site
+    if held_whole.all():
+        # Most sites: every catchment met holds the whole site, so every part that is not
+        # empty is its own piece in each of them. The same answer as the general path below.
+        present = ~shapely.is_empty(parts)
+        areas[present] = shapely.area(parts[present])[:, np.newaxis]
+        return areas
     touching = np.zeros(areas.shape, dtype=bool)
     inside = np.zeros(areas.shape, dtype=bool)
     rest = np.flatnonzero(~held_whole)
