@@ -21,6 +21,7 @@ import tarfile
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -30,6 +31,7 @@ import attrs
 from benchmarks.workload import BNW, SMALL, random_sites, real_sites
 
 RANDOM_SEED = 20261125  # benchmarks.run's
+QUOTE_DATE = date(2026, 11, 26)  # every batch prices its levies on this day
 _IMPORTS = [
     (re.compile(r"\bnrf\."), "nrf_old."),
     (re.compile(r"^import nrf$", re.MULTILINE), "import nrf_old"),
@@ -98,19 +100,20 @@ def components(v: dict[str, Any]) -> dict[str, Callable[[], object]]:
 
     def small() -> None:
         for _ in range(100):
-            v["use"](v["sites"]["small"], rules)
+            v["use"](v["sites"]["small"], rules, QUOTE_DATE)
 
     return {
-        "batch": lambda: v["use"](bnw, rules),
+        "batch": lambda: v["use"](bnw, rules, QUOTE_DATE),
         "reading reference data": lambda: [repo.reference_for(d.boundary) for d in bnw],
         "assess_site (reference data already read)": lambda: [
-            v["assess_site"](d, r, lookups, rules) for d, r in zip(bnw, refs, strict=True)
+            v["assess_site"](d, r, lookups, rules, QUOTE_DATE)
+            for d, r in zip(bnw, refs, strict=True)
         ],
         "land-use pieces": land_use,
         "majority zones": majority,
         "small site x100": small,
         "random sites, one job each (sum)": lambda: [
-            v["use"]([d], rules) for d in v["sites"]["random"]
+            v["use"]([d], rules, QUOTE_DATE) for d in v["sites"]["random"]
         ],
     }
 
@@ -126,7 +129,7 @@ def same_to_the_penny(versions: dict[str, Any]) -> None:
     for rules in sorted(RULE_SETS):
         for batch in ("bnw", "random"):
             docs = [
-                unstructure(v["use"](v["sites"][batch], v["rule_set_named"](rules)))
+                unstructure(v["use"](v["sites"][batch], v["rule_set_named"](rules), QUOTE_DATE))
                 for v in (versions["old"], versions["new"])
             ]
             moved = list(differences(docs[0], docs[1]))
@@ -162,7 +165,10 @@ def main() -> None:
         if args.penny:
             same_to_the_penny(versions)
         else:
-            runs = {k: repr(v["use"](v["sites"]["bnw"], v["rules"])) for k, v in versions.items()}
+            runs = {
+                k: repr(v["use"](v["sites"]["bnw"], v["rules"], QUOTE_DATE))
+                for k, v in versions.items()
+            }
             if runs["old"].replace("nrf_old.", "nrf.") != runs["new"]:
                 sys.exit("the two versions give different runs: no figures")
         work = {k: components(v) for k, v in versions.items()}

@@ -242,3 +242,22 @@ def test_a_builders_gate_can_record_its_own_checks(tmp_path: Path) -> None:
         "checks_version": validation_record.CHECKS_VERSION,
         "layers": sorted([*validation_record_layers(), "land_use_coefficients"]),
     }
+
+
+@pytest.mark.parametrize("trusted", [False, True], ids=["checked_whole", "read_lazily"])
+def test_an_edp_drawn_on_a_catchments_outline_is_handed_over_as_that_catchment(
+    tmp_path: Path, trusted: bool
+) -> None:
+    # The tiny bundle draws EDP 7 on the two catchments' outlines (0-1000 and 1000-2000
+    # east): byte-identical polygons, so a site meets one object per outline, whichever
+    # layer names it. The excluded area in the corner (0-100 by 900-1000) is its own.
+    path = write_tiny(tmp_path / "shared.gpkg")
+    if trusted:
+        with_sidecar(path)
+        GeoPackageBoundaryData(path)  # checks it whole and records it; the next opens lazily
+        assert "edp_boundaries" in validation_record.trusted_layers(path)
+    ref = GeoPackageBoundaryData(path).reference_for(box(50, 950, 60, 960))
+    [catchment], [edp], [excluded] = ref.nn_catchments, ref.edps, ref.excluded_areas
+    assert edp.geometry is catchment.geometry
+    assert excluded.geometry is not catchment.geometry
+    assert excluded.geometry.equals(box(0, 900, 100, 1000))

@@ -14,7 +14,7 @@ import shapely
 from shapely.geometry import box
 
 from nrf.domain.assessment import AssessDevelopments, assess_site
-from nrf.domain.edp_geography import CLIP_FROM_VERTICES, edp_overlaps
+from nrf.domain.edp_geography import edp_overlaps
 from nrf.domain.model import (
     CoefficientPolygon,
     Development,
@@ -25,6 +25,7 @@ from nrf.domain.model import (
 )
 from nrf.domain.results import CatchmentOverlap, EdpOverlap, SiteAssessment
 from nrf.domain.rules import rule_set_named
+from nrf.domain.site_outlines import CLIP_FROM_VERTICES
 from support.reference import (
     NORFOLK_EDP,
     QUOTE_DATE,

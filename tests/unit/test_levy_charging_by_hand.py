@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from nrf.domain.charging import levy_outcome, price_levy
+from nrf.domain.charging import LevyPrices, levy_outcome, price_levy
 from nrf.domain.model import LevyCharge, LookupTables
 from nrf.domain.results import EdpOverlap, IndexRow, LevyPricing, LevyRefusal
 from support.reference import rates
@@ -240,3 +240,26 @@ def test_an_excluded_area_comes_before_every_other_refusal() -> None:
     assert isinstance(refusal, LevyRefusal) and refusal.code == "excluded_area"
     no_units = outcome(0, [], [])
     assert isinstance(no_units, LevyRefusal) and no_units.code == "no_housing_units"
+
+
+def test_a_batch_prices_each_distinct_levy_once_and_shares_the_answer() -> None:
+    # 10 homes at £2,675.00: £26,750.00; 3 homes: 3 x 2,675.00 = £8,025.00. The second
+    # 10-home site gets the very record the first did (nothing in it depends on the site).
+    prices = LevyPrices(lookups())
+    on = date(2026, 6, 1)
+    first = levy_outcome(
+        units=10,
+        edps=[overlap(1, NORFOLK)],
+        excluded_areas=[],
+        quote_date=on,
+        lookups=lookups(),
+        prices=prices,
+    )
+    again = prices.price(1, NORFOLK, 10, on)
+    three = prices.price(1, NORFOLK, 3, on)
+    assert isinstance(first, LevyPricing) and str(first.amount_excluding_vat) == "26750.00"
+    assert again is first
+    assert isinstance(three, LevyPricing) and str(three.amount_excluding_vat) == "8025.00"
+    # another quote date is priced on its own: 2027 indexed, 2,675 x 1.0300 = 2,755.25 a home
+    later = prices.price(1, NORFOLK, 10, date(2027, 6, 1))
+    assert isinstance(later, LevyPricing) and str(later.amount_excluding_vat) == "27552.50"

@@ -1,4 +1,9 @@
-"""The vectorised overlays give exactly what a plain loop over the same operations gives."""
+"""The vectorised overlays give what a plain loop over the published operations gives.
+
+Every piece, its catchment and its 2-dp uplifts are the same; an area may differ in the last
+bits only (issue 20: a part crossing a catchment's edge is overlaid with the catchment's part
+inside the site, the same region), never by more than 1e-12 of itself.
+"""
 
 import math
 
@@ -54,6 +59,17 @@ def reference_pieces(
                 )
             )
     return pieces
+
+
+def same_pieces(got: list[Piece], want: list[Piece]) -> bool:
+    """Same pieces in the same order, uplifts exactly, areas to 1e-12 of themselves."""
+    assert [(p.n2k_site_name, p.edp_id, p.n_uplift, p.p_uplift) for p in got] == [
+        (p.n2k_site_name, p.edp_id, p.n_uplift, p.p_uplift) for p in want
+    ]
+    return all(
+        math.isclose(g.area_ha, w.area_ha, rel_tol=1e-12, abs_tol=0.0)
+        for g, w in zip(got, want, strict=True)
+    )
 
 
 def reference_majority(boundary: Boundary, zones: list[Zone]) -> str | int | None:
@@ -122,7 +138,7 @@ def test_pieces_and_majorities_match_the_plain_loops(seed: int) -> None:
         dev_area_ha = round(boundary.area / 10_000, 2)
         got = land_use_pieces(boundary, coefficients, catchments, dev_area_ha, RULES)
         want = reference_pieces(boundary, coefficients, catchments, dev_area_ha, RULES)
-        assert got == want  # attrs equality: every area and uplift bit for bit, same order
+        assert same_pieces(got, want)
         assert majority_value(boundary, zones) == reference_majority(boundary, zones)
         compared += bool(want)
     assert compared > 5

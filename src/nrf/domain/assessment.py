@@ -10,7 +10,7 @@ from datetime import date
 from decimal import Decimal
 
 import nrf
-from nrf.domain.charging import levy_outcome
+from nrf.domain.charging import LevyPrices, levy_outcome
 from nrf.domain.edp_geography import catchment_overlaps, edp_overlaps, excluded_areas_met
 from nrf.domain.land_use import land_use_pieces, post_suds, suds_applies
 from nrf.domain.majority import majority_value
@@ -27,6 +27,7 @@ from nrf.domain.results import (
 )
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RuleSet
+from nrf.domain.site_outlines import SiteOutlines
 from nrf.domain.split import split_by_catchment
 from nrf.domain.wastewater import (
     litres_per_day,
@@ -55,11 +56,13 @@ def assess_site(
     lookups: LookupTables,
     rules: RuleSet,
     quote_date: date | None = None,
+    prices: LevyPrices | None = None,
 ) -> SiteAssessment | OutOfScopeSite:
     """The nutrient calculation for one development (all figures kg/year), and its levy.
 
     The levy is priced (or refused) on ``quote_date``; with None it is not asked for, as in a
-    boundary check, and the site has neither a pricing nor a refusal.
+    boundary check, and the site has neither a pricing nor a refusal. ``prices``: the batch's
+    ``LevyPrices`` over ``lookups``, so each distinct levy is priced once.
     """
     boundary = dev.boundary
     dev_area_ha = round2(boundary.area / rules.m2_per_ha)
@@ -72,7 +75,11 @@ def assess_site(
     dev_subcatchment = None if opcat is None else str(opcat)
     permit = lookups.permits.get(wwtw_id)
 
-    pieces = land_use_pieces(boundary, ref.coefficients, ref.nn_catchments, dev_area_ha, rules)
+    # Each catchment, EDP and excluded outline is tested and cut once for all the steps below.
+    site = SiteOutlines(boundary)
+    pieces = land_use_pieces(
+        boundary, ref.coefficients, ref.nn_catchments, dev_area_ha, rules, site
+    )
     in_nn = bool(pieces)
     is_package_plant = wwtw_id == rules.fallback_wwtw_id or (
         permit is not None and permit.wwtw_name.casefold() == rules.fallback_wwtw_name.casefold()
@@ -125,8 +132,8 @@ def assess_site(
         buffer_fraction=rules.buffer_percent / 100,
     )
     # The levy: the EDP's charging schedule, priced on the quote date (or refused, with why).
-    edps = edp_overlaps(boundary, ref.edps)
-    excluded = excluded_areas_met(boundary, ref.excluded_areas)
+    edps = edp_overlaps(boundary, ref.edps, site)
+    excluded = excluded_areas_met(boundary, ref.excluded_areas, site)
     levy = (
         None
         if quote_date is None
@@ -136,6 +143,7 @@ def assess_site(
             excluded_areas=excluded,
             quote_date=quote_date,
             lookups=lookups,
+            prices=prices,
         )
     )
 
@@ -174,7 +182,7 @@ def assess_site(
         p_total=p_total,
         catchments=catchments,
         edps=edps,
-        catchment_overlaps=catchment_overlaps(boundary, ref.nn_catchments),
+        catchment_overlaps=catchment_overlaps(boundary, ref.nn_catchments, site),
         excluded_areas=excluded,
         pricing=levy if isinstance(levy, LevyPricing) else None,
         levy_refusal=levy if isinstance(levy, LevyRefusal) else None,
@@ -237,10 +245,11 @@ class AssessDevelopments:
         """Each site's outcome in input order as it is made, so a national file streams."""
         lookups = self._repository.lookups()
         repository = self._repository
+        prices = LevyPrices(lookups)
 
         def one(dev: Development) -> SiteAssessment | OutOfScopeSite:
             ref = repository.reference_for(dev.boundary)
-            return assess_site(dev, ref, lookups, rules, quote_date)
+            return assess_site(dev, ref, lookups, rules, quote_date, prices)
 
         for done, outcome in enumerate(self._map(one, developments), start=1):
             if progress is not None:

@@ -23,6 +23,7 @@ from nrf.adapters.boundary_data.geopackage_schema import (
     check_schema,
     q,
 )
+from nrf.adapters.boundary_data.shared_outlines import SharedOutlines
 from nrf.adapters.boundary_data.small_layers import (
     SMALL_LAYERS,
     EagerLayer,
@@ -74,6 +75,7 @@ class GeoPackageBoundaryData:
         self._schema = schema
         # A bundle checked before (same digest) opens lazily; any other is checked in full.
         trusted = trusted_layers(self.path)
+        self._outlines = SharedOutlines()  # an EDP drawn on catchment outlines: one object
         self._small = {name: self._small_layer(name, trusted) for name in SMALL_LAYERS}
         if not trusted.issuperset(SMALL_LAYERS):
             record_valid(self.path, SMALL_LAYERS)
@@ -115,10 +117,11 @@ class GeoPackageBoundaryData:
     def _small_layer(self, name: str, trusted: frozenset[str]) -> EagerLayer | LazyLayer:
         table = self._schema[name]
         if name in trusted:
-            return LazyLayer(name, table, self._connection)
+            return LazyLayer(name, table, self._connection, self._outlines)
         sql, names = select_rows(table)
         cursor = self._connection().execute(f"{sql} ORDER BY {q(table.key)}")
-        return EagerLayer(name, [dict(zip(names, r, strict=True)) for r in cursor], True)
+        rows = [dict(zip(names, r, strict=True)) for r in cursor]
+        return EagerLayer(name, rows, True, self._outlines)
 
     def _load_tables(self) -> tuple[LookupTables, list[str]]:
         problems: list[str] = []

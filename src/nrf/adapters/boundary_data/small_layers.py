@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_blob import BlobError, decode_blobs
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.adapters.boundary_data.shared_outlines import SharedOutlines
 from nrf.domain.errors import BrokenBundle
 from nrf.domain.model import EdpPolygon, ExcludedArea, NnCatchment, Zone
 
@@ -77,9 +78,15 @@ def decode_checked(
     return geoms
 
 
-def features(name: str, rows: list[Row], check_valid: bool) -> list[Any]:
-    """Decoded, checked and prepared features of ``rows`` (each with "_key" and "_geom")."""
-    geoms = decode_checked(name, [r["_key"] for r in rows], [r["_geom"] for r in rows], check_valid)
+def features(
+    name: str, rows: list[Row], check_valid: bool, shared: SharedOutlines | None = None
+) -> list[Any]:
+    """Decoded, checked and prepared features of ``rows`` (each with "_key" and "_geom");
+    with ``shared``, an outline another layer already holds is that layer's object."""
+    blobs = [r["_geom"] for r in rows]
+    geoms = decode_checked(name, [r["_key"] for r in rows], blobs, check_valid)
+    if shared is not None:
+        shared.share(blobs, geoms)
     # Prepared once here (their indexes are built lazily, on first use), so every site's
     # intersects / contains_properly test against these outlines is an indexed one.
     shapely.prepare(geoms)
@@ -136,8 +143,10 @@ def select_rows(table: TableSchema) -> tuple[str, list[str]]:
 class EagerLayer:
     """A whole small layer with an STRtree over its envelopes."""
 
-    def __init__(self, name: str, rows: list[Row], check_valid: bool) -> None:
-        self.features = features(name, rows, check_valid)
+    def __init__(
+        self, name: str, rows: list[Row], check_valid: bool, shared: SharedOutlines | None = None
+    ) -> None:
+        self.features = features(name, rows, check_valid, shared)
         self.tree = shapely.STRtree([f.geometry for f in self.features])
 
     def near(self, envelope: shapely.Geometry) -> tuple[Any, ...]:
@@ -155,8 +164,15 @@ class LazyLayer:
 
     SQL_LOOKUPS = 16
 
-    def __init__(self, name: str, table: TableSchema, connect: Connect) -> None:
+    def __init__(
+        self,
+        name: str,
+        table: TableSchema,
+        connect: Connect,
+        shared: SharedOutlines | None = None,
+    ) -> None:
         self.name = name
+        self._shared = shared
         self._connect = connect
         self._rtree = q(table.rtree or "")
         self._tree: tuple[NDArray[np.int64], shapely.STRtree] | None = None
@@ -198,7 +214,7 @@ class LazyLayer:
         marks = ", ".join("?" * len(fids))
         sql = f"{self._sql} WHERE {self._key} IN ({marks}) ORDER BY {self._key}"
         rows = [dict(zip(self._names, r, strict=True)) for r in self._connect().execute(sql, fids)]
-        loaded = features(self.name, rows, check_valid=False)
+        loaded = features(self.name, rows, check_valid=False, shared=self._shared)
         with self._lock:
             for row, feature in zip(rows, loaded, strict=True):
                 self._cache.setdefault(int(row["_key"]), feature)
