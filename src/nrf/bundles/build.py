@@ -18,6 +18,7 @@ from attrs import frozen
 import nrf
 from nrf.bundles import cleaning, source_reader
 from nrf.bundles.coefficient_source import SourceUnreadable, open_coefficients
+from nrf.bundles.delivered_columns import column_rows
 from nrf.bundles.geopackage_writer import GeoPackageWriter
 from nrf.bundles.levy_tables import DEFAULT_VAT_RATE, charges_table, index_table, settings_table
 from nrf.bundles.manifest import CSV_SOURCES, Manifest, load_manifest
@@ -183,7 +184,7 @@ def _write_provenance(
         description=manifest.description,
         nrf_version=nrf.__version__,
     )
-    write_provenance(writer, info, sources)
+    write_provenance(writer, info, sources, column_rows(manifest))
 
 
 def build_bundle(request: BuildRequest, progress: Progress | None = None) -> BuildOutcome:

@@ -4,7 +4,8 @@
 readers); the per-file digests go in a side table ``bundle_sources``, one row per file, so a
 figure can be traced to the exact delivery that produced it. Its ``member`` says what inside the
 file was read (a GeoPackage's layer, a SQLite table, the `.shp` inside a zip), so a gate finding
-can name the place a data manager opens, not only the file.
+can name the place a data manager opens, not only the file; ``bundle_columns`` (see
+``delivered_columns``) gives each bundle column's delivered name, so it can name the column too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from attrs import frozen
 
+from nrf.bundles import delivered_columns
 from nrf.bundles.geopackage_writer import GeoPackageWriter
 from nrf.bundles.manifest import Manifest, Source
 from nrf.bundles.zip_member import shapefile_member
@@ -125,7 +127,10 @@ def write_provenance(
     writer: GeoPackageWriter,
     info: BundleInfo,
     sources: list[SourceFile],
+    columns: list[tuple[str, str, str]],
 ) -> None:
+    """``bundle_info``, ``bundle_sources`` and ``bundle_columns`` (role, column, delivered)."""
     writer.create_table("bundle_info", INFO_COLUMNS, [info.row()])
     rows = [(s.role, s.path, s.bytes, s.sha256, s.member) for s in sources]
     writer.create_table("bundle_sources", SOURCE_COLUMNS, rows)
+    writer.create_table(delivered_columns.TABLE, delivered_columns.COLUMNS, columns)
