@@ -238,3 +238,40 @@ def test_bundle_check_names_the_recorded_column_and_an_older_bundle_its_own(
     with closing(sqlite3.connect(bundle)) as db, db:
         db.execute("DROP TABLE bundle_columns")
     assert "lu_curr_p_coeff = 7.0, not in [0, 5.0]" in _check(capsys, bundle)
+
+
+def _rename_lookup_keys(root: Path, _: dict[str, Path]) -> None:
+    lookups_sql(
+        root,
+        "ALTER TABLE WwTw_lookup RENAME COLUMN WwTW_code TO Works_Code;"
+        "ALTER TABLE rates_lookup RENAME COLUMN NN_Catchment TO Catchment;",
+    )
+
+
+def test_cleanings_name_lookup_columns_as_the_manifest_renames_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The delivery's own dirt (a tab before code 11307, a space after 'Beta SAC') is cleaned
+    and listed under the columns' delivered names, which the manifest gives."""
+    manifest = (
+        '[sources.wwtw_permits.columns]\nwwtw_code = "Works_Code"\n'
+        '[sources.occupancy_rates.columns]\nnn_catchment = "Catchment"\n'
+    )
+    status, found, err = _build(tmp_path, capsys, lambda _: None, _rename_lookup_keys, manifest)
+    assert status == 0, err
+    cleaned = {f["detail"] for f in found if f["code"] == "cleaned"}
+    assert "row 1: Works_Code '\\t11307' read as 11307" in cleaned
+    assert "Catchment 'Beta SAC ' stripped to 'Beta SAC'" in cleaned
+
+
+def test_a_stripped_shapefile_name_is_listed_under_its_delivered_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def padded(d: FixtureData) -> None:
+        # A tab, since a .dbf pads text with spaces and GDAL trims them on reading.
+        d.lpa[0] = (d.lpa[0][0], "\tAlpha District")
+
+    status, found, err = _build(tmp_path, capsys, padded)
+    assert status == 0, err
+    [finding] = [f for f in found if f["code"] == "cleaned" and f["layer"] == "lpa_boundaries"]
+    assert finding["detail"] == "NAME '\\tAlpha District' stripped to 'Alpha District'"  # not name

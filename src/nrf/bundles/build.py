@@ -231,12 +231,16 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     with contextlib.closing(coefficients), _staged(request) as writer:
         for key, layer in small.items():
             if layer is not None:
-                stage_small(writer, key, layer, report)
+                stage_small(writer, key, layer, report, manifest.sources[key].columns)
         for table in (permits, rates, *levy):
             writer.create_table(table.name, table.columns, table.rows)
         try:
             stage_coefficients(
-                writer, coefficients, report, progress and progress("reading coefficients")
+                writer,
+                coefficients,
+                report,
+                manifest.sources["land_use_coefficients"].columns,
+                progress and progress("reading coefficients"),
             )
         except SourceUnreadable as exc:
             report.add(exc.code, "land_use_coefficients", exc.key, exc.detail)
