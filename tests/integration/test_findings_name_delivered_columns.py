@@ -200,8 +200,42 @@ def test_a_permit_column_and_table_renamed_by_the_manifest_are_named_as_renamed(
     finding = _one(found, "value_invalid", "wwtw_permits")
     # 999 mg/l is above the 200 mg/l bound for nitrogen; the first permit row is rowid 1.
     assert finding["detail"] == (
-        "n_conc_2030_on = 999 mg/l (`N_from_2030` in `Works_lookup` row 1) is outside "
-        "[0, 200]: a slipped decimal point or a sign?"
+        "n_conc_2030_on = 999 mg/l (`N_from_2030` in `Works_lookup` of "
+        "`nutrients/SQL_Lookups/Interim_coeffs.sqlite` row 1) is outside [0, 200]: a slipped "
+        "decimal point or a sign?"
+    )
+
+
+def _rename_rates(root: Path, _: dict[str, Path]) -> None:
+    lookups_sql(
+        root,
+        "ALTER TABLE rates_lookup RENAME COLUMN Occ_Rate TO Persons;"
+        "ALTER TABLE rates_lookup RENAME TO Rates_v2;",
+    )
+
+
+def test_a_rates_column_and_table_renamed_by_the_manifest_are_named_as_renamed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rates share the lookups file with the permits: the bundle records the file under
+    both roles, so a rates finding names its own table, not the permits'."""
+
+    def crowded(d: FixtureData) -> None:
+        d.rates[0] = ("Alpha SAC", 25.0, 120.0)
+
+    manifest = (
+        '[sources.occupancy_rates]\nlayer = "Rates_v2"\n'
+        '[sources.occupancy_rates.columns]\noccupancy = "Persons"\n'
+    )
+    status, found, err = _build(tmp_path, capsys, crowded, _rename_rates, manifest)
+    assert status == QC_FAILED, err
+    finding = _one(found, "value_invalid", "occupancy_rates")
+    assert finding["key"] == "Alpha SAC"
+    # 25 persons per dwelling is above the bound of 20; Alpha SAC is the first rates row.
+    assert finding["detail"] == (
+        "occupancy_rate = 25 persons per dwelling (`Persons` in `Rates_v2` of "
+        "`nutrients/SQL_Lookups/Interim_coeffs.sqlite` row 1) is outside (0, 20]: a slipped "
+        "decimal point or a sign?"
     )
 
 

@@ -176,7 +176,7 @@ def _write_provenance(
     if request.manifest is not None:
         extra.append(("manifest", request.manifest))
     sources = source_files(request.source_dir, manifest, extra)
-    report.figures["sources"] = [s.path for s in sources]
+    report.figures["sources"] = list(dict.fromkeys(s.path for s in sources))
     info = BundleInfo(
         name=manifest.name,
         version=request.version,

@@ -1,11 +1,12 @@
 """Where a built bundle came from: every source file's SHA-256, the build, and the QC outcome.
 
 ``bundle_info`` keeps the four columns every reader knows and gains more (ignored by older
-readers); the per-file digests go in a side table ``bundle_sources``, one row per file, so a
-figure can be traced to the exact delivery that produced it. Its ``member`` says what inside the
-file was read (a GeoPackage's layer, a SQLite table, the `.shp` inside a zip), so a gate finding
-can name the place a data manager opens, not only the file; ``bundle_columns`` (see
-``delivered_columns``) gives each bundle column's delivered name, so it can name the column too.
+readers); the per-file digests go in a side table ``bundle_sources``, one row per file and
+role, so a figure can be traced to the exact delivery that produced it. Its ``member`` says
+what inside the file was read (a GeoPackage's layer, a SQLite table, the `.shp` inside a zip),
+so a gate finding can name the place a data manager opens, not only the file;
+``bundle_columns`` (see ``delivered_columns``) gives each bundle column's delivered name, so it
+can name the column too.
 """
 
 from __future__ import annotations
@@ -96,8 +97,9 @@ def source_files(
 ) -> list[SourceFile]:
     """Every delivered file the build read (optional ones only when present), plus ``extra``.
 
-    A file read for two roles (the lookups: permits and rates) is listed once, for the first."""
-    found: dict[Path, tuple[str, str | None]] = {}
+    A file read for two roles (the lookups: permits and rates) is listed under each, with what
+    was read inside it for that role (its table), so a finding on either names its table."""
+    found: dict[tuple[Path, str], str | None] = {}
     extra = list(extra)
     named = {role for role, _ in extra}
     for role, source in manifest.sources.items():
@@ -105,18 +107,24 @@ def source_files(
             continue
         for path in _companions(root / source.path):
             if path.is_file():
-                found.setdefault(path, (role, _member(path, source)))
+                found.setdefault((path, role), _member(path, source))
+    listed = {path for path, _ in found}
     for role, path in extra:
-        found.setdefault(path, (role, None))
+        if path not in listed:
+            found[(path, role)] = None
+            listed.add(path)
     out = []
-    for path, (role, member) in found.items():
+    digests: dict[Path, str] = {}
+    for (path, role), member in found.items():
         shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+        if path not in digests:
+            digests[path] = sha256_of(path)
         out.append(
             SourceFile(
                 role=role,
                 path=shown,
                 bytes=path.stat().st_size,
-                sha256=sha256_of(path),
+                sha256=digests[path],
                 member=member,
             )
         )

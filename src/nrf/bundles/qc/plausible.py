@@ -15,6 +15,7 @@ from typing import Any
 from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.bundles.manifest import DEFAULT_SOURCES
 from nrf.bundles.qc.delivered_column import ColumnNames
+from nrf.bundles.qc.delivered_file import DeliveredFile
 from nrf.bundles.qc.report import QcReport
 
 # (table, column) -> (lowest, highest, whether the lowest itself is allowed, unit)
@@ -33,16 +34,22 @@ ROLES = {"occupancy_rate": "occupancy", "water_usage_l_per_person_day": "water"}
 
 
 def delivered(
-    table: str, column: str, row: Mapping[str, Any], named: ColumnNames, member: str | None
+    table: str,
+    column: str,
+    row: Mapping[str, Any],
+    named: ColumnNames,
+    source: DeliveredFile | None,
 ) -> str:
-    """ " (`Phosphorus_2030_onwards` in `WwTw_lookup` row 14)": the column as the build recorded
-    it (else Defra's default name) and the table read (else Defra's), when the bundle recorded
-    the delivered row; "" for a bundle built elsewhere."""
+    """ " (`Phosphorus_2030_onwards` in `WwTw_lookup` of `nutrients/.../Interim_coeffs.sqlite` row
+    14)": the column and table as the build recorded them (else Defra's default names), when the
+    bundle recorded the delivered row; "" for a bundle built elsewhere."""
     if row.get("_source_row") is None:
         return ""
-    source = DEFAULT_SOURCES[table]
-    name = named(column, source.columns.get(ROLES.get(column, column), column))
-    return f" (`{name}` in `{member or source.layer}` row {row['_source_row']})"
+    default = DEFAULT_SOURCES[table]
+    name = named(column, default.columns.get(ROLES.get(column, column), column))
+    inside = (source.layer if source is not None else None) or default.layer
+    of = f" of `{source.path}`" if source is not None else ""
+    return f" (`{name}` in `{inside}`{of} row {row['_source_row']})"
 
 
 def _key(table: str, row: Mapping[str, Any]) -> object:
@@ -57,10 +64,10 @@ def check_plausible(
     rows: Iterable[Mapping[str, Any]],
     report: QcReport,
     named: ColumnNames,
-    member: str | None = None,
+    source: DeliveredFile | None = None,
 ) -> None:
     """A value_invalid finding for every number outside its table's bounds, named as delivered
-    (``named``; ``member`` is the delivered table, when the bundle recorded it)."""
+    (``named``; ``source`` is the delivered file and table, when the bundle recorded them)."""
     bounds = {column: b for (t, column), b in BOUNDS.items() if t == table}
     for row in rows:
         for column, (low, high, low_ok, unit) in bounds.items():
@@ -76,7 +83,7 @@ def check_plausible(
                     "value_invalid",
                     table,
                     _key(table, row),
-                    f"{column} = {value:g} {unit}{delivered(table, column, row, named, member)} "
+                    f"{column} = {value:g} {unit}{delivered(table, column, row, named, source)} "
                     "is outside "
                     f"{shown}{low:g}, {high:g}]: a slipped decimal point or a sign?",
                 )

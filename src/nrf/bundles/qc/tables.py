@@ -101,19 +101,13 @@ def _rates(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> 
             )
 
 
-def _delivered_table(db: sqlite3.Connection, table: str) -> str | None:
-    """The delivered table ``table`` was read from, when the build recorded it."""
-    source = delivered_file(db, table)
-    return None if source is None else source.layer
-
-
 def check_tables(
     db: sqlite3.Connection, schema: dict[str, TableSchema], small: SmallLayers, report: QcReport
 ) -> None:
     permits, named = _rows(db, schema[PERMITS]), column_names(db, PERMITS)
-    member = _delivered_table(db, PERMITS)
-    _permits(permits, small, report, named, member)
-    check_plausible(PERMITS, permits, report, named, member)
+    source = delivered_file(db, PERMITS)
+    _permits(permits, small, report, named, None if source is None else source.layer)
+    check_plausible(PERMITS, permits, report, named, source)
     rates = _rows(db, schema[RATES])
     _rates(rates, small, report)
-    check_plausible(RATES, rates, report, column_names(db, RATES), _delivered_table(db, RATES))
+    check_plausible(RATES, rates, report, column_names(db, RATES), delivered_file(db, RATES))
