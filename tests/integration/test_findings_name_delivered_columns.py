@@ -309,3 +309,27 @@ def test_a_stripped_shapefile_name_is_listed_under_its_delivered_column(
     assert status == 0, err
     [finding] = [f for f in found if f["code"] == "cleaned" and f["layer"] == "lpa_boundaries"]
     assert finding["detail"] == "NAME '\\tAlpha District' stripped to 'Alpha District'"  # not name
+
+
+def test_a_column_is_named_as_the_file_spells_it_in_other_case_or_by_its_alternative(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Columns are matched ignoring case, and an excluded area's name is read from `name` when
+    the export has no `site_name`: the record keeps the name the file really has."""
+
+    def older_export(d: FixtureData) -> None:
+        d.excluded_name_column = "name"
+        d.excluded[0] = (d.excluded[0][0], "\tGamma Fen SSSI")  # a .dbf trims spaces, not tabs
+        set_cell(d, "CR0101", 6, 7.0)  # LU_CurrPcoeff, delivered below as lu_currpcoeff
+
+    def lower_case(root: Path, _: dict[str, Path]) -> None:
+        coefficients_sql(
+            root, 'ALTER TABLE "NMSCoefficientLayer" RENAME COLUMN LU_CurrPcoeff TO lu_currpcoeff'
+        )
+
+    status, found, err = _build(tmp_path, capsys, older_export, lower_case)
+    assert status == QC_FAILED, err
+    finding = _one(found, "coefficient_range", "land_use_coefficients")
+    assert finding["detail"].endswith(": lu_currpcoeff = 7.0, not in [0, 5.0]")
+    cleaned = {f["detail"] for f in found if f["code"] == "cleaned"}
+    assert "name '\\tGamma Fen SSSI' stripped to 'Gamma Fen SSSI'" in cleaned  # not site_name

@@ -32,6 +32,19 @@ def test_a_manifest_rename_is_recorded_and_the_rest_keep_defras_names() -> None:
     assert len(rows) == 8  # every column the layer is read by, once
 
 
+def test_the_name_a_layer_was_read_by_replaces_the_manifests() -> None:
+    # The file spells the coefficient in lower case; the excluded areas have the older `name`.
+    read = {
+        "land_use_coefficients": {"lu_curr_p_coeff": "lu_currpcoeff"},
+        "excluded_areas": {"name": "name"},
+    }
+    rows = column_rows(Manifest(), read)
+    assert ("land_use_coefficients", "lu_curr_p_coeff", "lu_currpcoeff") in rows
+    assert ("land_use_coefficients", "lu_curr_n_coeff", "LU_CurrNcoeff") in rows  # not read
+    assert ("excluded_areas", "name", "name") in rows
+    assert ("excluded_areas", "name", "site_name") not in rows
+
+
 def _db(rows: list[tuple[str, str, str]] | None) -> sqlite3.Connection:
     db = sqlite3.connect(":memory:")
     if rows is not None:

@@ -169,9 +169,11 @@ def _write_provenance(
     request: BuildRequest,
     manifest: Manifest,
     csv_paths: dict[str, Path],
+    read: dict[str, dict[str, str]],
     report: QcReport,
 ) -> None:
-    """The bundle's name, version and source files, also listed in the report."""
+    """The bundle's name, version, source files (also listed in the report) and the delivered
+    name of each column (``read``: a layer's columns as its file spells them)."""
     extra = list(csv_paths.items())
     if request.manifest is not None:
         extra.append(("manifest", request.manifest))
@@ -184,7 +186,7 @@ def _write_provenance(
         description=manifest.description,
         nrf_version=nrf.__version__,
     )
-    write_provenance(writer, info, sources, column_rows(manifest))
+    write_provenance(writer, info, sources, column_rows(manifest, read))
 
 
 def build_bundle(request: BuildRequest, progress: Progress | None = None) -> BuildOutcome:
@@ -231,23 +233,21 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     with contextlib.closing(coefficients), _staged(request) as writer:
         for key, layer in small.items():
             if layer is not None:
-                stage_small(writer, key, layer, report, manifest.sources[key].columns)
+                stage_small(writer, key, layer, report)
         for table in (permits, rates, *levy):
             writer.create_table(table.name, table.columns, table.rows)
         try:
             stage_coefficients(
-                writer,
-                coefficients,
-                report,
-                manifest.sources["land_use_coefficients"].columns,
-                progress and progress("reading coefficients"),
+                writer, coefficients, report, progress and progress("reading coefficients")
             )
         except SourceUnreadable as exc:
             report.add(exc.code, "land_use_coefficients", exc.key, exc.detail)
             refused = BuildOutcome(report, written=False, unreadable=True)
         else:
             coefficients.close()  # read in full: free it now, not after the gate
-            _write_provenance(writer, request, manifest, csv_paths, report)
+            read = {key: layer.names for key, layer in small.items() if layer is not None}
+            read["land_use_coefficients"] = coefficients.names
+            _write_provenance(writer, request, manifest, csv_paths, read, report)
             writer.flush()
             run_gate(
                 writer.connection,

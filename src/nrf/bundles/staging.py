@@ -3,12 +3,12 @@
 Every output feature carries ``source_fid`` (and the coefficient layer its ``cromeid``), so any
 figure can be traced to the delivered row. Coefficient text that is not a number becomes NULL,
 as Defra's own loader read it, and each such value is listed as a cleaning, naming the column
-as delivered (``names``: the manifest's column of each role), never the bundle's.
+as the delivered file spells it, never the bundle's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -52,13 +52,7 @@ def _id(value: object, layer: str, key: str, report: QcReport) -> object:
     return number
 
 
-def stage_small(
-    writer: GeoPackageWriter,
-    key: str,
-    layer: VectorLayer,
-    report: QcReport,
-    names: Mapping[str, str],
-) -> None:
+def stage_small(writer: GeoPackageWriter, key: str, layer: VectorLayer, report: QcReport) -> None:
     columns = SMALL_COLUMNS[key]
     writer.create_layer(key, [*columns, ("source_fid", "INTEGER")], geometry_type="MULTIPOLYGON")
     fids = layer.fids.tolist()
@@ -72,7 +66,7 @@ def stage_small(
             values[name] = raw
         else:
             values[name] = [
-                stripped(v, key, w, names.get(name, name), report)
+                stripped(v, key, w, layer.names.get(name, name), report)
                 for v, w in zip(raw, where, strict=True)
             ]
     keys = [f"source fid {f}" for f in fids]
@@ -124,7 +118,6 @@ def stage_coefficients(
     writer: GeoPackageWriter,
     source: CoefficientSource,
     report: QcReport,
-    names: Mapping[str, str],
     progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Stream the layer into ``writer`` a chunk at a time; returns the number of features."""
@@ -141,7 +134,7 @@ def stage_coefficients(
             values[name] = [geopackage_lookups.text_or_none(v) for v in chunk.columns[name]]
         for name in COEFFICIENTS:
             values[name] = [
-                _coefficient(v, k, names.get(name, name), report)
+                _coefficient(v, k, source.names.get(name, name), report)
                 for v, k in zip(chunk.columns[name], keys, strict=True)
             ]
         geoms = flattened(layer, keys, decode(layer, keys, chunk.blobs, report), report)
