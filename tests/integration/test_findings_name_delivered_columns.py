@@ -333,3 +333,16 @@ def test_a_column_is_named_as_the_file_spells_it_in_other_case_or_by_its_alterna
     assert finding["detail"].endswith(": lu_currpcoeff = 7.0, not in [0, 5.0]")
     cleaned = {f["detail"] for f in found if f["code"] == "cleaned"}
     assert "name '\\tGamma Fen SSSI' stripped to 'Gamma Fen SSSI'" in cleaned  # not site_name
+
+
+def test_money_cleaned_in_a_renamed_charge_column_is_listed_under_that_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def pounds(d: FixtureData) -> None:
+        d.charges[0] = '1,Yare EDP,2026-04-01,2026-04-01,2027-03-31,"£2,675.5"'
+
+    manifest = '[sources.levy_charges.columns]\nbase_charge_per_unit = "price_per_home"\n'
+    status, found, err = _build(tmp_path, capsys, pounds, _rename_charge_column, manifest)
+    assert status == 0, err
+    [cleaned] = [f for f in found if f["code"] == "cleaned" and f["layer"] == "levy_charges"]
+    assert cleaned["detail"].startswith("price_per_home '£2,675.5' read as 2675.5 (")
