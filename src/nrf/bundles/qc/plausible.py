@@ -79,11 +79,11 @@ def check_plausible(
                 continue
             if value > high or value < low or (value == low and not low_ok):
                 shown = "[" if low_ok else "("
+                where = delivered(table, column, row, named, source)
                 report.add(
                     "value_invalid",
                     table,
                     _key(table, row),
-                    f"{column} = {value:g} {unit}{delivered(table, column, row, named, source)} "
-                    "is outside "
-                    f"{shown}{low:g}, {high:g}]: a slipped decimal point or a sign?",
+                    f"{column} = {value:g} {unit}{where} is outside {shown}{low:g}, {high:g}]: "
+                    "a slipped decimal point or a sign?",
                 )
