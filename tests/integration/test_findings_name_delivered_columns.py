@@ -1,10 +1,11 @@
-"""Gate findings name each column as delivered: Defra's names, or the ones a manifest gives.
+"""Findings name each column as delivered: Defra's names, or the ones a manifest gives.
 
 A data manager mends the delivery, not the bundle, so `LU_CurrPcoeff = 7.0` is what they can
 act on and `lu_curr_p_coeff = 7.0` is not. Each case builds a real delivery in Defra's layout
 (``support.delivery``), breaks one value, and where a manifest renames the column, renames it
 in the delivered file too. `nrf bundle check` has only the bundle, so the names are recorded in
 it (`bundle_columns`); a bundle built before that record keeps naming the bundle's own column.
+The build's own cleanings (a stripped name, a code read as a number) use the delivered names too.
 """
 
 from __future__ import annotations
