@@ -845,7 +845,7 @@ def _bad_value_in_a_renamed_file(d: FixtureData) -> None:
             "coefficient_range",
             "CR0101",
             COEFF_PATH,
-            "lu_curr_p_coeff = -0.5, not in [0, 5.0]",
+            "LU_CurrPcoeff = -0.5, not in [0, 5.0]",  # the delivered column, not lu_curr_p_coeff
         ),
         (
             _before(_bowtie_cell),
@@ -866,7 +866,7 @@ def _bad_value_in_a_renamed_file(d: FixtureData) -> None:
             "coefficient_range",
             "CR0101",
             "nutrients/NMS_v2.gpkg",
-            "lu_curr_p_coeff = -0.5",
+            "LU_CurrPcoeff = -0.5",
         ),
     ],
     ids=["value_range", "tile_geometry", "extent", "renamed_file"],

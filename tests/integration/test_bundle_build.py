@@ -285,8 +285,9 @@ def test_dirty_lookups_are_cleaned_and_each_cleaning_is_listed(tmp_path: Path) -
     assert any(d.startswith("row 8 disagrees with row 7") for d in cleaned)
     assert "WwTW_name 'Alpha WwTW ' stripped to 'Alpha WwTW'" in cleaned
     assert "NN_Catchment 'Beta SAC ' stripped to 'Beta SAC'" in cleaned
-    assert "row 2: NULL n_conc_2025_2030, p_conc_2030_on = no load" in cleaned
-    assert "lu_curr_n_coeff 'n/a' read as NULL" in cleaned
+    # The delivered columns, not the bundle's n_conc_2025_2030 and p_conc_2030_on.
+    assert "row 2: NULL Nitrogen_2025_2030, Phosphorus_2030_onwards = no load" in cleaned
+    assert "LU_CurrNcoeff 'n/a' read as NULL" in cleaned  # as delivered, not lu_curr_n_coeff
     assert (tmp_path / "out.qc.md").read_text().startswith("# Quality gate: out.gpkg")
 
 

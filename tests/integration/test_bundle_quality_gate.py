@@ -618,8 +618,9 @@ def test_an_implausible_value_names_the_delivered_column_and_row(tmp_path: Path)
     [bad] = [f for f in report(tmp_path)["findings"] if f["code"] == "value_invalid"]
     assert (bad["layer"], bad["key"]) == ("wwtw_permits", "11307")
     assert bad["detail"] == (
-        "n_conc_2030_on = 999 mg/l (`Nitrogen_2030_onwards` in `WwTw_lookup` row 1) is outside "
-        "[0, 200]: a slipped decimal point or a sign?"
+        "n_conc_2030_on = 999 mg/l (`Nitrogen_2030_onwards` in `WwTw_lookup` of "
+        "`nutrients/SQL_Lookups/Interim_coeffs.sqlite` row 1) is outside [0, 200]: a slipped "
+        "decimal point or a sign?"
     )
 
 

@@ -18,6 +18,7 @@ from attrs import frozen
 import nrf
 from nrf.bundles import cleaning, source_reader
 from nrf.bundles.coefficient_source import SourceUnreadable, open_coefficients
+from nrf.bundles.delivered_columns import column_rows
 from nrf.bundles.geopackage_writer import GeoPackageWriter
 from nrf.bundles.levy_tables import DEFAULT_VAT_RATE, charges_table, index_table, settings_table
 from nrf.bundles.manifest import CSV_SOURCES, Manifest, load_manifest
@@ -168,14 +169,16 @@ def _write_provenance(
     request: BuildRequest,
     manifest: Manifest,
     csv_paths: dict[str, Path],
+    read: dict[str, dict[str, str]],
     report: QcReport,
 ) -> None:
-    """The bundle's name, version and source files, also listed in the report."""
+    """The bundle's name, version, source files (also listed in the report) and the delivered
+    name of each column (``read``: a layer's columns as its file spells them)."""
     extra = list(csv_paths.items())
     if request.manifest is not None:
         extra.append(("manifest", request.manifest))
     sources = source_files(request.source_dir, manifest, extra)
-    report.figures["sources"] = [s.path for s in sources]
+    report.figures["sources"] = list(dict.fromkeys(s.path for s in sources))
     info = BundleInfo(
         name=manifest.name,
         version=request.version,
@@ -183,7 +186,7 @@ def _write_provenance(
         description=manifest.description,
         nrf_version=nrf.__version__,
     )
-    write_provenance(writer, info, sources)
+    write_provenance(writer, info, sources, column_rows(manifest, read))
 
 
 def build_bundle(request: BuildRequest, progress: Progress | None = None) -> BuildOutcome:
@@ -242,7 +245,9 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
             refused = BuildOutcome(report, written=False, unreadable=True)
         else:
             coefficients.close()  # read in full: free it now, not after the gate
-            _write_provenance(writer, request, manifest, csv_paths, report)
+            read = {key: layer.names for key, layer in small.items() if layer is not None}
+            read["land_use_coefficients"] = coefficients.names
+            _write_provenance(writer, request, manifest, csv_paths, read, report)
             writer.flush()
             run_gate(
                 writer.connection,

@@ -2,7 +2,8 @@
 
 The real exports are dirty (codes as "\\t11307" or 1065.0, NULL codes on package-plant rows,
 duplicate codes, trailing spaces, NULL concentrations). Each documented cleaning is recorded as
-a ``cleaned`` finding, never swallowed; anything not covered by a rule is an error.
+a ``cleaned`` finding, never swallowed; anything not covered by a rule is an error. Findings
+name columns as delivered (Defra's names, or those the manifest gives), never the bundle's.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ def delivered(manifest: Manifest, key: str, role: str, row: object) -> str:
     return f"`{source.columns[role]}` in `{source.layer}` of `{source.path}` row {row}"
 
 
+def column(manifest: Manifest, key: str, role: str) -> str:
+    """The delivered name of ``role``'s column: Defra's, or the one the manifest gives."""
+    return manifest.sources[key].columns[role]
+
+
 def not_a_number(value: object, example: str) -> str:
     """Why a value is refused and what to write instead ("write a plain number, e.g. 10")."""
     text = str(value).strip()
@@ -49,8 +55,9 @@ def stripped(value: object, table: str, where: str, column: str, report: QcRepor
     return text
 
 
-def _code(row: Row, report: QcReport) -> int | None:
+def _code(row: Row, manifest: Manifest, report: QcReport) -> int | None:
     raw, where = row["wwtw_code"], f"row {row['_row']}"
+    code_column = column(manifest, PERMITS, "wwtw_code")
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         if category_key(str(row["wwtw_name"] or "")) == category_key(PACKAGE_PLANT):
             report.add(
@@ -61,16 +68,18 @@ def _code(row: Row, report: QcReport) -> int | None:
                 "default' row: dropped (works 141 carries the default)",
             )
         else:
-            report.add("key_missing", PERMITS, where, "WwTW_code is NULL")
+            report.add("key_missing", PERMITS, where, f"{code_column} is NULL")
         return None
     code = geopackage_lookups.whole_number(raw)
     if code is not None and not fits_integer(code):
-        report.add("key_missing", PERMITS, where, f"WwTW_code {raw!r} is too large to be a code")
+        report.add(
+            "key_missing", PERMITS, where, f"{code_column} {raw!r} is too large to be a code"
+        )
         return None
     if code is None:
-        report.add("key_missing", PERMITS, where, f"WwTW_code {raw!r} is not a whole number")
+        report.add("key_missing", PERMITS, where, f"{code_column} {raw!r} is not a whole number")
     elif str(raw) != str(code):
-        report.add("cleaned", PERMITS, code, f"{where}: WwTW_code {raw!r} read as {code}")
+        report.add("cleaned", PERMITS, code, f"{where}: {code_column} {raw!r} read as {code}")
     return code
 
 
@@ -78,8 +87,9 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
     """One row per works code; duplicates dropped when identical, else by the manifest policy."""
     kept: dict[int, tuple[tuple[object, ...], int]] = {}
     out: list[tuple[object, ...]] = []
+    names = manifest.sources[PERMITS].columns
     for row in rows:
-        code = _code(row, report)
+        code = _code(row, manifest, report)
         if code is None:
             continue
         where = f"row {row['_row']}"
@@ -99,11 +109,12 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
             c for c, v in zip(CONCENTRATIONS, conc, strict=True) if v is None and c not in refused
         ]
         if nulls:
-            report.add("cleaned", PERMITS, code, f"{where}: NULL {', '.join(nulls)} = no load")
+            shown = ", ".join(names[c] for c in nulls)
+            report.add("cleaned", PERMITS, code, f"{where}: NULL {shown} = no load")
         values = (
             code,
-            stripped(row["wwtw_name"], PERMITS, str(code), "WwTW_name", report) or "",
-            stripped(row["subcatchment"], PERMITS, str(code), "Subcatchment_name", report),
+            stripped(row["wwtw_name"], PERMITS, str(code), names["wwtw_name"], report) or "",
+            stripped(row["subcatchment"], PERMITS, str(code), names["subcatchment"], report),
             *conc,
         )
         if code in kept:
@@ -142,7 +153,7 @@ def _rate(row: Row, manifest: Manifest, report: QcReport) -> tuple[float, float]
     for role, example in (("occupancy", "2.4 persons per dwelling"), ("water", "120 l/day")):
         place = delivered(manifest, RATES, role, row["_row"])
         name = geopackage_lookups.text_or_none(row["nn_catchment"])
-        place += f" (NN_Catchment '{name}')" if name else ""
+        place += f" ({column(manifest, RATES, 'nn_catchment')} '{name}')" if name else ""
         try:
             value = geopackage_lookups.number(row[role])
         except ValueError:
@@ -173,11 +184,12 @@ def clean_rates(
     categories = {category_key(c) for c in manifest.dwelling_categories}
     out: list[tuple[object, ...]] = []
     seen: dict[str, tuple[float, float]] = {}
+    catchment = column(manifest, RATES, "nn_catchment")
     for row in rows:
-        name = stripped(row["nn_catchment"], RATES, f"row {row['_row']}", "NN_Catchment", report)
+        name = stripped(row["nn_catchment"], RATES, f"row {row['_row']}", catchment, report)
         rate = _rate(row, manifest, report)
         if name is None:
-            report.add("key_missing", RATES, f"row {row['_row']}", "NN_Catchment is NULL")
+            report.add("key_missing", RATES, f"row {row['_row']}", f"{catchment} is NULL")
             continue
         if rate is None:
             continue

@@ -60,6 +60,11 @@ class CoefficientSource:
         self._roles = roles
         self._path = path
 
+    @property
+    def names(self) -> dict[str, str]:
+        """Each role's column as the file spells it."""
+        return dict(zip(self._roles, self._columns, strict=True))
+
     def chunks(self, size: int) -> Iterator[CoefficientChunk]:
         """Chunks in fid order; SourceUnreadable if the file turns out broken part-way."""
         last: object = None

@@ -1,10 +1,12 @@
 """Where a built bundle came from: every source file's SHA-256, the build, and the QC outcome.
 
 ``bundle_info`` keeps the four columns every reader knows and gains more (ignored by older
-readers); the per-file digests go in a side table ``bundle_sources``, one row per file, so a
-figure can be traced to the exact delivery that produced it. Its ``member`` says what inside the
-file was read (a GeoPackage's layer, a SQLite table, the `.shp` inside a zip), so a gate finding
-can name the place a data manager opens, not only the file.
+readers); the per-file digests go in a side table ``bundle_sources``, one row per file and
+role, so a figure can be traced to the exact delivery that produced it. Its ``member`` says
+what inside the file was read (a GeoPackage's layer, a SQLite table, the `.shp` inside a zip),
+so a gate finding can name the place a data manager opens, not only the file;
+``bundle_columns`` (see ``delivered_columns``) gives each bundle column's delivered name, so it
+can name the column too.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from attrs import frozen
 
+from nrf.bundles import delivered_columns
 from nrf.bundles.geopackage_writer import GeoPackageWriter
 from nrf.bundles.manifest import Manifest, Source
 from nrf.bundles.zip_member import shapefile_member
@@ -94,8 +97,9 @@ def source_files(
 ) -> list[SourceFile]:
     """Every delivered file the build read (optional ones only when present), plus ``extra``.
 
-    A file read for two roles (the lookups: permits and rates) is listed once, for the first."""
-    found: dict[Path, tuple[str, str | None]] = {}
+    A file read for two roles (the lookups: permits and rates) is listed under each, with what
+    was read inside it for that role (its table), so a finding on either names its table."""
+    found: dict[tuple[Path, str], str | None] = {}
     extra = list(extra)
     named = {role for role, _ in extra}
     for role, source in manifest.sources.items():
@@ -103,18 +107,24 @@ def source_files(
             continue
         for path in _companions(root / source.path):
             if path.is_file():
-                found.setdefault(path, (role, _member(path, source)))
+                found.setdefault((path, role), _member(path, source))
+    listed = {path for path, _ in found}
     for role, path in extra:
-        found.setdefault(path, (role, None))
+        if path not in listed:
+            found[(path, role)] = None
+            listed.add(path)
     out = []
-    for path, (role, member) in found.items():
+    digests: dict[Path, str] = {}
+    for (path, role), member in found.items():
         shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+        if path not in digests:
+            digests[path] = sha256_of(path)
         out.append(
             SourceFile(
                 role=role,
                 path=shown,
                 bytes=path.stat().st_size,
-                sha256=sha256_of(path),
+                sha256=digests[path],
                 member=member,
             )
         )
@@ -125,7 +135,10 @@ def write_provenance(
     writer: GeoPackageWriter,
     info: BundleInfo,
     sources: list[SourceFile],
+    columns: list[tuple[str, str, str]],
 ) -> None:
+    """``bundle_info``, ``bundle_sources`` and ``bundle_columns`` (role, column, delivered)."""
     writer.create_table("bundle_info", INFO_COLUMNS, [info.row()])
     rows = [(s.role, s.path, s.bytes, s.sha256, s.member) for s in sources]
     writer.create_table("bundle_sources", SOURCE_COLUMNS, rows)
+    writer.create_table(delivered_columns.TABLE, delivered_columns.COLUMNS, columns)

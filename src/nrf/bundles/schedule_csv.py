@@ -132,7 +132,7 @@ def read_csv_rows(
             report.add(FORMAT, key, where, f"{len(fields)} fields, the header has {len(header)}")
             continue
         values = {
-            role: _value(key, role, fields[positions[name]], role in money, where, report)
+            role: _value(key, columns[role], fields[positions[name]], role in money, where, report)
             for role, name in zip(columns, wanted, strict=True)
         }
         row = tuple(values.values())

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pyogrio
 import pyproj
-from attrs import frozen
+from attrs import field, frozen
 from numpy.typing import NDArray
 from pyogrio.raw import read as raw_read
 
@@ -37,13 +37,15 @@ from nrf.domain.bng import BNG, BNG_EPSG
 Row = dict[str, Any]
 
 
-@frozen
+@frozen(kw_only=True)
 class VectorLayer:
-    """A small layer read whole: geometries as WKB, source fids, and one list per column role."""
+    """A small layer read whole: geometries as WKB, source fids, and one list per column role;
+    ``names`` is each role's column as the file spells it (its case, or an alternative name)."""
 
     fids: NDArray[np.int64]
     wkb: list[bytes | None]
     columns: dict[str, list[Any]]
+    names: dict[str, str] = field(factory=dict)
 
 
 def source_path(root: Path, source: Source) -> Path:
@@ -129,7 +131,10 @@ def read_vector(root: Path, key: str, source: Source, report: QcReport) -> Vecto
     stored_columns = dict(zip(wanted, columns.values(), strict=True))
     if undeclared_text(key, path, [int(f) for f in fids], stored_columns, report):
         return None
-    return VectorLayer(np.asarray(fids, dtype=np.int64), list(wkb), columns)
+    names = dict(zip(source.columns, wanted, strict=True))
+    return VectorLayer(
+        fids=np.asarray(fids, dtype=np.int64), wkb=list(wkb), columns=columns, names=names
+    )
 
 
 def _is_nan(value: object) -> bool:

@@ -2,7 +2,8 @@
 
 Every output feature carries ``source_fid`` (and the coefficient layer its ``cromeid``), so any
 figure can be traced to the delivered row. Coefficient text that is not a number becomes NULL,
-as Defra's own loader read it, and each such value is listed as a cleaning.
+as Defra's own loader read it, and each such value is listed as a cleaning, naming the column
+as the delivered file spells it, never the bundle's.
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ def stage_small(writer: GeoPackageWriter, key: str, layer: VectorLayer, report: 
             values[name] = raw
         else:
             values[name] = [
-                stripped(v, key, w, name, report) for v, w in zip(raw, where, strict=True)
+                stripped(v, key, w, layer.names.get(name, name), report)
+                for v, w in zip(raw, where, strict=True)
             ]
     keys = [f"source fid {f}" for f in fids]
     writer.append_features(
@@ -132,7 +134,7 @@ def stage_coefficients(
             values[name] = [geopackage_lookups.text_or_none(v) for v in chunk.columns[name]]
         for name in COEFFICIENTS:
             values[name] = [
-                _coefficient(v, k, name, report)
+                _coefficient(v, k, source.names.get(name, name), report)
                 for v, k in zip(chunk.columns[name], keys, strict=True)
             ]
         geoms = flattened(layer, keys, decode(layer, keys, chunk.blobs, report), report)

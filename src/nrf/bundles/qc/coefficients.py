@@ -2,7 +2,8 @@
 
 Keys present and unique, value ranges, and features without a geometry are single scans;
 the rules that need the polygons themselves run tile by tile in ``qc.tiles``. Each finding
-names the delivered GeoPackage and its layer, where the data manager mends the feature.
+names the delivered GeoPackage, its layer and the column as delivered (`LU_CurrPcoeff`, not the
+bundle's `lu_curr_p_coeff`), where the data manager mends the feature.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.delivered_column import column_names
 from nrf.bundles.qc.delivered_file import delivered_file, in_file
 from nrf.bundles.qc.geometry import GB_EXTENT, LONLAT_BOX
 from nrf.bundles.qc.report import QcReport
@@ -28,19 +30,23 @@ def check_values(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> No
     key = key_sql(db, t)
     table, fid = q(t.name), q(t.key)
     where = in_file(delivered_file(db, LAYER))
+    named = column_names(db, LAYER)
+    cromeid = named("cromeid")
     if key == fid:
-        report.add("no_source_key", LAYER, "-", f"{where}no cromeid column: rows are named by fid")
+        report.add(
+            "no_source_key", LAYER, "-", f"{where}no {cromeid} column: rows are named by fid"
+        )
     else:
         sql = f"SELECT {fid} FROM {table} WHERE {key} IS NULL OR trim({key}) = ''"
         for (row,) in db.execute(sql):
-            report.add("key_missing", LAYER, f"fid {row}", f"{where}no cromeid")
+            report.add("key_missing", LAYER, f"fid {row}", f"{where}no {cromeid}")
         sql = (
             f"SELECT {key}, count(*), group_concat({fid}) FROM {table} WHERE {key} IS NOT NULL "
             f"AND trim({key}) != '' GROUP BY {key} HAVING count(*) > 1"
         )
         for value, count, fids in db.execute(sql):
             report.add(
-                "key_duplicate", LAYER, value, f"{where}cromeid on {count} rows (fids {fids})"
+                "key_duplicate", LAYER, value, f"{where}{cromeid} on {count} rows (fids {fids})"
             )
     for wanted, top in RANGES.items():
         col = q(t.columns[wanted])
@@ -53,7 +59,7 @@ def check_values(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> No
                 "coefficient_range",
                 LAYER,
                 name,
-                f"{where}{wanted} = {value!r}, not in [0, {top}]",
+                f"{where}{named(wanted)} = {value!r}, not in [0, {top}]",
             )
     rtree = q(t.rtree or "")
     sql = f"SELECT t.{fid}, {key} FROM {table} t LEFT JOIN {rtree} r ON r.id = t.{fid} "

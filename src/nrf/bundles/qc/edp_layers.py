@@ -2,7 +2,8 @@
 
 Several polygons may make one EDP (Defra's layer has them), but they must then carry one
 EDP_Id: a quote resolves the EDP named in Defra's message by name, so a name with two ids
-(or an id with two names) would price a site by whichever polygon came first.
+(or an id with two names) would price a site by whichever polygon came first. Findings name
+the columns as delivered (`EDP_Id`, `EDP_Name`, or the manifest's names for them).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections import defaultdict
 
 from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.delivered_column import column_names
 from nrf.bundles.qc.delivered_file import delivered_file, in_file
 from nrf.bundles.qc.geometry import check_geometries, decode
 from nrf.bundles.qc.report import QcReport
@@ -51,6 +53,8 @@ def check_edp_boundaries(
     keys, blobs, values = _features(db, t)
     source = delivered_file(db, EDPS)
     where = in_file(source)
+    named = column_names(db, EDPS)
+    id_column, name_column = named("edp_id", "EDP_Id"), named("edp_name", "EDP_Name")
     check_geometries(
         EDPS, keys, decode(EDPS, keys, blobs, report, source=source), report, source=source
     )
@@ -64,14 +68,14 @@ def check_edp_boundaries(
                 "key_missing",
                 EDPS,
                 key,
-                f"{where}EDP_Id {row['edp_id']!r} / EDP_Name {row['edp_name']!r}",
+                f"{where}{id_column} {row['edp_id']!r} / {name_column} {row['edp_name']!r}",
             )
             continue
         ids_of[name][edp].append(key)
         names_of[edp][name].append(key)
     for name, ids in sorted(ids_of.items()):
         if len(ids) > 1:
-            shown = "; ".join(f"EDP_Id {i} on {', '.join(k)}" for i, k in sorted(ids.items()))
+            shown = "; ".join(f"{id_column} {i} on {', '.join(k)}" for i, k in sorted(ids.items()))
             report.add(
                 "edp_id_conflict",
                 EDPS,
@@ -85,7 +89,8 @@ def check_edp_boundaries(
             report.add(
                 "edp_id_conflict",
                 EDPS,
-                f"EDP_Id {edp}",
-                f"{where}EDP_Id {edp} names {len(names)} EDPs ({shown}): one id, one EDP_Name",
+                f"{id_column} {edp}",
+                f"{where}{id_column} {edp} names {len(names)} EDPs ({shown}): one id, one "
+                f"{name_column}",
             )
     return {edp: min(names) for edp, names in names_of.items()}

@@ -4,7 +4,8 @@ A quote takes the one charge of its EDP whose window covers the quote date, so w
 EDP must not share a day (two charges would fit) and must run forwards; a charge must be money
 above nothing, for an EDP the layer holds. Each index year appears once, or indexing would
 depend on row order. A row refused for a bad value is judged no further (no cascade), and each
-finding names the delivered file and line, the row's own key, and what to write instead.
+finding names the delivered file and line, the row's own key, and what to write instead, with
+every column as delivered (the CSV header's names, which a manifest may rename).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from attrs import frozen
 
 from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.delivered_column import ColumnNames, column_names
 from nrf.bundles.qc.delivered_file import delivered_file
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.schedule_values import PLACES, iso_date, places, plain_decimal
@@ -63,34 +65,37 @@ def _rows(db: sqlite3.Connection, t: TableSchema) -> list[dict[str, Any]]:
     return out
 
 
-def _charge(row: dict[str, Any], report: QcReport) -> Charge | None:
+def _charge(
+    row: dict[str, Any], named: ColumnNames, edp_layer: ColumnNames, report: QcReport
+) -> Charge | None:
     """The row as a Charge, or None with one charge_invalid finding naming every bad value."""
-    key = f"edp_id {row['edp_id']} from {row['charge_valid_from']}"
+    key = f"{named('edp_id')} {row['edp_id']} from {row['charge_valid_from']}"
     problems = []
     edp = geopackage_lookups.whole_number(row["edp_id"])
+    edp_id, edp_name = edp_layer("edp_id", "EDP_Id"), edp_layer("edp_name", "EDP_Name")
     if edp is None:
-        problems.append(f"edp_id {row['edp_id']!r} is no whole number: write the EDP_Id, e.g. 1")
+        problems.append(
+            f"{named('edp_id')} {row['edp_id']!r} is no whole number: write the {edp_id}, e.g. 1"
+        )
     name = geopackage_lookups.text_or_none(row["edp_name"])
     if name is None:
-        problems.append("edp_name is blank: write the EDP_Name of the EDP layer")
+        problems.append(f"{named('edp_name')} is blank: write the {edp_name} of the EDP layer")
     dates = {c: iso_date(row[c]) for c in DATES}
     for column, value in dates.items():
         if value is None:
             problems.append(
-                f"{column} {row[column]!r} is no date: write YYYY-MM-DD, e.g. 2026-04-01"
+                f"{named(column)} {row[column]!r} is no date: write YYYY-MM-DD, e.g. 2026-04-01"
             )
     base = plain_decimal(row["base_charge_per_unit"])
-    shown = repr(row["base_charge_per_unit"])
+    shown = f"{named('base_charge_per_unit')} {row['base_charge_per_unit']!r}"
     if base is None:
-        problems.append(
-            f"base_charge_per_unit {shown} is not a decimal: write pounds per unit, e.g. 2675.0000"
-        )
+        problems.append(f"{shown} is not a decimal: write pounds per unit, e.g. 2675.0000")
     elif base <= 0:
-        problems.append(f"base_charge_per_unit {shown} is not above 0")
+        problems.append(f"{shown} is not above 0")
     elif places(base) > PLACES:
         problems.append(
-            f"base_charge_per_unit {shown} has {places(base)} decimal places; the schedule "
-            f"keeps {PLACES}: write it as Defra publishes it"
+            f"{shown} has {places(base)} decimal places; the schedule keeps {PLACES}: write it "
+            "as Defra publishes it"
         )
     if problems:
         report.add("charge_invalid", CHARGES, key, f"{row['_place']}: " + "; ".join(problems))
@@ -109,7 +114,7 @@ def _charge(row: dict[str, Any], report: QcReport) -> Charge | None:
     )
 
 
-def _windows(charges: list[Charge], report: QcReport) -> None:
+def _windows(charges: list[Charge], named: ColumnNames, report: QcReport) -> None:
     """Reversed windows, then every pair of one EDP's forward windows that share a day."""
     forward: dict[int, list[Charge]] = defaultdict(list)
     for c in charges:
@@ -118,8 +123,8 @@ def _windows(charges: list[Charge], report: QcReport) -> None:
                 "charge_window_reversed",
                 CHARGES,
                 c.key,
-                f"{c.place}: charge_valid_to {c.valid_to} is before charge_valid_from "
-                f"{c.valid_from}: swap them, or correct the year",
+                f"{c.place}: {named('charge_valid_to')} {c.valid_to} is before "
+                f"{named('charge_valid_from')} {c.valid_from}: swap them, or correct the year",
             )
         else:
             forward[c.edp_id].append(c)
@@ -147,16 +152,18 @@ def check_charges(
     report: QcReport,
 ) -> None:
     rows = _rows(db, t)
-    charges = [c for c in (_charge(r, report) for r in rows) if c is not None]
-    _windows(charges, report)
+    named, edp_layer = column_names(db, ROLES[CHARGES]), column_names(db, "edp_boundaries")
+    edp_id = edp_layer("edp_id", "EDP_Id")
+    charges = [c for c in (_charge(r, named, edp_layer, report) for r in rows) if c is not None]
+    _windows(charges, named, report)
     for c in charges:
         if c.start.year not in index_years:
             report.add(
                 "index_year_missing",
                 CHARGES,
                 c.key,
-                f"{c.place}: edp_start_date {c.start} is in {c.start.year}, which the inflation "
-                "index does not list: a quote in any later year is refused "
+                f"{c.place}: {named('edp_start_date')} {c.start} is in {c.start.year}, which the "
+                "inflation index does not list: a quote in any later year is refused "
                 "(inflation_index_missing); add the year's row to the index",
             )
     for c in charges:
@@ -165,22 +172,24 @@ def check_charges(
                 "ref_charge_edp",
                 CHARGES,
                 c.key,
-                f"{c.place}: the EDP layer has no EDP_Id {c.edp_id} ('{c.edp_name}')",
+                f"{c.place}: the EDP layer has no {edp_id} {c.edp_id} ('{c.edp_name}')",
             )
         elif edps[c.edp_id] != c.edp_name:
             report.add(
                 "ref_charge_edp",
                 CHARGES,
                 c.key,
-                f"{c.place}: edp_name '{c.edp_name}', but the EDP layer names EDP_Id "
-                f"{c.edp_id} '{edps[c.edp_id]}'",
+                f"{c.place}: {named('edp_name')} '{c.edp_name}', but the EDP layer names "
+                f"{edp_id} {c.edp_id} '{edps[c.edp_id]}'",
             )
     mentioned = {geopackage_lookups.whole_number(r["edp_id"]) for r in rows}
     # An id whose EDP name is charged under another id is an edp_id_conflict, already reported.
     charged = {edps[e] for e in mentioned if e is not None and e in edps}
     for edp, name in sorted(edps.items()):
         if edp not in mentioned and name not in charged:
-            report.add("charge_missing", CHARGES, f"edp_id {edp}", f"'{name}' has no charge row")
+            report.add(
+                "charge_missing", CHARGES, f"{named('edp_id')} {edp}", f"'{name}' has no charge row"
+            )
 
 
 def _positive(value: object, most_places: int | None = None) -> bool:
@@ -192,14 +201,16 @@ def _positive(value: object, most_places: int | None = None) -> bool:
 def check_index(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> set[int]:
     """Every row usable, each year once; returns the years listed."""
     years: dict[int, list[str]] = defaultdict(list)
+    named = column_names(db, ROLES[INDEX])
+    year_column = named("charging_year")
     for row in _rows(db, t):
         year = geopackage_lookups.whole_number(row["charging_year"])
-        key = f"charging_year {row['charging_year']}"
+        key = f"{year_column} {row['charging_year']}"
         problems = []
         if year is None:
-            problems.append(f"charging_year {row['charging_year']!r} is no year, e.g. 2027")
+            problems.append(f"{year_column} {row['charging_year']!r} is no year, e.g. 2027")
         if not _positive(row["cil_index"]):
-            problems.append(f"cil_index {row['cil_index']!r} is not a decimal above 0")
+            problems.append(f"{named('cil_index')} {row['cil_index']!r} is not a decimal above 0")
         if not _positive(row["index_factor"], PLACES):
             factor = str(row["index_factor"]).strip()
             fix = (
@@ -208,8 +219,8 @@ def check_index(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> set
                 else " (2026 is 1.0000)"
             )
             problems.append(
-                f"index_factor {row['index_factor']!r} is not a decimal above 0 with at most "
-                f"{PLACES} places{fix}"
+                f"{named('index_factor')} {row['index_factor']!r} is not a decimal above 0 with "
+                f"at most {PLACES} places{fix}"
             )
         if problems:
             report.add("index_invalid", INDEX, key, f"{row['_place']}: " + "; ".join(problems))
@@ -220,7 +231,7 @@ def check_index(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> set
             report.add(
                 "index_year_duplicate",
                 INDEX,
-                f"charging_year {year}",
+                f"{year_column} {year}",
                 f"listed {len(places_seen)} times ({', '.join(places_seen)}): keep one row",
             )
     return set(years)

@@ -14,6 +14,8 @@ from typing import Any
 
 from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.bundles.manifest import DEFAULT_SOURCES
+from nrf.bundles.qc.delivered_column import ColumnNames
+from nrf.bundles.qc.delivered_file import DeliveredFile
 from nrf.bundles.qc.report import QcReport
 
 # (table, column) -> (lowest, highest, whether the lowest itself is allowed, unit)
@@ -26,18 +28,28 @@ BOUNDS: dict[tuple[str, str], tuple[float, float, bool, str]] = {
     ("occupancy_rates", "water_usage_l_per_person_day"): (0.0, 1000.0, False, "l/person/day"),
 }
 KEYS = {"wwtw_permits": "wwtw_id", "occupancy_rates": None}
-# bundle column -> the manifest role it was read from (the delivered name is the manifest's)
+# bundle column -> the manifest role it was read from, for Defra's default name when the bundle
+# recorded no delivered names (built before `bundle_columns`)
 ROLES = {"occupancy_rate": "occupancy", "water_usage_l_per_person_day": "water"}
 
 
-def delivered(table: str, column: str, row: Mapping[str, Any]) -> str:
-    """ " (`Phosphorus_2030_onwards` in `WwTw_lookup` row 14)" in Defra's default names, when the
+def delivered(
+    table: str,
+    column: str,
+    row: Mapping[str, Any],
+    named: ColumnNames,
+    source: DeliveredFile | None,
+) -> str:
+    """ " (`Phosphorus_2030_onwards` in `WwTw_lookup` of `nutrients/.../Interim_coeffs.sqlite` row
+    14)": the column and table as the build recorded them (else Defra's default names), when the
     bundle recorded the delivered row; "" for a bundle built elsewhere."""
     if row.get("_source_row") is None:
         return ""
-    source = DEFAULT_SOURCES[table]
-    name = source.columns.get(ROLES.get(column, column), column)
-    return f" (`{name}` in `{source.layer}` row {row['_source_row']})"
+    default = DEFAULT_SOURCES[table]
+    name = named(column, default.columns.get(ROLES.get(column, column), column))
+    inside = (source.layer if source is not None else None) or default.layer
+    of = f" of `{source.path}`" if source is not None else ""
+    return f" (`{name}` in `{inside}`{of} row {row['_source_row']})"
 
 
 def _key(table: str, row: Mapping[str, Any]) -> object:
@@ -47,8 +59,15 @@ def _key(table: str, row: Mapping[str, Any]) -> object:
     return row.get(column) if row.get(column) is not None else f"row {row['_key']}"
 
 
-def check_plausible(table: str, rows: Iterable[Mapping[str, Any]], report: QcReport) -> None:
-    """A value_invalid finding for every number outside its table's bounds."""
+def check_plausible(
+    table: str,
+    rows: Iterable[Mapping[str, Any]],
+    report: QcReport,
+    named: ColumnNames,
+    source: DeliveredFile | None = None,
+) -> None:
+    """A value_invalid finding for every number outside its table's bounds, named as delivered
+    (``named``; ``source`` is the delivered file and table, when the bundle recorded them)."""
     bounds = {column: b for (t, column), b in BOUNDS.items() if t == table}
     for row in rows:
         for column, (low, high, low_ok, unit) in bounds.items():
@@ -60,10 +79,11 @@ def check_plausible(table: str, rows: Iterable[Mapping[str, Any]], report: QcRep
                 continue
             if value > high or value < low or (value == low and not low_ok):
                 shown = "[" if low_ok else "("
+                where = delivered(table, column, row, named, source)
                 report.add(
                     "value_invalid",
                     table,
                     _key(table, row),
-                    f"{column} = {value:g} {unit}{delivered(table, column, row)} is outside "
-                    f"{shown}{low:g}, {high:g}]: a slipped decimal point or a sign?",
+                    f"{column} = {value:g} {unit}{where} is outside {shown}{low:g}, {high:g}]: "
+                    "a slipped decimal point or a sign?",
                 )

@@ -1,4 +1,7 @@
-"""Rules over the four small layers (read whole): geometry, keys, one id per catchment name."""
+"""Rules over the four small layers (read whole): geometry, keys, one id per catchment name.
+
+A finding names each column as delivered (`N2K_Site_N`, or the manifest's name for it).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from attrs import frozen
 
 from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.delivered_column import column_names
 from nrf.bundles.qc.delivered_file import delivered_file, in_file
 from nrf.bundles.qc.geometry import check_geometries, decode
 from nrf.bundles.qc.report import QcReport
@@ -70,6 +74,7 @@ def check_small_layers(
         keys, blobs, values = _rows(db, schema[layer], layer)
         source = delivered_file(db, layer)
         where = in_file(source)
+        named = column_names(db, layer)
         geoms = decode(layer, keys, blobs, report, source=source)
         good = check_geometries(layer, keys, geoms, report, source=source)
         for key, geom, ok, row in zip(keys, geoms, good, values, strict=True):
@@ -79,34 +84,36 @@ def check_small_layers(
                     geopackage_lookups.edp_key(row["edp_id"]),
                 )
                 if name is None or edp is None:
-                    report.add(
-                        "key_missing", layer, key, f"{where}N2K_Site_N {name!r} / OID {edp!r}"
-                    )
+                    site, oid = named("n2k_site_name", "N2K_Site_N"), named("edp_id", "OID")
+                    report.add("key_missing", layer, key, f"{where}{site} {name!r} / {oid} {edp!r}")
                     continue
                 if edp_by_name.setdefault(name, edp) != edp:
                     report.add(
                         "key_conflict",
                         layer,
                         key,
-                        f"{where}'{name}' has OIDs {edp_by_name[name]} and {edp}",
+                        f"{where}'{name}' has {named('edp_id', 'OID')} {edp_by_name[name]} and "
+                        f"{edp}",
                     )
                 if name_by_edp.setdefault(edp, name) != name:
                     report.add(
                         "key_conflict",
                         layer,
                         key,
-                        f"{where}OID {edp} names '{name_by_edp[edp]}' and '{name}'",
+                        f"{where}{named('edp_id', 'OID')} {edp} names '{name_by_edp[edp]}' and "
+                        f"'{name}'",
                     )
                 if ok:
                     parts[name].append(geom)
             elif layer == "wwtw_catchments":
                 wid = geopackage_lookups.whole_number(row["wwtw_id"])
                 if wid is None:
-                    report.add("key_missing", layer, key, f"{where}WwTw_ID {row['wwtw_id']!r}")
+                    column = named("wwtw_id", "WwTw_ID")
+                    report.add("key_missing", layer, key, f"{where}{column} {row['wwtw_id']!r}")
                 else:
                     works.add(wid)
             elif geopackage_lookups.text_or_none(row[key_columns[0]]) is None:
-                report.add("key_missing", layer, key, f"{where}no {key_columns[0]}")
+                report.add("key_missing", layer, key, f"{where}no {named(key_columns[0])}")
     for name, polys in parts.items():
         if len(polys) > 1:
             report.add("key_repeated", "nn_catchments", name, f"{len(polys)} polygons")

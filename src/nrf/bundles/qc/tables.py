@@ -1,4 +1,8 @@
-"""Rules over the lookup tables: usable values, and every reference points at something real."""
+"""Rules over the lookup tables: usable values, and every reference points at something real.
+
+Findings name the columns and the table as delivered (`WwTW_code` in `WwTw_lookup`), as the
+build recorded them, not the bundle's `wwtw_id` in `wwtw_permits`.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from typing import Any
 
 from nrf.adapters.boundary_data import geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.delivered_column import ColumnNames, column_names
+from nrf.bundles.qc.delivered_file import delivered_file
 from nrf.bundles.qc.plausible import check_plausible
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.qc.small_layer_checks import SmallLayers
@@ -14,6 +20,7 @@ from nrf.domain.model import category_key
 
 FALLBACK_WORKS = 141
 PACKAGE_PLANT = category_key("Package Treatment Plant default")
+PERMITS, RATES = "wwtw_permits", "occupancy_rates"
 
 
 def _rows(db: sqlite3.Connection, t: TableSchema) -> list[dict[str, Any]]:
@@ -28,7 +35,13 @@ def _rows(db: sqlite3.Connection, t: TableSchema) -> list[dict[str, Any]]:
     ]
 
 
-def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> None:
+def _permits(
+    rows: list[dict[str, Any]],
+    small: SmallLayers,
+    report: QcReport,
+    named: ColumnNames,
+    member: str | None,
+) -> None:
     first: dict[int, tuple[object, ...]] = {}
     layer = "wwtw_permits"
     for row in rows:
@@ -38,14 +51,17 @@ def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -
             if row["wwtw_id"] is None and category_key(str(row["wwtw_name"])) == PACKAGE_PLANT:
                 report.add("cleaned", layer, where, "NULL id on a package-plant row: ignored")
             else:
-                report.add("key_missing", layer, where, f"wwtw_id {row['wwtw_id']!r}")
+                column = named("wwtw_id")
+                report.add("key_missing", layer, where, f"{column} {row['wwtw_id']!r}")
             continue
         values = tuple(row[c] for c in geopackage_lookups.CONCENTRATIONS)
         for column, value in zip(geopackage_lookups.CONCENTRATIONS, values, strict=True):
             try:
                 geopackage_lookups.number(value)
             except ValueError:
-                report.add("value_invalid", layer, code, f"{column} {value!r} is not a number")
+                report.add(
+                    "value_invalid", layer, code, f"{named(column)} {value!r} is not a number"
+                )
         if code in first:
             if first[code] != values:
                 report.add(
@@ -65,7 +81,7 @@ def _permits(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -
             "works_without_permit",
             "wwtw_catchments",
             works,
-            "no WwTw_lookup row: a site draining to it gets no wastewater load "
+            f"no {member or 'WwTw_lookup'} row: a site draining to it gets no wastewater load "
             "(as in Defra's tool), or is out of scope outside the NN catchments",
         )
 
@@ -88,10 +104,10 @@ def _rates(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> 
 def check_tables(
     db: sqlite3.Connection, schema: dict[str, TableSchema], small: SmallLayers, report: QcReport
 ) -> None:
-    for table, check in (
-        ("wwtw_permits", _permits),
-        ("occupancy_rates", _rates),
-    ):
-        rows = _rows(db, schema[table])
-        check(rows, small, report)
-        check_plausible(table, rows, report)
+    permits, named = _rows(db, schema[PERMITS]), column_names(db, PERMITS)
+    source = delivered_file(db, PERMITS)
+    _permits(permits, small, report, named, None if source is None else source.layer)
+    check_plausible(PERMITS, permits, report, named, source)
+    rates = _rows(db, schema[RATES])
+    _rates(rates, small, report)
+    check_plausible(RATES, rates, report, column_names(db, RATES), delivered_file(db, RATES))
