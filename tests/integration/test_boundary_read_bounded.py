@@ -14,7 +14,6 @@ must refuse with ``read_timed_out`` / ``read_too_large`` and leave nothing behin
 from __future__ import annotations
 
 import functools
-import io
 import os
 import subprocess
 import sys
@@ -26,7 +25,6 @@ import pytest
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.domain.errors import InvalidInput
-from nrf.domain.job_request import JobRequest
 from nrf.domain.validation import DEFAULT_LIMITS, MIB, InputLimits, validate_features
 from nrf.entrypoints.assess_limits import input_limits
 from nrf.entrypoints.cli import main
@@ -36,6 +34,7 @@ from support.api_in_process import anonymous_client
 from support.api_server import multipart
 from support.boundary_sites import long_name_geopackage
 from support.hostile import huge_ring_kml
+from support.s3_input import OneObject, uri_job
 
 # A deadline no read of GDAL's can meet (the ring alone takes it ~0.3 s), and a ceiling
 # under the ~200 MiB it needs: both as an operator would set them.
@@ -142,7 +141,7 @@ def upload_answer(env: dict[str, str]) -> str:
 def s3_refusal(env: dict[str, str]) -> str:
     """The worker's S3 boundary source's refusal of the ring under ``env``'s limits."""
     source = S3JobBoundarySource(OneObject(ring_kml()), "nrf-in", "jobs", worker_limits(env))
-    return " ".join(refusal(lambda: source.features(uri_job())).codes)
+    return " ".join(refusal(lambda: source.features(uri_job("ring.kml"))).codes)
 
 
 def in_fresh_process(call: str, temp: Path) -> str:
@@ -187,32 +186,6 @@ def test_a_whole_read_of_the_long_name_is_refused_past_the_ceiling(tmp_path: Pat
     environ = {**os.environ, **NAME_WHOLE_ENV}
     done = subprocess.run(argv, env=environ, capture_output=True, text=True, timeout=300)
     assert done.stdout.split() == ["read_too_large"], done.stderr
-
-
-class OneObject:
-    """An S3 client holding one object, as the worker's boundary source reads it."""
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-
-    def get_object(self, Bucket: str, Key: str) -> dict[str, object]:
-        return {"ContentLength": len(self._data), "Body": io.BytesIO(self._data)}
-
-
-def uri_job() -> JobRequest:
-    return JobRequest(
-        job_id="j",
-        development_name="d",
-        dwellings=3,
-        dwelling_category="housing",
-        source="",
-        boundary=None,
-        boundary_uri="s3://nrf-in/jobs/ring.kml",
-        rules=None,
-        email=None,
-        trace_id=None,
-        schema="nrf-job/1",
-    )
 
 
 def test_the_workers_s3_input_past_the_deadline_is_refused_as_input(private_tmp: Path) -> None:

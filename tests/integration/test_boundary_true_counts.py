@@ -18,13 +18,13 @@ import pytest
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.domain.errors import InvalidInput
-from nrf.domain.job_request import JobRequest
 from nrf.domain.validation import InputLimits
 from nrf.entrypoints.cli import main
 from nrf.entrypoints.exit_codes import EXIT_INVALID_INPUT
 from support.api_in_process import anonymous_client
 from support.api_server import multipart
 from support.boundary_sites import write_sites
+from support.s3_input import OneObject, uri_job
 
 
 def stale_gpkg(path: Path, rows: int, claimed: int | None) -> Path:
@@ -119,30 +119,8 @@ def test_the_api_refuses_an_upload_with_422(tmp_path: Path) -> None:
     assert "nrf-boundary" not in answer.text and "/tmp" not in answer.text
 
 
-class OneObject:
-    """An S3 client holding one object, as the worker's boundary source reads it."""
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-
-    def get_object(self, Bucket: str, Key: str) -> dict[str, object]:
-        return {"ContentLength": len(self._data), "Body": io.BytesIO(self._data)}
-
-
 def test_the_worker_refuses_it_as_input(tmp_path: Path) -> None:
     path = stale_gpkg(tmp_path / "sites.gpkg", rows=3, claimed=1)
     source = S3JobBoundarySource(OneObject(path.read_bytes()), "nrf-in", "jobs")
-    request = JobRequest(
-        job_id="j",
-        development_name="d",
-        dwellings=3,
-        dwelling_category="housing",
-        source="",
-        boundary=None,
-        boundary_uri="s3://nrf-in/jobs/sites.gpkg",
-        rules=None,
-        email=None,
-        trace_id=None,
-        schema="nrf-job/1",
-    )
+    request = uri_job("sites.gpkg")
     assert refusal(lambda: source.features(request)).codes == ["source_corrupt"]

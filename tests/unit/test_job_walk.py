@@ -23,11 +23,11 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-from test_process_job import FakeBoundarySource, body, render, repo
+from test_exactly_once import make
+from test_process_job import body
 
 from fakes import FakeClock, FakeNotifier, FakeResultStore
 from nrf.domain.jobs import JobStatus, NotificationKind, QueueMessage
-from support.deliveries import Deliveries
 
 SERVICE_LAYER = "nrf.service_layer."
 
@@ -68,21 +68,9 @@ def back_and_forth(steps: list[str]) -> list[tuple[str, str, str]]:
 PLANNER = "planner@example.gov.uk"  # test_process_job's body()
 
 
-def receiving(store: FakeResultStore, notifier: FakeNotifier) -> Deliveries:
-    """One receive at a time, through the worker's wiring, over the sample square."""
-    return Deliveries(
-        repository=repo(),
-        source=FakeBoundarySource(),
-        render=render,
-        store=store,
-        notifier=notifier,
-        clock=FakeClock(),
-    )
-
-
 def test_one_successful_job_never_goes_back_and_forth() -> None:
     store, notifier = FakeResultStore(), FakeNotifier()
-    receive = receiving(store, notifier)  # built outside the walk: only the job is traced
+    receive = make(store, notifier, FakeClock())  # built outside the walk: only the job is traced
     message = QueueMessage(message_id="m-1", receipt_handle="r-1", body=body())
 
     outcome, steps = walk_of(lambda: receive(message))
@@ -106,13 +94,13 @@ def test_the_receive_that_finishes_a_pending_email_never_goes_back_and_forth() -
     store = FakeResultStore()
     down = FakeNotifier(frozenset({PLANNER}), retryable=True)
     message = QueueMessage(message_id="m-1", receipt_handle="r-1", body=body())
-    first = receiving(store, down)(message)
+    first = make(store, down, FakeClock())(message)
     assert (first.status, first.delete) == ("retry", False)
     assert store.records["job-1"].has_pending()
 
     # The message comes back (another receive, the provider up again).
     notifier = FakeNotifier()
-    receive = receiving(store, notifier)
+    receive = make(store, notifier, FakeClock())
     again = QueueMessage(message_id="m-1", receipt_handle="r-2", body=body(), receive_count=2)
     outcome, steps = walk_of(lambda: receive(again))
 
