@@ -6,6 +6,7 @@ import os
 import resource
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -115,3 +116,35 @@ def pss_mb(pid: int) -> float | None:
     except OSError:
         return None
     return None
+
+
+class PeakPss:
+    """The largest sum of PSS over ``pids()`` seen while the block runs, sampled every
+    ``interval`` seconds by a thread: a lower bound on the true peak (a spike between two
+    samples is missed), where adding up each process's peak RSS counts shared pages (the
+    libraries, the mapped bundle) once per process and overstates it."""
+
+    def __init__(self, pids: Callable[[], list[int]], interval: float = 0.1) -> None:
+        self._pids, self._interval = pids, interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="peak-pss", daemon=True)
+        self.peak_mb: float | None = None
+        self.samples = 0
+
+    def _sample(self) -> None:
+        while True:
+            sizes = [pss_mb(pid) for pid in self._pids()]
+            total = round(sum(v for v in sizes if v is not None), 1)
+            self.peak_mb = total if self.peak_mb is None else max(self.peak_mb, total)
+            self.samples += 1
+            if self._stop.wait(self._interval):
+                return
+
+    def __enter__(self) -> PeakPss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()

@@ -20,7 +20,7 @@ import boto3
 from moto.server import ThreadedMotoServer
 
 from benchmarks.pg_cluster import _free_port
-from benchmarks.timing import log, pss_mb, vm_hwm_mb
+from benchmarks.timing import PeakPss, log, pss_mb, vm_hwm_mb
 from nrf.domain.model import Development
 from nrf.entrypoints.job_submission import job_messages
 
@@ -129,6 +129,8 @@ def run(
             stdout=worker_log,
             stderr=subprocess.STDOUT,
         )
+    # From the start (the bundle opened, the first job) to the last job, every 0.25 s.
+    pss_peak = PeakPss(lambda: _descendants(worker.pid), interval=0.25).__enter__()
     try:
         started = time.perf_counter()
         ((wid, body),) = job_messages([warmup], "warmup", "bench@example.gov.uk")
@@ -149,6 +151,7 @@ def run(
         if set(outcomes) != {"succeeded"}:
             # Timing failed jobs would measure the wrong thing: stop the report here.
             raise RuntimeError(f"worker benchmark jobs did not all succeed: {dict(outcomes)}")
+        pss_peak.__exit__()
         hwm = {pid: vm_hwm_mb(pid) for pid in _descendants(worker.pid)}
         pss = {pid: pss_mb(pid) for pid in hwm}
         log(f"worker x{concurrency}: {len(sites)} jobs in {seconds:.2f} s")
@@ -165,8 +168,13 @@ def run(
             "peak_rss_mb_max": max((v for v in hwm.values() if v is not None), default=None),
             # After the jobs: shared library pages counted once across the processes.
             "pss_mb_sum_after": round(sum(v for v in pss.values() if v is not None), 1),
+            # The most the worker's processes held together at any sample, each shared page
+            # counted once: the measure (PSS).
+            "pss_mb_sum_peak": pss_peak.peak_mb,
+            "pss_samples": pss_peak.samples,
         }
     finally:
+        pss_peak.__exit__()
         worker.send_signal(signal.SIGTERM)
         try:
             worker.wait(60)
