@@ -44,10 +44,13 @@ def row_values(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:
     # is never below PSS, so this overstates it), or the worker's sampled peak PSS at the
     # deployed concurrency (supervisor, loop, job process), whichever is more.
     nrf_rss = _rss(nrf, "child_peak_rss_mb")
+    # A report from before the PSS was sampled: the worker's peak RSS added up instead.
     worker_pss = [
         r["pss_mb_sum_peak"]
-        for r in (worker, report.get("worker_all_queued", {}))
         if r.get("pss_mb_sum_peak") is not None
+        else round(sum(r["peak_rss_mb_by_process"].values()), 1)
+        for r in (worker, report.get("worker_all_queued", {}))
+        if r.get("pss_mb_sum_peak") is not None or r.get("peak_rss_mb_by_process")
     ]
     if nrf_rss is not None and worker_pss:
         nrf_rss = max(nrf_rss, *worker_pss)

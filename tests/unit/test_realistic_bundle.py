@@ -1,5 +1,6 @@
 """The realistic generators: detailed outlines that still tile, parcels of 5-30 vertices."""
 
+import attrs
 import numpy as np
 import pytest
 import shapely
@@ -71,6 +72,19 @@ def test_nn_catchments_are_detailed_and_keep_norfolk() -> None:
         shapely.union_all(geoms).area, rel=1e-9
     )
     assert layer.attributes["n2k_site_name"][:3] == [norfolk.WENSUM, norfolk.BROADS, norfolk.BROADS]
+
+
+def test_coarse_catchments_have_the_rigs_300_to_1100_vertices() -> None:
+    design = attrs.evolve(rl.COARSE_CATCHMENTS, nn_islands=9, works=120, subcatchments=40, lpas=12)
+    layer, islands = rl.nn_layer(design, 7)
+    geoms = np.asarray(layer.geometries, dtype=object)
+    assert len(geoms) == 3 + 9 and shapely.is_valid(geoms).all()
+    vertices = shapely.get_num_coordinates(geoms)
+    # Islands 4 (a hole) and 7 (a second part) carry a few more vertices than their ring.
+    assert (vertices >= 300).all() and (vertices <= 1_100 + 101).all(), vertices
+    assert float(shapely.area(geoms).sum()) == pytest.approx(
+        shapely.union_all(geoms).area, rel=1e-9
+    )
 
 
 def test_zone_layers_tile_england_and_keep_the_norfolk_seeds() -> None:

@@ -34,6 +34,16 @@ class Design:
     lpas: int = 300
     nn_spacing: float = 20.0
     zone_spacing: float = 150.0
+    # Island NN catchments: vertices of the outline (low, high), of a hole, of a second part.
+    nn_vertices: tuple[int, int] = (MIN_NN_VERTICES + 200, 9_000)
+    nn_hole_vertices: int = 800
+    nn_part_vertices: int = MIN_NN_VERTICES // 4
+
+
+# The independent rig's shape (issue 20): 29 NN catchments of 300-1,100 vertices.
+COARSE_CATCHMENTS = Design(
+    nn_spacing=150.0, nn_vertices=(300, 1_100), nn_hole_vertices=100, nn_part_vertices=80
+)
 
 
 def _seeds(
@@ -82,15 +92,15 @@ def nn_layer(design: Design, seed: int) -> tuple[Layer, list[tuple[int, str]]]:
         if any(reach.intersects(t) for t in taken):
             continue
         taken.append(reach)
-        vertices = int(rng.integers(MIN_NN_VERTICES + 200, 9_000))
+        vertices = int(rng.integers(*design.nn_vertices))
         outline: shapely.Geometry = jagged_ring(centre, radius, vertices, rng)
         k = len(islands)
         if k % 9 == 4:  # some catchments have a hole (a lake, an excluded basin)
-            hole = jagged_ring(centre, radius * 0.12, 800, rng, roughness=0.1)
+            hole = jagged_ring(centre, radius * 0.12, design.nn_hole_vertices, rng, roughness=0.1)
             outline = Polygon(outline.exterior, [hole.exterior])
         if k % 9 == 7:  # and some are in two parts
             far = (centre[0] + radius * 2.1, centre[1])
-            part = jagged_ring(far, radius * 0.2, MIN_NN_VERTICES // 4, rng, roughness=0.1)
+            part = jagged_ring(far, radius * 0.2, design.nn_part_vertices, rng, roughness=0.1)
             outline = MultiPolygon([outline, part])
         edp = 3 + k
         name = f"Synthetic NN catchment {edp}"

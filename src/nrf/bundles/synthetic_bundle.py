@@ -97,13 +97,14 @@ def generate_bundle(
     created: str = DEFAULT_CREATED,
     description: str | None = None,
     realistic: bool = False,
+    design: Design | None = None,
 ) -> GeneratedBundle:
     """Write a synthetic bundle with about ``n_coefficients`` parcels tiling ``extent``.
 
     Without an extent the parcels (mean ~2.4 ha) cover a rectangle centred on Norfolk and
     kept inside England. The other layers and tables are the Norfolk design, or with
     ``realistic`` national layers at real-world detail around it (``realistic_layers``)
-    and parcels of 5-30 vertices (``detailed_parcels``).
+    and parcels of 5-30 vertices (``detailed_parcels``); ``design`` changes their detail.
     """
     grid = plan_grid(n_coefficients, seed, extent)
     total = grid.count
@@ -112,7 +113,7 @@ def generate_bundle(
         "with made-up Norfolk catchments, works, permits and rates."
     )
     if realistic:
-        layers, tables = national_layers(Design(), seed)
+        layers, tables = national_layers(design or Design(), seed)
         rows = parcel_rows_detailed
     else:
         layers, tables, rows = norfolk.small_layers(), norfolk.tables(), parcel_rows
