@@ -42,6 +42,15 @@ def test_quick_benchmark_writes_a_report_and_every_method_agrees(tmp_path: Path)
     assert methods["floor"]["sites_compared"] == 1 + BNW_SITES + 30
     assert methods["nrf"]["random_n"] == 30 and len(methods["nrf"]["random_per_site"]) == 30
     assert report["worker"]["jobs"] == 8 and "queue_overhead_ms" in report["worker"]
+    # The worker's memory as the issue measures it: its processes' PSS summed while it ran
+    # (at least the interpreter and its libraries), never above their peak RSS added up.
+    worker = report["worker"]
+    rss_sum = sum(worker["peak_rss_mb_by_process"].values())
+    assert worker["pss_samples"] >= 1 and 30 < worker["pss_mb_sum_peak"] <= rss_sum
+    memory = next(t for t in report["targets"] if t["key"] == "peak_rss_mb")
+    assert memory["nrf"] >= worker["pss_mb_sum_peak"]
+    # A report names no folder of the machine it ran on.
+    assert str(tmp_path) not in (out / "report-3000.json").read_text()
     assert [t["key"] for t in report["targets"]] == [
         "small_ms",
         "bnw_ms",
