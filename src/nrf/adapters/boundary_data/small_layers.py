@@ -201,7 +201,9 @@ class LazyLayer:
         if self._tree is None:
             self._tree = self._boxes()
         ids, tree = self._tree
-        return list(ids[np.sort(tree.query(envelope))].tolist())
+        # An array of one geometry: the same matches as a scalar query, without the ~1.5 µs
+        # the scalar path spends reshaping its argument (six queries per site).
+        return list(ids[np.sort(tree.query(np.array([envelope]))[1])].tolist())
 
     def near(self, envelope: shapely.Geometry) -> tuple[Any, ...]:
         fids = self._fids(envelope)
