@@ -79,6 +79,7 @@ def test_coarse_catchments_have_the_rigs_300_to_1100_vertices() -> None:
     layer, islands = rl.nn_layer(design, 7)
     geoms = np.asarray(layer.geometries, dtype=object)
     assert len(geoms) == 3 + 9 and shapely.is_valid(geoms).all()
+    assert [edp for edp, _ in islands] == list(range(3, 12))
     vertices = shapely.get_num_coordinates(geoms)
     # Islands 4 (a hole) and 7 (a second part) carry a few more vertices than their ring.
     assert (vertices >= 300).all() and (vertices <= 1_100 + 101).all(), vertices
