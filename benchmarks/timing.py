@@ -133,10 +133,11 @@ class PeakPss:
 
     def _sample(self) -> None:
         while True:
-            sizes = [pss_mb(pid) for pid in self._pids()]
-            total = round(sum(v for v in sizes if v is not None), 1)
-            self.peak_mb = total if self.peak_mb is None else max(self.peak_mb, total)
-            self.samples += 1
+            sizes = [v for v in (pss_mb(pid) for pid in self._pids()) if v is not None]
+            if sizes:  # none where /proc has no smaps_rollup (not Linux): peak stays None
+                total = round(sum(sizes), 1)
+                self.peak_mb = total if self.peak_mb is None else max(self.peak_mb, total)
+                self.samples += 1
             if self._stop.wait(self._interval):
                 return
 
