@@ -41,23 +41,44 @@ def _child(
         send.close()
 
 
+def spare_cpus(cpus: float, load: float, runnable: int) -> float:
+    """CPUs beyond the caller's own that neither the last minute's load nor the tasks
+    runnable right now are using.
+
+    The load average lags a busy neighbour by a minute (a loop started 45 s ago shows as
+    0.7), so the tasks runnable at this moment count as well; the caller is one of them,
+    and counts in the load too, so it is not subtracted twice.
+    """
+    return cpus - max(load, float(runnable), 1.0)
+
+
+def runnable_now(path: str = "/proc/loadavg") -> int:
+    """Tasks runnable at this moment, the caller included (Linux); 0 where unknown."""
+    try:
+        with open(path, encoding="ascii") as stats:
+            return int(stats.read().split()[3].split("/")[0])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 def spare_cpus_now() -> float:
-    """CPUs beyond the caller's own that the last minute's load left idle (Linux, macOS)."""
+    """``spare_cpus`` for this machine now (Linux, macOS; elsewhere the CPUs are ours)."""
+    cpus = float(
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    )
     try:
         load = os.getloadavg()[0]
     except OSError:  # not available here: assume the CPUs are ours
-        return float(os.cpu_count() or 1) - 1
-    # The caller itself is running (it counts in the load), so it is not subtracted twice.
-    return float(
-        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    ) - max(load, 1.0)
+        return cpus - 1
+    return spare_cpus(cpus, load, runnable_now())
 
 
 class ForkedSiteMap:
     """``map`` whose batches of ``min_items`` or more run on ``processes`` processes.
 
     Only as many processes as there are spare CPUs (``spare_cpus``, by default from the
-    load average) are forked; with none spare the batch runs in the calling process.
+    load average and the tasks runnable now) are forked; with none spare the batch runs in
+    the calling process.
 
     Children are forked per batch, so they start with everything the caller has loaded
     (nothing to pickle but results). Blocks of sites are dealt round-robin, which evens
