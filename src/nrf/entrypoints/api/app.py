@@ -77,6 +77,7 @@ def get_app() -> falcon.App:
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.settings import load_settings
+    from nrf.entrypoints.startup_heap import freeze_startup_heap
 
     api = load_api_settings(os.environ)
     settings = load_settings(os.environ)
@@ -102,7 +103,9 @@ def get_app() -> falcon.App:
         unavailable=unavailable,
         bundle=info,
     )
-    return create_app(services, ApiKeys(api.keys, api.allow_anonymous))
+    app = create_app(services, ApiKeys(api.keys, api.allow_anonymous))
+    freeze_startup_heap()
+    return app
 
 
 def open_pinned_bundle(settings: WorkerSettings, container: Any) -> BundleInfo:

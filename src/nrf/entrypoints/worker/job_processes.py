@@ -62,11 +62,13 @@ def _init_child(settings: WorkerSettings) -> None:
     global _job
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.entrypoints.startup_heap import freeze_startup_heap
 
     configure_logging(secrets=settings.secrets())
     container = build_container(settings=settings)
     container.boundary_data().info()  # read the bundle digest now rather than in the first job
     _job = container.process_job()
+    freeze_startup_heap()
     log.info("job_process_ready", extra={"pid": os.getpid()})
 
 

@@ -31,6 +31,7 @@ def worker_process_main(
     from nrf.domain.ports import HeartbeatStore
     from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.entrypoints.startup_heap import freeze_startup_heap
     from nrf.entrypoints.worker.fleet_beats import bundle_stamp, start_fleet_heartbeat
     from nrf.entrypoints.worker.lifeline import watch_parent
 
@@ -66,6 +67,7 @@ def worker_process_main(
     store.set_ready(bundle_loaded=True, queue_reachable=False)
     processes = container.job_processes()
     processes.warm_up()
+    freeze_startup_heap()
     log.info("worker_started", extra={"pid": os.getpid(), "concurrency": settings.concurrency})
     # One thread: acknowledgements stay in order and never pile up on the endpoint.
     acks = ThreadPoolExecutor(1, thread_name_prefix="nrf-ack")
