@@ -173,7 +173,15 @@ def worker_memory(report: dict[str, Any]) -> list[str]:
             f"per process)"
         )
     return (
-        ["", "Worker memory (its processes together, sampled every 0.25 s):", "", *out]
+        [
+            "",
+            (
+                "Worker memory (its processes together, sampled every 0.25 s; run with the "
+                "deployed packages, without the benchmark's geopandas and pandas):"
+            ),
+            "",
+            *out,
+        ]
         if out
         else []
     )

@@ -23,6 +23,7 @@ import shapely
 from benchmarks import pg_cluster, report, worker_bench
 from benchmarks import workload as wl
 from benchmarks.bundle_cache import cached_bundle
+from benchmarks.deployed_env import deployed_env
 from benchmarks.figures import mismatches
 from benchmarks.timing import log, median
 
@@ -53,6 +54,9 @@ def machine() -> dict[str, Any]:
     }
 
 
+NRF_METHODS = ("cold", "nrf")
+
+
 def child(method: str, args: argparse.Namespace, bundle: Path, work: Path) -> dict[str, Any]:
     command = [
         sys.executable,
@@ -72,7 +76,9 @@ def child(method: str, args: argparse.Namespace, bundle: Path, work: Path) -> di
     ]
     log(f"running {method} ...")
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, check=False)
+    # nrf is measured with the deployed packages; the naive method needs geopandas.
+    env = deployed_env(os.environ) if method in NRF_METHODS else None
+    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, check=False, env=env)
     if done.returncode != 0:
         return {"skipped": f"failed with exit code {done.returncode} (see stderr above)"}
     result: dict[str, Any] = json.loads(done.stdout)

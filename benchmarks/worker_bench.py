@@ -19,6 +19,7 @@ from typing import Any
 import boto3
 from moto.server import ThreadedMotoServer
 
+from benchmarks.deployed_env import deployed_env
 from benchmarks.pg_cluster import _free_port
 from benchmarks.timing import PeakPss, log, pss_mb, vm_hwm_mb
 from nrf.domain.model import Development
@@ -104,23 +105,26 @@ def run(
     queue = f"nrf-bench-{concurrency}"
     url = sqs.create_queue(QueueName=queue)["QueueUrl"]
     sqs.create_queue(QueueName=f"{queue}_dlq")
-    env = {
-        **os.environ,
-        **CREDENTIALS,
-        "AWS_ENDPOINT_URL": endpoint,
-        "AWS_REGION": REGION,
-        "AWS_SQS_QUEUE_NAME": queue,
-        "AWS_SQS_WAIT_TIME_SECONDS": "2",
-        "AWS_SQS_MAX_MESSAGES": str(concurrency),
-        "WORKER_CONCURRENCY": str(concurrency),
-        "AWS_HEALTH_PORT": str(_free_port()),
-        "NRF_HEALTH_HOST": "127.0.0.1",
-        "NRF_REFERENCE_DATA": str(bundle),
-        "NRF_ALLOW_SYNTHETIC_DATA": "true",
-        "NRF_NOTIFIER": "log",
-        "NRF_RESULT_STORE": "local",
-        "NRF_RESULTS_DIR": str(work / "results"),
-    }
+    # As deployed: without the benchmark's geopandas and pandas (benchmarks/deployed_env.py).
+    env = deployed_env(
+        {
+            **os.environ,
+            **CREDENTIALS,
+            "AWS_ENDPOINT_URL": endpoint,
+            "AWS_REGION": REGION,
+            "AWS_SQS_QUEUE_NAME": queue,
+            "AWS_SQS_WAIT_TIME_SECONDS": "2",
+            "AWS_SQS_MAX_MESSAGES": str(concurrency),
+            "WORKER_CONCURRENCY": str(concurrency),
+            "AWS_HEALTH_PORT": str(_free_port()),
+            "NRF_HEALTH_HOST": "127.0.0.1",
+            "NRF_REFERENCE_DATA": str(bundle),
+            "NRF_ALLOW_SYNTHETIC_DATA": "true",
+            "NRF_NOTIFIER": "log",
+            "NRF_RESULT_STORE": "local",
+            "NRF_RESULTS_DIR": str(work / "results"),
+        }
+    )
     results = work / "results"
     with open(work / "worker.log", "wb") as worker_log:
         worker = subprocess.Popen(
