@@ -108,3 +108,5 @@ def test_the_gunicorn_command_passes_the_store_and_limits_by_environment() -> No
     assert "HEARTBEAT_TIMEOUT=2.0" in argv
     assert argv[-1] == "nrf.entrypoints.health_app:get_gate()"
     assert argv[argv.index("--worker-class") + 1].endswith("HypercornWorker")
+    # No gunicornc control socket: under a $HOME it cannot write it logs a plain-text ERROR.
+    assert "--no-control-socket" in argv

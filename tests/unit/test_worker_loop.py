@@ -94,7 +94,7 @@ def rig(
     clock = queue.clock if queue is not None else FakeClock()
     queue = queue or FakeJobQueue(clock, visibility_timeout=600)
     settings = WorkerSettings(
-        concurrency=concurrency, max_messages=max_messages, wait_time_seconds=0, **overrides
+        concurrency=concurrency, max_messages=max_messages, **{"wait_time_seconds": 0, **overrides}
     )
     retry = RetryPolicy(base_seconds=settings.retry_base_seconds)
     inbox, claims = ReadingJobInbox(queue), FakeResultStore()
@@ -140,6 +140,26 @@ def test_a_finished_job_is_deleted_and_a_retried_one_gets_its_backoff() -> None:
     assert queue.deleted == [ma.message_id]
     assert queue.visibility_changes == [(mb.message_id, 60)]
     assert heartbeat.state.job_id is None
+
+
+def test_an_idle_receive_waits_in_slices_a_stop_can_come_between() -> None:
+    # The production long poll is 20 s; a SIGTERM is only seen between receives, so an idle one
+    # asks SQS to wait 2 s at most (and a job in flight brings the loop back every second).
+    loop, queue, _, executor, _ = make(wait_time_seconds=20)
+    loop._step()
+    assert queue.receive_calls[-1] == (1, 2, 600)
+    queue.send("a")
+    loop._step()
+    assert len(executor.futures) == 1
+    loop, queue, _, _, _ = make(concurrency=2, max_messages=2, wait_time_seconds=20)
+    queue.send("a")
+    loop._step()
+    loop._step()
+    assert [wait for _, wait, _ in queue.receive_calls] == [2, 1]
+    # A shorter setting is kept as it is.
+    loop, queue, _, _, _ = make(wait_time_seconds=1)
+    loop._step()
+    assert queue.receive_calls[-1] == (1, 1, 600)
 
 
 def test_no_receive_while_every_slot_is_busy() -> None:

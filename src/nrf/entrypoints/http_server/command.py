@@ -44,6 +44,10 @@ def gunicorn_command(
         "warning",
         "--error-logfile",
         "-",
+        # gunicorn 25.1+ opens a control socket for gunicornc under $HOME (or XDG_RUNTIME_DIR);
+        # nothing here uses it, and where it cannot (the image's user has no home) it logs a
+        # plain-text ERROR line at every start, among the JSON ones.
+        "--no-control-socket",
     ]
     for item in env:
         argv += ["--env", item]
