@@ -36,6 +36,9 @@ COPY --from=build /app/.venv /app/.venv
 RUN useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin nrf \
     && mkdir -p /app/results \
     && chown nrf /app/results
+# ECS runs the root filesystem read-only (deploy/cloudformation): /tmp, where the processes write,
+# is mounted over. Declared here, so a Fargate bind mount there starts with /tmp's 1777.
+VOLUME ["/tmp"]
 USER 10001
 
 ENV NRF_RESULTS_DIR=/app/results \

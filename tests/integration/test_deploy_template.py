@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import importlib.util
+import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,9 @@ import pytest
 
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker.supervisor import SUPERVISOR_MARGIN_SECONDS
+from support.cloudformation import Stack, read_only_root, writable_paths
+from support.deploy_stacks import api_stack, worker_stack
+from unit.test_dockerfile import instructions
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "deploy" / "cloudformation" / "worker.yaml"
 ECS_MAX_STOP_TIMEOUT = 120  # ECS refuses a longer stopTimeout on Fargate
@@ -111,3 +117,27 @@ def test_scaling_divides_visible_messages_by_running_tasks() -> None:
     assert (visible, tasks) == ("ApproximateNumberOfMessagesVisible", "RunningTaskCount")
     assert by_id["backlog_per_task"]["Expression"].startswith("visible / ")
     assert [m["Id"] for m in metrics["Metrics"] if m["ReturnData"]] == ["backlog_per_task"]
+
+
+@pytest.mark.parametrize("stack", [worker_stack, api_stack], ids=["worker", "api"])
+def test_the_tasks_root_filesystem_is_read_only_with_tmp_mounted_and_declared_in_the_image(
+    stack: Callable[[str], Stack],
+) -> None:
+    deployed = stack("0" * 64)
+    assert read_only_root(deployed, "TaskDefinition")
+    # The processes write only through tempfile, which in the image (no TMPDIR) means /tmp: the
+    # downloaded bundle, a job's unpacked boundary file, gunicorn's liveness files.
+    assert writable_paths(deployed, "TaskDefinition") == ["/tmp"]
+    # Fargate copies a VOLUME's permissions from the image onto the bind mount; without it the
+    # mount is root's 0755 and uid 10001 could not write there.
+    volumes = [json.loads(args) for name, args in instructions() if name == "VOLUME"]
+    assert ["/tmp"] in volumes
+
+
+def test_a_mount_point_naming_no_task_volume_is_refused() -> None:
+    deployed = worker_stack("0" * 64)
+    task = deployed.template["Resources"]["TaskDefinition"]["Properties"]
+    broken = copy.deepcopy(deployed.template)
+    broken["Resources"]["TaskDefinition"]["Properties"] = {**task, "Volumes": []}
+    with pytest.raises(ValueError, match="names no volume"):
+        writable_paths(Stack(broken, deployed.parameters), "TaskDefinition")

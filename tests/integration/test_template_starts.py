@@ -28,15 +28,22 @@ from support.cloudformation import (
     Stack,
     load_template,
     role_allows,
-    task_environment,
+)
+from support.deploy_stacks import (
+    API_KEYS,
+    API_KEYS_SECRET,
+    CERTIFICATE,
+    DEPLOY,
+    NOTIFY_SECRET,
+    REFERENCE_BUCKET,
+    REFERENCE_KEY,
+    api_env,
+    api_stack,
+    worker_env,
+    worker_parameters,
+    worker_stack,
 )
 from support.moto_server import FAKE_CREDENTIALS, REGION, MotoServer
-
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "cloudformation"
-NOTIFY_SECRET = "arn:aws:secretsmanager:eu-west-2:123456789012:secret:notify-AbCdEf"
-# A GOV.UK Notify key has the shape name-serviceid-secret (two UUIDs).
-NOTIFY_KEY = "nrf_live-26785a09-ab16-4eb0-8407-a37497a57506-3d844edf-8d35-48ac-975b-e847b4f122b0"
-REFERENCE_BUCKET, REFERENCE_KEY = "nrf-reference", "bundles/national-2026.2.gpkg"
 
 
 @pytest.fixture(autouse=True)
@@ -50,33 +57,6 @@ def bundle(tmp_path: Path) -> tuple[Path, str]:
     """A bundle that is not synthetic, and its SHA-256."""
     path = relabelled_bundle(tmp_path / "national.gpkg", name="national", version="2026.2")
     return path, hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def worker_parameters(sha256: str) -> dict[str, str]:
-    return {
-        "Image": "123456789012.dkr.ecr.eu-west-2.amazonaws.com/nrf@sha256:" + "a" * 64,
-        "ClusterName": "nrf",
-        "Subnets": "subnet-0a,subnet-0b",
-        "SecurityGroups": "sg-0a",
-        "ResultsBucketName": "nrf-results",
-        "InputBucketName": "nrf-input",
-        "ReferenceDataBucket": REFERENCE_BUCKET,
-        "ReferenceDataKey": REFERENCE_KEY,
-        "ReferenceDataSha256": sha256,
-        "NotifySecretArn": NOTIFY_SECRET,
-        "NotifyTemplateCompleted": "5b0d2a6e-2a8b-4ac8-9a76-2d3bbf7e1c11",
-        "NotifyTemplateFailed": "9e8f7a6b-1c2d-4e3f-8a9b-0c1d2e3f4a5b",
-        "SupportEmail": "nrf-support@example.gov.uk",
-        "AlarmEmail": "nrf-alarms@example.gov.uk",
-    }
-
-
-def worker_stack(sha256: str) -> Stack:
-    return Stack(load_template(DEPLOY / "worker.yaml"), worker_parameters(sha256))
-
-
-def worker_env(stack: Stack) -> dict[str, str]:
-    return task_environment(stack, "TaskDefinition", {NOTIFY_SECRET: NOTIFY_KEY})
 
 
 def publish(aws: MotoServer, bundle: Path) -> None:
@@ -188,33 +168,6 @@ def test_the_worker_role_may_read_what_start_up_and_jobs_read(bundle: tuple[Path
 def test_a_digest_that_is_not_one_is_refused_by_the_template() -> None:
     with pytest.raises(ValueError, match="ReferenceDataSha256"):
         worker_stack("not-a-digest")
-
-
-API_KEYS_SECRET = "arn:aws:secretsmanager:eu-west-2:123456789012:secret:nrf-api-keys-AbCdEf"
-API_KEYS = "backend-key-0123456789abcdef,support-key-fedcba9876543210"
-CERTIFICATE = "arn:aws:acm:eu-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
-
-
-def api_stack(sha256: str) -> Stack:
-    parameters = {
-        "Image": "123456789012.dkr.ecr.eu-west-2.amazonaws.com/nrf@sha256:" + "a" * 64,
-        "ClusterName": "nrf",
-        "VpcId": "vpc-0a",
-        "LoadBalancerSubnets": "subnet-1a,subnet-1b",
-        "TaskSubnets": "subnet-0a,subnet-0b",
-        "CertificateArn": CERTIFICATE,
-        "ApiKeysSecretArn": API_KEYS_SECRET,
-        "ReferenceDataBucket": REFERENCE_BUCKET,
-        "ReferenceDataKey": REFERENCE_KEY,
-        "ReferenceDataSha256": sha256,
-        "ResultsBucketName": "nrf-results",
-        "AlarmEmail": "nrf-alarms@example.gov.uk",
-    }
-    return Stack(load_template(DEPLOY / "api.yaml"), parameters)
-
-
-def api_env(stack: Stack) -> dict[str, str]:
-    return task_environment(stack, "TaskDefinition", {API_KEYS_SECRET: API_KEYS})
 
 
 def test_the_api_task_environment_passes_the_apis_settings_check(

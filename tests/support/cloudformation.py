@@ -170,3 +170,26 @@ def role_allows(stack: Stack, role: str, action: str, arn: str) -> bool:
             ):
                 return True
     return False
+
+
+def writable_paths(stack: Stack, task_definition: str, container: str = "nrf") -> list[str]:
+    """Where the container may write when its root filesystem is read-only: its mount points.
+
+    Each must name a volume the task declares (ECS refuses the task definition otherwise).
+    """
+    task = stack.resource(task_definition)["Properties"]
+    declared = {v["Name"] for v in task.get("Volumes", [])}
+    [found] = [c for c in task["ContainerDefinitions"] if c["Name"] == container]
+    paths = []
+    for mount in found.get("MountPoints", []):
+        if mount["SourceVolume"] not in declared:
+            raise ValueError(f"mount point {mount} names no volume of {task_definition}")
+        if not mount.get("ReadOnly", False):
+            paths.append(str(mount["ContainerPath"]))
+    return paths
+
+
+def read_only_root(stack: Stack, task_definition: str, container: str = "nrf") -> bool:
+    task = stack.resource(task_definition)["Properties"]
+    [found] = [c for c in task["ContainerDefinitions"] if c["Name"] == container]
+    return bool(found.get("ReadonlyRootFilesystem", False))
