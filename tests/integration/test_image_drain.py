@@ -64,14 +64,13 @@ def test_docker_stop_mid_burst_exits_0_in_time_and_a_second_container_drains_the
     aws: MotoServer, notify: FakeNotifyServer, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     task = worker_task(aws, notify, tmp_path_factory.mktemp("image-drain"))
-    run = {"read_only": task.read_only, "writable": task.writable}
     stop_timeout = int(
         task.stack.resource("TaskDefinition")["Properties"]["ContainerDefinitions"][0][
             "StopTimeout"
         ]
     )
     logs: list[Any] = []
-    with running_image(task.env, **run) as (first, log):
+    with running_image(task.env, read_only=task.read_only, writable=task.writable) as (first, log):
         logs.append(log)
         log.wait_for("worker_started", timeout=START_SECONDS)
         sent = burst(task, aws)
@@ -88,7 +87,7 @@ def test_docker_stop_mid_burst_exits_0_in_time_and_a_second_container_drains_the
     assert slow in done_by_first, "the running job was not let finish"
     assert len(done_by_first) < len(ids), "the first container took the whole burst"
 
-    with running_image(task.env, **run) as (second, log):
+    with running_image(task.env, read_only=task.read_only, writable=task.writable) as (second, log):
         logs.append(log)
         log.wait_for("worker_started", timeout=START_SECONDS)
         for job_id in set(ids) - done_by_first:
