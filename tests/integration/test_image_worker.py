@@ -12,7 +12,6 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -162,7 +161,7 @@ def test_the_healthcheck_turns_unhealthy_when_the_worker_is_frozen(task: WorkerT
 
 
 def test_the_results_bucket_holds_only_what_the_jobs_wrote(
-    task: WorkerTask, moto_server: MotoServer, tmp_path: Path
+    task: WorkerTask, moto_server: MotoServer
 ) -> None:
     # The records above are the only jobs there: the stop left no temporaries or stray files.
     s3 = moto_server.client("s3")
