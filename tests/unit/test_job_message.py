@@ -248,7 +248,8 @@ def test_intersecting_edps_need_only_a_label_and_other_keys_are_accepted() -> No
     }
     message = {**DEFRA, "boundaryGeojson": wrapper}
     job = parse_job_message(json.dumps(message))
-    assert job.edp_labels == ("Norfolk EDP", "Broads EDP")
+    # Verbatim, spaces and all: the backend claims its placeholder row by the exact label.
+    assert job.edp_labels == ("Norfolk EDP", " Broads EDP ")
     jsonschema.Draft202012Validator(SCHEMA).validate(message)
 
 

@@ -141,6 +141,10 @@ class SiteAssessment:
     excluded_areas: tuple[str, ...] = ()  # names of excluded areas met (blank for an unnamed one)
     pricing: LevyPricing | None = None  # exactly one of pricing and levy_refusal is set
     levy_refusal: LevyRefusal | None = None
+    # The totals before rounding, as Defra's assessor hands them to its PATCH mapper (which
+    # rounds them its own way: nrf.domain.quote_update). None in results stored before them.
+    n_total_unrounded: float | None = None
+    p_total_unrounded: float | None = None
 
 
 @frozen

@@ -193,7 +193,7 @@ class ProcessJob:
             details = personalisation(self._settings, request, run)
             told = (intent(NotificationKind.COMPLETED, request.email, details),)
         if self._report_results and request.schema == "defra-quote":
-            told += (result_intent(run.sites[0], request.trace_id),)
+            told += (result_intent(run.sites[0], request.trace_id, request.edp_labels),)
         record = JobRecord(
             job_id=request.job_id,
             status=JobStatus.SUCCEEDED,
