@@ -98,3 +98,13 @@ def test_the_backend_url_must_be_https(url: str, allow: bool, accepted: bool) ->
     with pytest.raises(ConfigError) as caught:
         load_settings(env)
     assert "BACKEND_BASE_URL must be an https:// URL" in caught.value.message
+
+
+def test_a_test_quote_date_is_a_day() -> None:
+    from datetime import date
+
+    assert load_settings({"NRF_TEST_QUOTE_DATE": "2027-06-01"}).test_quote_date == date(2027, 6, 1)
+    assert load_settings({}).test_quote_date is None  # a deployment prices on today
+    with pytest.raises(ConfigError) as caught:
+        load_settings({"NRF_TEST_QUOTE_DATE": "01/06/2027"})
+    assert "NRF_TEST_QUOTE_DATE" in caught.value.message
