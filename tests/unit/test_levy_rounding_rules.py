@@ -14,6 +14,7 @@ import pytest
 
 from nrf.domain.charging import price_levy
 from nrf.domain.levy_rounding import FOR_NEW_BUNDLES, UNSTATED, LevyRounding
+from nrf.domain.levy_text import pricing_lines
 from nrf.domain.model import LevyCharge
 from nrf.domain.results import IndexRow, LevyPricing
 
@@ -166,3 +167,18 @@ def test_999999_units_are_exact_to_the_penny() -> None:
         "3283884184.14",
     )
     assert str(unit.amount_excluding_vat) == "2736567263.43"
+
+
+def test_the_working_shows_the_sum_as_it_was_done() -> None:
+    # £2,675 x 3 from a 2025 start quoted 2026: the round-total working multiplies everything
+    # out and rounds once (8,209.72); the per-unit working shows 2,736.57 a unit, x 3.
+    factors = {2025: "0.9775", 2026: "1.0000"}
+    total = priced("2675", 3, start=2025, on=date(2026, 6, 1), factors=factors, rounding=TOTAL)
+    unit = priced("2675", 3, start=2025, on=date(2026, 6, 1), factors=factors, rounding=PER_UNIT)
+    total_text, unit_text = "\n".join(pricing_lines(total)), "\n".join(pricing_lines(unit))
+    assert (
+        "3 units x £2,675 x 1.0000 (CIL index factor 2026) / 0.9775 (CIL index factor 2025, the "
+        "EDP's start year), rounded once to the penny: £8,209.72 excluding VAT"
+    ) in total_text
+    assert "3 units x £2,736.57 = £8,209.71 excluding VAT" in unit_text
+    assert "rounding round_total" in total_text and "rounding per_unit" in unit_text
