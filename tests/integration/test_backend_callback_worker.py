@@ -219,7 +219,9 @@ def expected_levy(units: int) -> tuple[float, float]:
 def test_a_quote_is_reported_once_within_the_backends_schema(
     setup: Setup, backend: FakeBackend, reference: str
 ) -> None:
-    setup.start()
+    worker = setup.start()
+    # The pinned quote day is a test setting, and the worker says so out loud.
+    worker.wait_for("quote_date_pinned", timeout=90, quote_date=QUOTE_DAY)
     setup.send(job_body("own-job-1"))  # our own schema: no Defra quote, nothing to report
     setup.send(quote_message(reference))
     entry = wait_for(lambda: (e := backend_entry(setup.results, reference)) and e["sent"] and e)
