@@ -1,6 +1,7 @@
-"""The real worker and a fake backend: a priced quote is one PATCH within the backend's schema;
-a quote with no levy is no PATCH, a failed job and one email; killed around the PATCH, none is
-lost or doubled."""
+"""The real worker and a fake backend that behaves as Defra's does today: a priced quote is one
+PATCH within the backend's schema; a quote with no levy is no PATCH, a failed job and one email;
+killed around the PATCH and restarted (even on another bundle), the stored body is sent again
+byte for byte, so the result is never lost and the applicant never gets a second email."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ import geopandas as gpd
 import pytest
 from shapely.geometry import box
 
+from nrf.domain.result_port import BODY_FIELD
 from nrf.entrypoints.reference_bundle import bundled_synthetic
 from support.backend_schema import assert_valid_patch
 from support.fake_backend import FakeBackend, running_fake_backend
@@ -37,6 +38,9 @@ from support.worker_jobs import (
 )
 from support.worker_process import WorkerProcess
 
+# Every worker here prices on this day (NRF_TEST_QUOTE_DATE), whatever today is: a year after
+# the bundled EDP's start (2026), so the levy is indexed and the provisional amount differs.
+QUOTE_DAY = "2027-06-01"
 # The bundled synthetic bundle's one EDP (src/nrf/bundles/synthetic_norfolk.py), id 1.
 NORFOLK_EDP = (
     "Broads SAC, Broadland Ramsar and River Wensum SAC Environmental Delivery Plan "
@@ -154,6 +158,8 @@ class Setup:
             GOVUK_NOTIFY_SUPPORT_EMAIL=SUPPORT,
             BACKEND_BASE_URL=self.backend.base_url,
             BACKEND_API_KEY=self.backend.api_key,
+            BACKEND_ALLOW_LOOPBACK_HTTP="true",  # the fake backend speaks plain HTTP
+            NRF_TEST_QUOTE_DATE=QUOTE_DAY,
             BACKEND_CALLBACK_TIMEOUT="30",
             SQS_VISIBILITY_TIMEOUT="3",
             VISIBILITY_HEARTBEAT_SECONDS="1",
@@ -200,25 +206,22 @@ def emails(notify: FakeNotifyServer, reference: str) -> list[tuple[str, str]]:
 
 
 def expected_levy(units: int) -> tuple[float, float]:
-    """(amount excluding VAT, base amount) of the Norfolk EDP's charge on the worker's today.
+    """(provisional, indexed) levy of the Norfolk EDP's charge on QUOTE_DAY, 2027-06-01.
 
-    The worker quotes on its clock's date (UTC). The bundled schedule: £2,675.0000 a home,
-    from 2026-01-01 (the EDP's start) to 2027-12-31; index factors 2026 1.0000, 2027 1.0300.
-    2026: per unit 2675.00, the provisional and the indexed amount both 2675.00 x units.
-    2027: per unit half-up(2675.0000 x 1.0300 / 1.0000 = 2755.25) = 2755.25 x units;
-      the provisional stays 2675.00 x units.
+    The bundled schedule: £2,675.0000 a home from 2026-01-01 (the EDP's start) to 2027-12-31;
+    index factors 2026 1.0000, 2027 1.0300. Provisional 2,675.00 x units; indexed 2,675 x 1.03
+    = 2,755.25 a home (exact, so per unit or the total once give the same), x units.
     """
-    year = datetime.now(UTC).year
-    assert year in (2026, 2027), f"no charge covers {year}: update the bundle's schedule"
-    per_unit = 2675.00 if year == 2026 else 2755.25
-    return round(per_unit * units, 2), round(2675.00 * units, 2)
+    return round(2675.00 * units, 2), round(2755.25 * units, 2)
 
 
 @pytest.mark.parametrize("reference", ["NRL-000101", "NRF-000101"])
 def test_a_quote_is_reported_once_within_the_backends_schema(
     setup: Setup, backend: FakeBackend, reference: str
 ) -> None:
-    setup.start()
+    worker = setup.start()
+    # The pinned quote day is a test setting, and the worker says so out loud.
+    worker.wait_for("quote_date_pinned", timeout=90, quote_date=QUOTE_DAY)
     setup.send(job_body("own-job-1"))  # our own schema: no Defra quote, nothing to report
     setup.send(quote_message(reference))
     entry = wait_for(lambda: (e := backend_entry(setup.results, reference)) and e["sent"] and e)
@@ -234,8 +237,10 @@ def test_a_quote_is_reported_once_within_the_backends_schema(
     # Plus the 20 % buffer: N (0.05 + 59.1705) x 1.2 = 71.0646 -> 71.06 (band 4, over 5);
     #                       P (-0.01 + 10.65069) x 1.2 = 12.768828 -> 12.77 (band 4).
     # All of the site is in the River Wensum SAC catchment (id 1) and the Norfolk EDP (id 1).
-    # In 2026: 25 homes x £2,675.00 = £66,875.00 (see expected_levy).
-    excluding_vat, base = expected_levy(25)
+    # 25 homes: provisional 25 x £2,675.00 = £66,875.00, sent as amountExcludingVat (the
+    # backend prints it in its email) and baseAmount; indexed 25 x £2,755.25 = £68,881.25.
+    provisional, indexed = expected_levy(25)
+    assert (provisional, indexed) == (66875.0, 68881.25)
     assert received.body == {
         "edps": [
             {
@@ -262,9 +267,9 @@ def test_a_quote_is_reported_once_within_the_backends_schema(
                     }
                 ],
                 "levyGbp": {
-                    "amountExcludingVat": excluding_vat,
-                    "amountInflationAdjusted": excluding_vat,
-                    "baseAmount": base,
+                    "amountExcludingVat": provisional,
+                    "amountInflationAdjusted": indexed,
+                    "baseAmount": provisional,
                     "modelVersion": 1,
                 },
             }
@@ -351,20 +356,43 @@ def test_two_edps_and_no_charge_send_no_patch_either(
     assert entry["pending"] is False
     [received] = backend.patches
     assert_valid_patch(received.body)
-    excluding_vat, _ = expected_levy(25)
-    assert received.body["edps"][0]["levyGbp"]["amountExcludingVat"] == excluding_vat
+    provisional, indexed = expected_levy(25)
+    levy = received.body["edps"][0]["levyGbp"]
+    assert (levy["amountExcludingVat"], levy["amountInflationAdjusted"]) == (provisional, indexed)
     assert status_of(setup.results, "NRL-000402")["status"] == "succeeded"
 
 
+def bundle_with_another_charge(folder: Path) -> Path:
+    """The bundled bundle with the Norfolk charge raised to £3,000.0000: a body made again
+    from it would differ from the one stored, in every levy field."""
+    path = folder / "another-charge.gpkg"
+    shutil.copy(bundled_synthetic(), path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE levy_charges SET base_charge_per_unit = '3000.0000'")
+    return path
+
+
+def stored_body(results: Path, reference: str) -> bytes:
+    """The PATCH body stored with the job before its first attempt, as text bytes."""
+    entry = backend_entry(results, reference)
+    assert entry is not None
+    details = dict(entry["details"])
+    return str(details[BODY_FIELD]).encode()
+
+
 @pytest.mark.parametrize("window", ["before", "during", "after"])
-def test_killed_around_the_patch_the_result_arrives_exactly_once(
-    setup: Setup, backend: FakeBackend, window: str
+def test_killed_around_the_patch_the_stored_body_is_resent_and_no_second_email(
+    setup: Setup, backend: FakeBackend, tmp_path: Path, window: str
 ) -> None:
     reference = {"before": "NRF-000201", "during": "NRF-000202", "after": "NRF-000203"}[window]
+    # The quote as the front end made it, its placeholder row named as the check spelled the
+    # EDP (here in lower case): the PATCH must claim it by exactly that text.
+    label = NORFOLK_EDP.lower()
+    backend.create_quote(reference, [label])
     if window != "after":
         backend.hold_patches(before_reading=window == "before")
     first = setup.start()
-    setup.send(quote_message(reference))
+    setup.send(quote_message(reference, labels=[label]))
     if window == "before":
         wait_for(lambda: backend.attempts >= 1)  # the request is open, its body unread
     elif window == "during":
@@ -376,13 +404,19 @@ def test_killed_around_the_patch_the_result_arrives_exactly_once(
     # "before": the request is dropped unread, as if it never got through.
     backend.release(drop=window == "before")
     assert len(backend.patches) == (0 if window == "before" else 1)
+    stored = stored_body(setup.results, reference)
 
-    setup.start()  # the message comes back once its visibility (3 s) runs out
+    # Restarted on a bundle whose charge is £3,000: reassessing would change every figure.
+    setup.start(NRF_REFERENCE_DATA=str(bundle_with_another_charge(tmp_path)))
     entry = wait_for(lambda: (e := backend_entry(setup.results, reference)) and e["sent"] and e)
     assert entry["pending"] is False
     wait_for(lambda: queue_counts(setup.sqs, setup.queues.url) == (0, 0))
-    # Not lost, and never twice.
-    assert [p.reference for p in backend.patches] == [reference]
-    assert reference in backend.quotes
-    if window != "after":  # "after" may have been recorded before the kill: nothing to ask
-        assert backend.gets == [reference]  # the rerun asked the backend before sending
+    # Not lost; every PATCH that reached the backend is the stored body, byte for byte (the
+    # first receive's figures: 25 x £2,675.00 provisional, not £3,000).
+    assert backend.patches and {p.raw for p in backend.patches} == {stored}
+    assert json.loads(stored)["edps"][0]["levyGbp"]["amountExcludingVat"] == 66875.0
+    assert len(backend.patches) <= 2
+    # The placeholder was claimed (no second row), and the applicant had one email.
+    assert [name for name, _ in backend.rows(reference)] == [label]
+    assert [e.reference for e in backend.emails] == [reference]
+    assert backend.gets == []  # nobody asked the backend's GET, which cannot tell

@@ -182,7 +182,7 @@ def hand_made_bundle(path: Path) -> Path:
             ],
             [
                 (1, "Yare EDP", "2026-04-01", "2026-04-01", "2027-03-31", "2675.0000"),
-                (1, "Yare EDP", "2026-04-01", "2027-04-01", "2028-03-31", "2750.5000"),
+                (1, "Yare EDP", "2026-04-01", "2027-04-01", "2028-03-31", "2750.0000"),
             ],
         ),
         Table(
@@ -190,7 +190,11 @@ def hand_made_bundle(path: Path) -> Path:
             [("charging_year", "INTEGER"), ("cil_index", "TEXT"), ("index_factor", "TEXT")],
             [(2026, "381", "1.0000"), (2027, "392.43", "1.0300")],
         ),
-        Table("levy_settings", [("key", "TEXT"), ("value", "TEXT")], [("vat_rate", "0.20")]),
+        Table(
+            "levy_settings",
+            [("key", "TEXT"), ("value", "TEXT")],
+            [("vat_rate", "0.20"), ("levy_rounding", "round_total")],
+        ),
         Table(
             "bundle_info",
             [("name", "TEXT"), ("version", "TEXT"), ("created", "TEXT"), ("description", "TEXT")],

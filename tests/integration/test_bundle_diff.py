@@ -16,11 +16,11 @@ from support.delivery import FixtureData, build_command, write_delivery
 X0, Y0 = 600_000, 300_000
 
 
-def build(root: Path, data: FixtureData, version: str) -> Path:
+def build(root: Path, data: FixtureData, version: str, *extra: str) -> Path:
     root.mkdir()
     paths = write_delivery(root / "iat_input", data)
     out = root / "bundle.gpkg"
-    code = main(build_command(root / "iat_input", paths, out, version))
+    code = main([*build_command(root / "iat_input", paths, out, version), *extra])
     assert code == 0
     return out
 
@@ -109,11 +109,42 @@ def test_diff_lists_changed_rows_rates_and_quotes(
     assert set(changed) == {"sites:A", "sites:B", "sites:C"}  # every site is in Yare EDP
     b = changed["sites:B"]
     assert (b["old"]["n_total"], b["old"]["p_total"]) == (b["new"]["n_total"], b["new"]["p_total"])
-    # Quoted 2026-11-26, the EDP's start year: no indexing. 20 units at the base to the penny:
-    # old 2193.6649 -> 2193.66 x 20 = 43,873.20; new 2675.00 x 20 = 53,500.00.
-    assert (b["old"]["levy_gbp"], b["new"]["levy_gbp"]) == ("43873.20", "53500.00")
+    # Quoted 2026-11-26, the EDP's start year: no indexing. Both bundles are new, so each
+    # rounds the total once: old 2193.6649 x 20 = 43,873.298 -> 43,873.30; new 2675 x 20 =
+    # 53,500.00.
+    assert doc["levy_rounding"] == {"old": "round_total", "new": "round_total"}
+    assert (b["old"]["levy_gbp"], b["new"]["levy_gbp"]) == ("43873.30", "53500.00")
     c = changed["sites:C"]
     assert c["new"]["n_total"] != c["old"]["n_total"] and c["new"]["p_total"] == c["old"]["p_total"]
+
+
+def test_a_change_of_rounding_rule_is_shown_with_the_quotes_it_moves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same rows; only the rule differs. Site B, 20 units at £2,193.6649 in the EDP's start
+    # year: per unit 2193.66 x 20 = 43,873.20; the total once 43,873.298 -> 43,873.30.
+    data = FixtureData()
+    data.charges[0] = OLD_CHARGE
+    old = build(tmp_path / "v1", data, "1", "--levy-rounding", "per_unit")
+    new = build(tmp_path / "v2", data, "2")
+    sites = sites_file(tmp_path / "sites.geojson")
+    monkeypatch.setattr(time, "time", lambda: TODAY)
+    capsys.readouterr()
+    assert main(["bundle", "diff", str(old), str(new), "--sites", str(sites), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["levy_rounding"] == {"old": "per_unit", "new": "round_total"}
+    assert doc["rate_changes"] == [
+        {
+            "table": "levy_settings",
+            "key": "levy_rounding",
+            "change": "changed",
+            "fields": [{"field": "value", "old": "per_unit", "new": "round_total"}],
+        }
+    ]
+    b = next(c for c in doc["sites_changed"] if c["id"] == "sites:B")
+    assert (b["old"]["levy_gbp"], b["new"]["levy_gbp"]) == ("43873.20", "43873.30")
+    assert main(["bundle", "diff", str(old), str(new), "--sites", str(sites)]) == 0
+    assert "levy rounding: per_unit -> round_total (CHANGED)" in capsys.readouterr().out
 
 
 def test_diff_prints_a_readable_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -123,6 +154,7 @@ def test_diff_prints_a_readable_summary(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["bundle", "diff", str(old), str(old), "--sites", str(sites)]) == 0
     text = capsys.readouterr().out
     assert "rate changes: 0" in text
+    assert "levy rounding: round_total -> round_total (unchanged)" in text
     assert "0 of 3 sites changed" in text
 
 

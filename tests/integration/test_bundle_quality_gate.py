@@ -11,6 +11,9 @@ from typing import Any
 import pytest
 from shapely.geometry import LineString, Point, Polygon, box
 
+from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.bundles.check import check_bundle
+from nrf.domain.errors import BrokenBundle
 from nrf.entrypoints.cli import main
 from support.delivery import FixtureData, build_command, write_delivery
 
@@ -436,7 +439,8 @@ def test_the_levy_tables_are_written_with_defras_columns_and_exact_text(tmp_path
     ]
     # fid, year, index, factor, and the CSV line each came from
     assert index == [(1, 2026, "381", "1.0000", 2), (2, 2027, "392.43", "1.0300", 3)]
-    assert settings == [("vat_rate", "0.175")]
+    # A new bundle states its rounding rule: Defra's newest, the total rounded once.
+    assert settings == [("vat_rate", "0.175"), ("levy_rounding", "round_total")]
     assert edps == [(1, "Yare EDP"), (1, "Yare EDP")]
     assert excluded == [("Gamma Fen SSSI",)]
 
@@ -444,12 +448,85 @@ def test_the_levy_tables_are_written_with_defras_columns_and_exact_text(tmp_path
 def test_the_vat_rate_defaults_to_20_percent_and_a_percentage_is_refused(tmp_path: Path) -> None:
     assert build(tmp_path, FixtureData()) == 0
     with sqlite3.connect(tmp_path / "out.gpkg") as db:
-        assert db.execute("SELECT value FROM levy_settings").fetchall() == [("0.20",)]
+        assert db.execute("SELECT value FROM levy_settings WHERE key = 'vat_rate'").fetchall() == [
+            ("0.20",)
+        ]
     db.close()
     (tmp_path / "again").mkdir()
     with pytest.raises(SystemExit) as exited:
         build(tmp_path / "again", FixtureData(), "--vat-rate", "20")
     assert exited.value.code == 2
+
+
+def findings(tmp_path: Path, code: str) -> list[dict[str, Any]]:
+    return [f for f in report(tmp_path)["findings"] if f["code"] == code]
+
+
+def test_a_charge_that_is_not_whole_pounds_is_a_warning_naming_its_row(tmp_path: Path) -> None:
+    # Defra's newest calculator refuses £2,750.50: the gate warns, names the row and the line
+    # it came from, and the bundle keeps the charge exactly as delivered.
+    data = FixtureData()
+    data.charges[1] = WINDOW.format("2027-04-01", "2028-03-31", "2750.5")
+    assert build(tmp_path, data) == 0
+    [warned] = findings(tmp_path, "charge_not_whole_pounds")
+    assert warned["severity"] == "warning"
+    assert warned["key"] == "edp_id 1 from 2027-04-01"
+    assert "line 3" in warned["detail"] and "'2750.5000'" in warned["detail"]
+    # Whole pounds at any scale ("2675.0000", "2750") draw no such warning.
+    data.charges[1] = WINDOW.format("2027-04-01", "2028-03-31", "2750")
+    (tmp_path / "whole").mkdir()
+    assert build(tmp_path / "whole", data) == 0
+    assert findings(tmp_path / "whole", "charge_not_whole_pounds") == []
+
+
+def test_the_rounding_rule_is_chosen_at_build_and_shown_by_the_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert build(tmp_path, FixtureData(), "--levy-rounding", "per_unit") == 0
+    with sqlite3.connect(tmp_path / "out.gpkg") as db:
+        rule = db.execute("SELECT value FROM levy_settings WHERE key = 'levy_rounding'").fetchall()
+    db.close()
+    assert rule == [("per_unit",)]
+    assert report(tmp_path)["figures"]["levy_rounding"] == "per_unit"
+    capsys.readouterr()
+    assert main(["bundle", "check", str(tmp_path / "out.gpkg")]) == 0
+    assert "levy rounding: per_unit" in capsys.readouterr().err
+    (tmp_path / "again").mkdir()
+    with pytest.raises(SystemExit) as exited:
+        build(tmp_path / "again", FixtureData(), "--levy-rounding", "round_each")
+    assert exited.value.code == 2
+
+
+@pytest.mark.parametrize(
+    ("rows", "shown", "problem"),
+    [
+        ([], "per_unit (not stated: older bundle)", None),
+        ([("levy_rounding", "round_total")], "round_total", None),
+        ([("levy_rounding", "Round_Total")], "per_unit", "is none of round_total, per_unit"),
+        ([("levy_rounding", "per_unit")] * 2, "per_unit", "2 'levy_rounding' rows"),
+    ],
+)
+def test_the_gate_reads_the_rounding_rule_of_any_bundle(
+    tmp_path: Path, rows: list[tuple[str, str]], shown: str, problem: str | None
+) -> None:
+    assert build(tmp_path, FixtureData()) == 0
+    bundle = tmp_path / "out.gpkg"
+    with sqlite3.connect(bundle) as db:
+        db.execute("DELETE FROM levy_settings WHERE key = 'levy_rounding'")
+        db.executemany("INSERT INTO levy_settings (key, value) VALUES (?, ?)", rows)
+    db.close()
+    checked = check_bundle(bundle)
+    assert checked.figures["levy_rounding"] == shown
+    found = [f.detail for f in checked.findings if f.code == "value_invalid"]
+    assert len(found) == (0 if problem is None else 1)
+    # The reader agrees: an unstated rule opens as per_unit; a bad one is a broken bundle.
+    if problem is None:
+        expected = "per_unit" if not rows else "round_total"
+        assert GeoPackageBoundaryData(bundle).lookups().levy_rounding.value == expected
+    else:
+        assert problem in found[0]
+        with pytest.raises(BrokenBundle, match=problem):
+            GeoPackageBoundaryData(bundle).lookups()
 
 
 def test_an_excluded_area_named_in_a_name_column_and_a_blank_name_are_read(

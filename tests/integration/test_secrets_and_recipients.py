@@ -79,6 +79,7 @@ def run(moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory) -> It
             GOVUK_NOTIFY_ALLOWED_DOMAINS="example.gov.uk",
             BACKEND_BASE_URL=backend.base_url,
             BACKEND_API_KEY=BACKEND_KEY,
+            BACKEND_ALLOW_LOOPBACK_HTTP="true",  # the fake backend speaks plain HTTP
         )
         worker = WorkerProcess(env).start()
         try:

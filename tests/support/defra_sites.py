@@ -88,7 +88,10 @@ def site(
     pricing: LevyPricing | None = None,
     refusal: LevyRefusal | None = None,
     excluded: tuple[str, ...] = (),
+    unrounded: tuple[float, float] | None = None,
 ) -> SiteAssessment:
+    """``unrounded``: the N and P totals before rounding (as the assessment keeps them)."""
+    exact = unrounded or (None, None)
     return _build(
         SiteAssessment,
         site=IDENTITY,
@@ -101,6 +104,8 @@ def site(
         excluded_areas=excluded,
         pricing=pricing,
         levy_refusal=refusal,
+        n_total_unrounded=exact[0],
+        p_total_unrounded=exact[1],
     )
 
 

@@ -12,7 +12,8 @@ lie east of the catchments. Coefficients: 100 m squares over the catchments.
 Defra's current levy inputs: one EDP, "Yare EDP" (EDP_Id 1), made of two polygons that are the
 two catchments; an excluded area "Gamma Fen SSSI" (x 2,000-2,200, y 1,500-1,700); a charging
 schedule of two windows (2026-04-01..2027-03-31 at £2,675.0000 a unit, then to 2028-03-31 at
-£2,750.5000) and an index of 2026 (1.0000) and 2027 (392.43 / 381 = 1.0300).
+£2,750.0000, whole pounds as Defra publishes) and an index of 2026 (1.0000) and 2027
+(392.43 / 381 = 1.0300).
 """
 
 from __future__ import annotations
@@ -148,7 +149,7 @@ class FixtureData:
     charges: list[str] = field(
         factory=lambda: [
             "1,Yare EDP,2026-04-01,2026-04-01,2027-03-31,2675.0000",
-            "1,Yare EDP,2026-04-01,2027-04-01,2028-03-31,2750.5000",
+            "1,Yare EDP,2026-04-01,2027-04-01,2028-03-31,2750.0000",
         ]
     )
     index: list[str] = field(factory=lambda: ["2026,381,1.0000", "2027,392.43,1.0300"])

@@ -1,13 +1,27 @@
-"""A local stand-in for Defra's backend: `PATCH /quotes/{reference}` and `GET` to read it back.
+"""A local stand-in for Defra's backend as it behaves today: `PATCH` and `GET /quotes/{reference}`.
 
-``fail_next(status, n)`` answers the next ``n`` PATCHes with that status; ``hang_next(n)``
-stalls the next ``n`` past any client timeout; ``hold_patches()`` makes every PATCH store the
-quote and then wait for ``release()`` before answering, so a test can kill the client while
-the request is in flight (the backend has it; the client never hears).
+As the real one does:
+
+- ``GET /quotes/{reference}`` answers 200 ``{"accessStatus": ..., "quote": null}`` to a caller
+  without a user's Bearer token (nrf has only the service key), whatever the quote holds, so
+  nobody can learn from it whether a result arrived;
+- a PATCH body is checked against the backend's schema (transcribed, tests/support/
+  backend_schema.py); a body it refuses gets 400 and changes nothing;
+- a quote is created with a placeholder row per EDP its boundary check named
+  (``create_quote``); a PATCH entry claims the row of exactly its ``edpName`` (another spelling
+  inserts a second row); an entry equal to what its row holds changes nothing, so an
+  identical PATCH sends no email, while a changed one updates the row and emails the
+  applicant again (``emails``).
+
+Test controls: ``fail_next(status, n)`` answers the next ``n`` PATCHes with that status;
+``hang_next(n)`` stalls the next ``n`` past any client timeout; ``hold_patches()`` makes every
+PATCH apply and then wait for ``release()`` before answering, so a test can kill the client
+while the request is in flight (the backend has it; the client never hears).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections.abc import Iterator
@@ -17,23 +31,40 @@ from typing import Any
 
 from attrs import frozen
 
+from support.backend_schema import patch_errors
 from support.loopback_server import LoopbackServer
+
+# What the backend's GET says to a caller without a user's token: the value is a stand-in
+# (only the shape, 200 with accessStatus and a null quote, matters to nrf).
+NO_TOKEN_STATUS = "unauthenticated"
 
 
 @frozen
 class Received:
-    """One PATCH that reached the backend whole."""
+    """One PATCH that reached the backend whole: its bytes exactly as sent, and parsed."""
 
     reference: str
     headers: dict[str, str]
     body: dict[str, Any]
+    raw: bytes
+
+
+@frozen
+class Email:
+    """A quote email the backend sent: the quote's rows as they stood, one per EDP."""
+
+    reference: str
+    rows: tuple[tuple[str, Any], ...]  # (edpName, the entry it holds, None for a placeholder)
 
 
 class FakeBackend(LoopbackServer):
     def __init__(self, api_key: str = "backend-test-key") -> None:
         self.api_key = api_key
-        self.patches: list[Received] = []  # every PATCH read whole, answered or not
-        self.quotes: dict[str, dict[str, Any]] = {}
+        self.patches: list[Received] = []  # every PATCH read whole and accepted
+        self.refused: list[Received] = []  # read whole, refused by the schema (400)
+        # reference -> rows, each [edpName, entry or None (the placeholder made at creation)]
+        self.quotes: dict[str, list[list[Any]]] = {}
+        self.emails: list[Email] = []
         self.gets: list[str] = []
         self.attempts = 0  # every PATCH request, whatever became of it
         self.answered = threading.Event()  # set after each successful PATCH's answer
@@ -45,6 +76,15 @@ class FakeBackend(LoopbackServer):
         self._changed = threading.Condition()
         super().__init__(self._handler())
 
+    def create_quote(self, reference: str, edp_names: list[str]) -> None:
+        """The quote as the front end's POST makes it: one placeholder row per EDP name."""
+        with self._changed:
+            self.quotes[reference] = [[name, None] for name in edp_names]
+
+    def rows(self, reference: str) -> list[tuple[str, Any]]:
+        with self._changed:
+            return [(name, copy.deepcopy(entry)) for name, entry in self.quotes.get(reference, [])]
+
     def fail_next(self, status: int, times: int = 1) -> None:
         self._failures += [status] * times
 
@@ -52,7 +92,7 @@ class FakeBackend(LoopbackServer):
         self._hangs += times
 
     def hold_patches(self, before_reading: bool = False) -> None:
-        """Hold each PATCH until ``release()``: after storing it, or before reading its body."""
+        """Hold each PATCH until ``release()``: after applying it, or before reading its body."""
         self._holding, self._released = True, threading.Event()
         self._before_reading = before_reading
 
@@ -67,6 +107,25 @@ class FakeBackend(LoopbackServer):
             if not self._changed.wait_for(lambda: len(self.patches) >= count, timeout):
                 raise AssertionError(f"{len(self.patches)} PATCH(es), wanted {count}")
             return list(self.patches)
+
+    def _apply(self, received: Received) -> None:
+        """Claim or update each entry's row by its exact edpName; email only on a change."""
+        with self._changed:
+            rows = self.quotes.setdefault(received.reference, [])
+            changed = False
+            for entry in received.body["edps"]:
+                row = next((r for r in rows if r[0] == entry["edpName"]), None)
+                if row is None:
+                    rows.append([entry["edpName"], entry])
+                    changed = True
+                elif row[1] != entry:
+                    row[1] = entry
+                    changed = True
+            self.patches.append(received)
+            if changed:
+                state = tuple((name, copy.deepcopy(held)) for name, held in rows)
+                self.emails.append(Email(received.reference, state))
+            self._changed.notify_all()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         backend = self
@@ -89,15 +148,12 @@ class FakeBackend(LoopbackServer):
 
             def do_GET(self) -> None:
                 reference = self._reference()
-                if reference is None or self.headers.get("x-api-key") != backend.api_key:
-                    self._answer(404 if reference is None else 401, {"error": "no"})
+                if reference is None:
+                    self._answer(404, {"error": "no"})
                     return
                 backend.gets.append(reference)
-                quote = backend.quotes.get(reference)
-                if quote is None:
-                    self._answer(404, {"error": "not_found"})
-                else:
-                    self._answer(200, {"reference": reference, **quote})
+                # No user's Bearer token: told nothing about the quote, whatever it holds.
+                self._answer(200, {"accessStatus": NO_TOKEN_STATUS, "quote": None})
 
             def do_PATCH(self) -> None:
                 backend.attempts += 1
@@ -122,10 +178,13 @@ class FakeBackend(LoopbackServer):
                 if backend._failures:
                     self._answer(backend._failures.pop(0), {"error": "scripted"})
                     return
-                with backend._changed:
-                    backend.quotes[reference] = body
-                    backend.patches.append(Received(reference, dict(self.headers), body))
-                    backend._changed.notify_all()
+                received = Received(reference, dict(self.headers), body, raw)
+                errors = patch_errors(body)
+                if errors:
+                    backend.refused.append(received)
+                    self._answer(400, {"error": "Bad Request", "message": "; ".join(errors)})
+                    return
+                backend._apply(received)
                 if backend._holding and not backend._before_reading:
                     backend._released.wait(60)
                 self._answer(200, {"reference": reference})

@@ -10,6 +10,7 @@ from typing import Any
 import shapely
 from shapely.geometry import box
 
+from nrf.domain.levy_rounding import UNSTATED, LevyRounding
 from nrf.domain.model import (
     Boundary,
     BundleInfo,
@@ -117,6 +118,7 @@ class InMemoryBoundaryData:
         charges: Sequence[LevyCharge] = (),
         index: Sequence[IndexRow] = TEST_INDEX,
         vat_rate: str = "0.20",
+        rounding: LevyRounding = UNSTATED,
         info: BundleInfo | None = None,
     ) -> None:
         self._nn, self._wwtw, self._lpa, self._sub = list(nn), list(wwtw), list(lpa), list(sub)
@@ -128,6 +130,7 @@ class InMemoryBoundaryData:
             levy_charges=tuple(charges),
             inflation_index={r.charging_year: r for r in index},
             vat_rate=Decimal(vat_rate),
+            levy_rounding=rounding,
             edps={e.edp_id: e.edp_name for e in edps},
         )
         self._info = info or BundleInfo(
@@ -166,7 +169,9 @@ class InMemoryBoundaryData:
 STRIP_ORIGIN = (600_000.0, 300_000.0)
 
 
-def two_catchment_strip(info: BundleInfo | None = None) -> InMemoryBoundaryData:
+def two_catchment_strip(
+    info: BundleInfo | None = None, rounding: LevyRounding = UNSTATED
+) -> InMemoryBoundaryData:
     """A 2 km strip at STRIP_ORIGIN: Wensum (id 1) west, Broads (id 2) east, nothing south.
 
     Both catchments lie in one EDP (1, the Norfolk EDP, £2,675.0000 a home over 2026-2027).
@@ -198,6 +203,7 @@ def two_catchment_strip(info: BundleInfo | None = None) -> InMemoryBoundaryData:
         edps=[EdpPolygon(box(X0, Y0, X0 + 2000, Y0 + 1000), 1, NORFOLK_EDP)],
         charges=[levy_charge()],
         info=info,
+        rounding=rounding,
     )
 
 

@@ -37,6 +37,8 @@ def test_a_changed_row_is_shown_by_its_changed_field_only() -> None:
     line = "  levy_charges edp_id 1 from 2026-04-01: base_charge_per_unit 2193.6649 -> 2675.0000"
     assert line in text.splitlines()
     assert "{" not in text  # no dict repr anywhere
+    # Each bundle's rounding rule, and whether it changed: a change moves quotes by itself.
+    assert "levy rounding: per_unit -> round_total (CHANGED)" in text.splitlines()
 
 
 def test_an_added_or_removed_row_is_shown_whole_and_an_unchanged_one_not_at_all() -> None:
@@ -79,6 +81,7 @@ def document(changes: list[dict[str, Any]], sites: list[dict[str, Any]]) -> dict
         "new": info,
         "rows": [],
         "rate_changes": changes,
+        "levy_rounding": {"old": "per_unit", "new": "round_total"},
         "rule_set": "iat-2025-10",
         "sites_assessed": len(sites),
         "sites_changed": sites,

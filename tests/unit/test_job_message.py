@@ -81,6 +81,16 @@ def test_examples_match_the_published_json_schema() -> None:
     assert not validator.is_valid({**DEFRA, "reference": "NRF-12"})
 
 
+def test_housing_units_go_up_to_the_backends_maximum() -> None:
+    # Defra's backend takes residentialBuildingCount up to 999,999; so do nrf's job reader
+    # and the published message schema.
+    body = {**DEFRA, "housingUnits": 999_999}
+    assert parse_job_message(json.dumps(body)).dwellings == 999_999
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    assert validator.is_valid(body)
+    assert not validator.is_valid({**DEFRA, "housingUnits": 1_000_000})
+
+
 def test_defra_message_without_housing_units_is_refused() -> None:
     body = {k: v for k, v in DEFRA.items() if k != "housingUnits"}
     with pytest.raises(InvalidJobMessage) as caught:
@@ -104,6 +114,7 @@ def test_defra_message_without_housing_units_is_refused() -> None:
         (json.dumps({**DEFRA, "housingUnits": -1}), ["invalid_dwellings"]),
         (json.dumps({**DEFRA, "housingUnits": 2.5}), ["invalid_dwellings"]),
         (json.dumps({**DEFRA, "housingUnits": True}), ["invalid_dwellings"]),
+        (json.dumps({**DEFRA, "housingUnits": 1_000_000}), ["invalid_dwellings"]),  # > 999,999
         (json.dumps({**CANONICAL, "job_id": "../etc"}), ["invalid_job_id"]),
         (json.dumps({**CANONICAL, "assessment_type": "gcn"}), ["unsupported_assessment_type"]),
         (json.dumps({**CANONICAL, "email": "not-an-email"}), ["invalid_email"]),
@@ -237,7 +248,8 @@ def test_intersecting_edps_need_only_a_label_and_other_keys_are_accepted() -> No
     }
     message = {**DEFRA, "boundaryGeojson": wrapper}
     job = parse_job_message(json.dumps(message))
-    assert job.edp_labels == ("Norfolk EDP", "Broads EDP")
+    # Verbatim, spaces and all: the backend claims its placeholder row by the exact label.
+    assert job.edp_labels == ("Norfolk EDP", " Broads EDP ")
     jsonschema.Draft202012Validator(SCHEMA).validate(message)
 
 

@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 from nrf.domain.charging import LevyPrices, levy_outcome, price_levy
+from nrf.domain.levy_rounding import LevyRounding
 from nrf.domain.model import LevyCharge, LookupTables
 from nrf.domain.results import EdpOverlap, IndexRow, LevyPricing, LevyRefusal
 from support.reference import rates
@@ -49,7 +50,10 @@ def price(
     units: int,
     on: date,
     index: dict[int, IndexRow] = INDEX,
+    rounding: LevyRounding = LevyRounding.PER_UNIT,
 ) -> LevyPricing | LevyRefusal:
+    """Priced under the per-unit rule unless named: the figures below were worked that way
+    (both rules on Defra's own examples: tests/unit/test_levy_rounding_rules.py)."""
     return price_levy(
         edp_id=1,
         edp_name=NORFOLK,
@@ -58,11 +62,17 @@ def price(
         charges=charges,
         index=index,
         vat_rate=VAT,
+        rounding=rounding,
     )
 
 
-def priced(charges: list[LevyCharge], units: int, on: date) -> LevyPricing:
-    result = price(charges, units, on)
+def priced(
+    charges: list[LevyCharge],
+    units: int,
+    on: date,
+    rounding: LevyRounding = LevyRounding.PER_UNIT,
+) -> LevyPricing:
+    result = price(charges, units, on, rounding=rounding)
     assert isinstance(result, LevyPricing), result
     return result
 
@@ -146,11 +156,12 @@ def test_the_days_either_side_of_the_window_have_no_charge(day: date) -> None:
 
 def test_the_window_covering_the_date_is_the_one_used() -> None:
     # Two windows of EDP 1 and one of EDP 2: 2027 uses the second row of EDP 1 (£3,000.0000,
-    # started 2026 so indexed: 3000 x 1.03 = 3090.00; x 2 = 6,180.00).
+    # started 2026 so indexed: 3000 x 1.03 = 3090.00; x 2 = 6,180.00). EDP 2's row covering
+    # the same day comes first, so a lookup that forgot the EDP id would take its £9,999.
     rows = [
+        charge("9999.0000", valid=(date(2027, 1, 1), date(2027, 12, 31)), edp_id=2),
         charge("2675.0000", valid=(date(2026, 1, 1), date(2026, 12, 31))),
         charge("3000.0000", valid=(date(2027, 1, 1), date(2027, 12, 31))),
-        charge("9999.0000", valid=(date(2027, 1, 1), date(2027, 12, 31)), edp_id=2),
     ]
     p = priced(rows, 2, date(2027, 1, 1))
     assert (p.base_charge_per_unit, str(p.amount_excluding_vat)) == (

@@ -63,7 +63,7 @@ def test_the_backend_key_is_scrubbed_as_well_as_notifys() -> None:
         {
             "AWS_SQS_QUEUE_NAME": "q",
             "GOVUK_NOTIFY_API_KEY": SECRET,
-            "BACKEND_BASE_URL": "http://127.0.0.1:9",
+            "BACKEND_BASE_URL": "https://backend.example",
             "BACKEND_API_KEY": backend_key,
         }
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
+from collections.abc import Iterator
 from datetime import UTC, date, datetime
 
 import falcon.testing
@@ -14,6 +16,7 @@ from fakes import FakeClock, FakeNotifier, FakeResultStore
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.charging import utc_day
 from nrf.domain.jobs import QueueMessage
+from nrf.domain.levy_rounding import LevyRounding
 from nrf.domain.results import AssessmentRun
 from nrf.domain.validation import DEFAULT_LIMITS, RawFeature
 from nrf.entrypoints.api.app import create_app
@@ -34,10 +37,25 @@ def moment(year: int, month: int, day: int, hour: int, minute: int) -> float:
     return datetime(year, month, day, hour, minute, tzinfo=UTC).timestamp()
 
 
+@pytest.fixture
+def two_hours_east(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The process's local time zone set to UTC+2 (POSIX "EET-2", no tz database needed), so a
+    day taken in local time differs from the UTC day for the last two hours of each UTC day."""
+    monkeypatch.setenv("TZ", "EET-2")
+    time.tzset()
+    assert date.fromtimestamp(moment(2026, 12, 31, 23, 30)) == date(2027, 1, 1)
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("two_hours_east")
 def test_the_quote_date_is_the_utc_day_of_the_moment() -> None:
-    # 23:30 UTC on 31 December 2026 is already 1 January in, say, Helsinki: the UTC day counts.
+    # 23:30 UTC on 31 December 2026 is already 1 January at UTC+2: the UTC day counts.
     assert utc_day(moment(2026, 12, 31, 23, 30)) == date(2026, 12, 31)
     assert utc_day(moment(2027, 1, 1, 0, 0)) == date(2027, 1, 1)
+    # 22:00 UTC on 1 January is 00:00 on the 2nd at UTC+2: still the 1st.
+    assert utc_day(moment(2027, 1, 1, 22, 0)) == date(2027, 1, 1)
 
 
 @pytest.mark.parametrize("text", ["2027-02-29", "2027-2-3", "27-03-01", "2027-03-01T00:00", ""])
@@ -101,7 +119,7 @@ def test_the_worker_quotes_on_the_clocks_utc_day() -> None:
 
 
 def client() -> falcon.testing.TestClient:
-    data = two_catchment_strip()
+    data = two_catchment_strip(rounding=LevyRounding.ROUND_TOTAL)
     clock = FakeClock(moment(2026, 11, 26, 12, 0))
     services = ApiServices(
         quote=GetQuote(AssessDevelopments(data), clock=clock),
@@ -138,6 +156,8 @@ def test_the_api_quotes_today_unless_asked_for_another_day() -> None:
     # 10 homes on the clock's day, 2026-11-26: 2,675.00 x 10 = 26,750.00.
     assert today["pricing"]["quote_date"] == "2026-11-26"
     assert today["pricing"]["amount_excluding_vat"] == "26750.00"
+    # Every quote says where its sum was rounded: the bundle's rule.
+    assert today["pricing"]["rounding"] == "round_total"
     later = api.simulate_post(
         "/v1/quotes", body=body(), headers=HEADERS, params={"quoteDate": "2028-01-01"}
     )

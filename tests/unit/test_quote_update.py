@@ -9,8 +9,11 @@ from decimal import Decimal
 
 import pytest
 
+from nrf.domain.charging import price_levy
+from nrf.domain.levy_rounding import LevyRounding
+from nrf.domain.model import LevyCharge
 from nrf.domain.quote_update import band, model_version, quote_update, quote_update_json
-from nrf.domain.results import CatchmentOverlap, IndexRow
+from nrf.domain.results import CatchmentOverlap, IndexRow, LevyPricing
 from support.backend_schema import assert_valid_patch, patch_errors
 from support.defra_sites import norfolk_pricing, site
 
@@ -87,8 +90,10 @@ def test_an_indexed_levy_keeps_the_provisional_and_the_indexed_amounts_apart() -
         amount_including_vat=Decimal("8173.58"),
     )
     body = quote_update(site(pricing=pricing))
+    # The backend prints amountExcludingVat in its email as the provisional levy: the
+    # un-indexed 6 580.98, as Defra's mapper sends it; the indexed amount has its own field.
     assert body["edps"][0]["levyGbp"] == {
-        "amountExcludingVat": 6811.32,
+        "amountExcludingVat": 6580.98,
         "amountInflationAdjusted": 6811.32,
         "baseAmount": 6580.98,
         "modelVersion": 1,
@@ -96,6 +101,93 @@ def test_an_indexed_levy_keeps_the_provisional_and_the_indexed_amounts_apart() -
     # The text sent carries exactly those pennies.
     assert '"baseAmount": 6580.98' in quote_update_json(site(pricing=pricing))
     assert_valid_patch(body)
+
+
+EAST_INDEX = {
+    2025: IndexRow(charging_year=2025, cil_index=Decimal("391"), index_factor=Decimal("0.9775")),
+    2026: IndexRow(charging_year=2026, cil_index=Decimal("400"), index_factor=Decimal("1.0000")),
+    2027: IndexRow(charging_year=2027, cil_index=Decimal("412"), index_factor=Decimal("1.0300")),
+}
+
+
+@pytest.mark.parametrize(
+    ("on", "indexed"),
+    [
+        # 10 homes at £2,675 from an EDP that started in 2025 (factor 0.9775 = 391/400).
+        # 2026 (1.0000): 26 750 x 400 / 391 = 10 700 000 / 391 = 27 365.7289... (391 x 27 365 =
+        #   10 699 715, remainder 285, 285/391 = 0.7289) -> 27 365.73.
+        # 2027 (1.0300): 26 750 x 1.03 x 400 / 391 = 11 021 000 / 391 = 28 186.7007... (391 x
+        #   28 186 = 11 020 726, remainder 274, 274/391 = 0.7008) -> 28 186.70.
+        (date(2026, 6, 1), 27365.73),
+        (date(2027, 6, 1), 28186.70),
+    ],
+)
+def test_a_later_years_quote_sends_the_provisional_amount_as_the_amount_excluding_vat(
+    on: date, indexed: float
+) -> None:
+    east = LevyCharge(
+        edp_id=1,
+        edp_name="Norfolk EDP",
+        edp_start_date=date(2025, 1, 1),
+        charge_valid_from=date(2025, 1, 1),
+        charge_valid_to=date(2027, 12, 31),
+        base_charge_per_unit=Decimal("2675"),
+    )
+    pricing = price_levy(
+        edp_id=1,
+        edp_name="Norfolk EDP",
+        units=10,
+        quote_date=on,
+        charges=[east],
+        index=EAST_INDEX,
+        vat_rate=Decimal("0.20"),
+        rounding=LevyRounding.ROUND_TOTAL,
+    )
+    assert isinstance(pricing, LevyPricing)
+    body = quote_update(site(pricing=pricing))
+    # The provisional amount, 2 675 x 10 = 26 750.00, whatever the year; the indexed apart.
+    assert body["edps"][0]["levyGbp"] == {
+        "amountExcludingVat": 26750.0,
+        "amountInflationAdjusted": indexed,
+        "baseAmount": 26750.0,
+        "modelVersion": 1,
+    }
+    assert_valid_patch(body)
+
+
+@pytest.mark.parametrize(
+    ("exact", "sent", "shown"),
+    [
+        # Python's round on the float, as Defra's mapper does: 0.015 is stored as
+        # 0.01499999999999999944... so it goes down to 0.01 (band 1), where the IAT's
+        # numpy-style rounding (x 100 = 1.5 exactly, half to even) gives 0.02; 2.675 is
+        # 2.67499999999999982236...: 2.67 (band 3), the IAT's 2.68.
+        (0.015, 0.01, 0.02),
+        (2.675, 2.67, 2.68),
+    ],
+)
+def test_patch_amounts_are_rounded_as_defras_mapper_rounds_them(
+    exact: float, sent: float, shown: float
+) -> None:
+    # `shown` is the site's IAT figure (round2, kept for the 31-column CSV's conformance).
+    body = quote_update(
+        site(n_total=shown, p_total=shown, unrounded=(exact, exact), pricing=norfolk_pricing())
+    )
+    impact = body["edps"][0]["impact"]
+    expected_band = 1 if sent <= 0.25 else 3
+    for nutrient in ("nitrogenTotal", "phosphorusTotal"):
+        assert impact[nutrient]["amount"] == sent
+        assert impact[nutrient]["band"] == {"min": expected_band, "max": expected_band}
+    assert_valid_patch(body)
+
+
+def test_edp_name_is_sent_as_the_message_spelled_it() -> None:
+    # The message said "norfolk  EDP " (case and spaces differ from the bundle's "Norfolk EDP"):
+    # it matched, and the backend claims its placeholder by exactly that text.
+    body = quote_update(site(pricing=norfolk_pricing()), ("Other EDP", "norfolk  EDP "))
+    assert body["edps"][0]["edpName"] == "norfolk  EDP "
+    # A message that named no EDP (or none that matches): the bundle's name.
+    assert quote_update(site(pricing=norfolk_pricing()))["edps"][0]["edpName"] == "Norfolk EDP"
 
 
 def test_nothing_beyond_the_schema_is_sent() -> None:
@@ -177,14 +269,38 @@ def _valid_body() -> dict:
     return quote_update(site(catchments=CATCHMENTS, pricing=norfolk_pricing()))
 
 
-def test_the_schema_refuses_an_extra_key_anywhere() -> None:
-    for path in ((), ("edps", 0), ("edps", 0, "levyGbp"), ("edps", 0, "impact", "nitrogenTotal")):
-        body = copy.deepcopy(_valid_body())
-        target = body
-        for step in path:
-            target = target[step]
-        target["provenance"] = {"bundleName": "x"}
-        assert patch_errors(body), path
+@pytest.mark.parametrize(
+    "path",
+    [
+        (),
+        ("edps", 0),
+        ("edps", 0, "levyGbp"),
+        ("edps", 0, "impact"),
+        ("edps", 0, "impact", "nitrogenTotal"),
+        ("edps", 0, "impact", "phosphorusTotal", "band"),
+        ("edps", 0, "catchments", 0),
+        ("edps", 0, "catchments", 1),
+    ],
+)
+def test_the_schema_refuses_an_extra_key_anywhere(path: tuple[str | int, ...]) -> None:
+    body = copy.deepcopy(_valid_body())
+    target = body
+    for step in path:
+        target = target[step]
+    target["provenance"] = {"bundleName": "x"}
+    # Refused at that very object (Joi refuses unknown keys at every level), for that key.
+    where = "/".join(map(str, path))
+    [error] = patch_errors(body)
+    assert error.startswith(f"{where}: ") and "'provenance'" in error, error
+
+
+def test_the_schema_refuses_an_empty_catchment_id() -> None:
+    # Joi's string() refuses "" unless allowed; a catchment without an id is sent as null.
+    body = _valid_body()
+    body["edps"][0]["catchments"][0]["catchmentId"] = ""
+    assert [e.split(":")[0] for e in patch_errors(body)] == ["edps/0/catchments/0/catchmentId"]
+    body["edps"][0]["catchments"][0]["catchmentId"] = None
+    assert_valid_patch(body)
 
 
 def test_the_schema_refuses_a_text_edp_id() -> None:
@@ -222,3 +338,38 @@ def test_the_schema_refuses_other_wrong_values(where: tuple, value: object) -> N
 def test_the_body_is_plain_json() -> None:
     text = quote_update_json(site(catchments=CATCHMENTS, pricing=norfolk_pricing()))
     assert json.loads(text) == _valid_body()
+
+
+def test_a_999999_unit_quote_is_sent_to_the_penny() -> None:
+    # Defra's backend maximum. £2,675 x 999,999 = £2,674,997,325.00 provisional; quoted in
+    # 2027 for an EDP that started 2025: x 1.0300 / 0.9775 = x 412/391, so 2,674,997,325 x 412
+    # / 391 = 1,102,098,897,900 / 391; 391 x 2,818,667,258 = 1,102,098,897,878, remainder 22,
+    # 22/391 = 0.0563 -> £2,818,667,258.06.
+    east = LevyCharge(
+        edp_id=1,
+        edp_name="Norfolk EDP",
+        edp_start_date=date(2025, 1, 1),
+        charge_valid_from=date(2025, 1, 1),
+        charge_valid_to=date(2027, 12, 31),
+        base_charge_per_unit=Decimal("2675"),
+    )
+    pricing = price_levy(
+        edp_id=1,
+        edp_name="Norfolk EDP",
+        units=999_999,
+        quote_date=date(2027, 6, 1),
+        charges=[east],
+        index=EAST_INDEX,
+        vat_rate=Decimal("0.20"),
+        rounding=LevyRounding.ROUND_TOTAL,
+    )
+    assert isinstance(pricing, LevyPricing)
+    body = quote_update(site(pricing=pricing))
+    assert body["edps"][0]["levyGbp"] == {
+        "amountExcludingVat": 2674997325.0,
+        "amountInflationAdjusted": 2818667258.06,
+        "baseAmount": 2674997325.0,
+        "modelVersion": 1,
+    }
+    assert '"amountInflationAdjusted": 2818667258.06' in quote_update_json(site(pricing=pricing))
+    assert_valid_patch(body)

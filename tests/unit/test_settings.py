@@ -73,3 +73,38 @@ def test_visibility_extension_must_come_before_the_timeout() -> None:
     with pytest.raises(ConfigError) as caught:
         load_settings({"SQS_VISIBILITY_TIMEOUT": "60", "VISIBILITY_HEARTBEAT_SECONDS": "60"})
     assert "VISIBILITY_HEARTBEAT_SECONDS" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("url", "allow", "accepted"),
+    [
+        ("https://backend.example", False, True),
+        ("http://backend.example", False, False),  # the key would travel in clear text
+        ("http://127.0.0.1:9", False, False),  # loopback too, unless a test asks for it
+        ("http://127.0.0.1:9", True, True),
+        ("http://localhost:9", True, True),
+        ("http://backend.example", True, False),  # the test setting allows loopback only
+        ("http://127.0.0.1.backend.example", True, False),
+        ("ftp://backend.example", False, False),
+    ],
+)
+def test_the_backend_url_must_be_https(url: str, allow: bool, accepted: bool) -> None:
+    env = {"BACKEND_BASE_URL": url, "BACKEND_API_KEY": "k"}
+    if allow:
+        env["BACKEND_ALLOW_LOOPBACK_HTTP"] = "true"
+    if accepted:
+        assert load_settings(env).backend_base_url == url
+        return
+    with pytest.raises(ConfigError) as caught:
+        load_settings(env)
+    assert "BACKEND_BASE_URL must be an https:// URL" in caught.value.message
+
+
+def test_a_test_quote_date_is_a_day() -> None:
+    from datetime import date
+
+    assert load_settings({"NRF_TEST_QUOTE_DATE": "2027-06-01"}).test_quote_date == date(2027, 6, 1)
+    assert load_settings({}).test_quote_date is None  # a deployment prices on today
+    with pytest.raises(ConfigError) as caught:
+        load_settings({"NRF_TEST_QUOTE_DATE": "01/06/2027"})
+    assert "NRF_TEST_QUOTE_DATE" in caught.value.message

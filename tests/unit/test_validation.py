@@ -138,8 +138,8 @@ def test_required_values_may_not_be_blank(column: str, blank: object) -> None:
         math.inf,
         -math.inf,
         "nan",
-        100_001,
-        "100001",
+        1_000_000,  # one over Defra's backend maximum, 999,999
+        "1000000",
         1e6,
         [1],
         {"n": 1},
@@ -158,6 +158,8 @@ def test_invalid_dwellings(value: object) -> None:
         (" 7 ", 7),
         ("19.0", 19),
         (100_000, 100_000),
+        (999_999, 999_999),  # Defra's backend maximum (residentialBuildingCount)
+        ("999999", 999_999),
         (np.int64(5), 5),
         (np.float64(6.0), 6),
         ("+3", 3),
@@ -449,7 +451,7 @@ VALID_ROW = st.fixed_dictionaries(
         "name": st.text(max_size=10).map(str.strip),
         "dwelling_category": st.sampled_from(["housing", "flats", "care home"]),
         "source": st.text(max_size=10).map(str.strip),
-        "dwellings": st.integers(0, 100_000),
+        "dwellings": st.integers(0, 999_999),
     }
 )
 VALID_BOX = st.builds(

@@ -35,6 +35,7 @@ from nrf.bundles.schedule_csv import read_csv_rows
 from nrf.bundles.staging import stage_coefficients, stage_small
 from nrf.bundles.stale_staging import sweep_stale_staging
 from nrf.bundles.vouch import record_checked_by_gate
+from nrf.domain.levy_rounding import FOR_NEW_BUNDLES, LevyRounding
 
 Progress = Callable[[str], Callable[[int, int], None]]
 # Findings that mean the delivery could not even be read: nothing to stage or gate.
@@ -69,6 +70,7 @@ class BuildRequest:
     levy_charges: Path | None = None  # else the manifest's (or the default) path in the delivery
     inflation_index: Path | None = None
     vat_rate: Decimal = DEFAULT_VAT_RATE
+    levy_rounding: LevyRounding = FOR_NEW_BUNDLES
     default_occupancy: float | None = None
     default_water_usage: float | None = None
     previous: Path | None = None
@@ -217,7 +219,7 @@ def build_bundle(request: BuildRequest, progress: Progress | None = None) -> Bui
     levy = [
         charges_table(_read_csv("levy_charges", csv_paths, manifest, report)),
         index_table(_read_csv("inflation_index", csv_paths, manifest, report)),
-        settings_table(request.vat_rate),
+        settings_table(request.vat_rate, request.levy_rounding),
     ]
     default = _default(request, manifest.default_occupancy, manifest.default_water_usage)
     permits = cleaning.clean_permits(permit_rows or [], manifest, report)

@@ -161,6 +161,11 @@ def diff_bundles(
         "new": asdict(new.info()),
         "rows": [asdict(r) for r in rows],
         "rate_changes": rate_changes(old, new),
+        # Where each bundle rounds the levy: a change moves quotes with no row of figures changed.
+        "levy_rounding": {
+            "old": old.lookups().levy_rounding.value,
+            "new": new.lookups().levy_rounding.value,
+        },
         "rule_set": rules.name,
         "sites_assessed": len(developments),
         "sites_changed": [asdict(c) for c in changes],

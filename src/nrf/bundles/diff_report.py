@@ -50,6 +50,9 @@ def render_diff(doc: dict[str, Any]) -> str:
             f"{r['name']:<24} {r['old_rows']:>10,} {r['new_rows']:>10,} {r['added']:>8,} "
             f"{r['removed']:>8,} {r['changed']:>8,}"
         )
+    rounding = doc["levy_rounding"]
+    moved = "unchanged" if rounding["old"] == rounding["new"] else "CHANGED"
+    lines += ["", f"levy rounding: {rounding['old']} -> {rounding['new']} ({moved})"]
     lines += ["", f"rate changes: {len(doc['rate_changes'])}"]
     lines += [
         f"  {change['table']} {change['key']}: {_change(change)}" for change in doc["rate_changes"]

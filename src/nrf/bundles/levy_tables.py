@@ -2,8 +2,8 @@
 
 ``levy_charges`` and ``levy_inflation_index`` carry Defra's columns plus ``source_line``, the
 line of the delivered CSV each row came from, so the gate can name it; ``levy_settings`` holds
-the VAT rate. Nothing is judged here: the gate judges the bundle, so a bundle built elsewhere
-is judged by the same rules.
+the VAT rate and the levy's rounding rule (``nrf.domain.levy_rounding``). Nothing is judged
+here: the gate judges the bundle, so a bundle built elsewhere is judged by the same rules.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from nrf.bundles.geopackage_writer import Table
 from nrf.bundles.manifest import CHARGE_COLUMNS, INDEX_COLUMNS
 from nrf.bundles.schedule_csv import Row
 from nrf.bundles.schedule_values import four_places, integer
+from nrf.domain.levy_rounding import FOR_NEW_BUNDLES, SETTING, LevyRounding
 
 CHARGES, INDEX, SETTINGS = "levy_charges", "levy_inflation_index", "levy_settings"
 SOURCE_LINE = "source_line"
@@ -49,5 +50,7 @@ def index_table(rows: Sequence[Row]) -> Table:
     return Table(INDEX, _columns(INDEX_COLUMNS), out)
 
 
-def settings_table(vat_rate: Decimal) -> Table:
-    return Table(SETTINGS, [("key", "TEXT"), ("value", "TEXT")], [("vat_rate", str(vat_rate))])
+def settings_table(vat_rate: Decimal, rounding: LevyRounding = FOR_NEW_BUNDLES) -> Table:
+    """VAT and the rounding rule, each stated: a new bundle rounds as Defra's newest does."""
+    rows = [("vat_rate", str(vat_rate)), (SETTING, rounding.value)]
+    return Table(SETTINGS, [("key", "TEXT"), ("value", "TEXT")], rows)

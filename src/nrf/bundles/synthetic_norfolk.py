@@ -10,6 +10,7 @@ import shapely
 from shapely.geometry import MultiPoint, MultiPolygon, Point, Polygon, box
 
 from nrf.bundles.geopackage_writer import Layer, Table
+from nrf.domain.levy_rounding import FOR_NEW_BUNDLES, SETTING
 from nrf.domain.model import Boundary
 
 # Bounding box of the Broads & Wensum sample sites plus 3 km, rounded out to 100 m.
@@ -308,7 +309,9 @@ def inflation_index_table() -> Table:
 
 
 def levy_settings_table() -> Table:
-    return Table("levy_settings", [("key", "TEXT"), ("value", "TEXT")], [("vat_rate", "0.20")])
+    """VAT 0.20 and the rounding rule of every new bundle (Defra's newest: the total once)."""
+    rows = [("vat_rate", "0.20"), (SETTING, FOR_NEW_BUNDLES.value)]
+    return Table("levy_settings", [("key", "TEXT"), ("value", "TEXT")], rows)
 
 
 def small_layers() -> list[Layer]:

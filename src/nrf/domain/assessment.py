@@ -112,8 +112,9 @@ def assess_site(
     litres = litres_per_day(dev.dwellings, chosen.rate)
     loads = wastewater_loads(litres, permit, rules)
 
-    n_total = round2(total_with_buffer(n_post or 0.0, loads.n_perm, rules))
-    p_total = round2(total_with_buffer(p_post or 0.0, loads.p_perm, rules))
+    n_exact = total_with_buffer(n_post or 0.0, loads.n_perm, rules)
+    p_exact = total_with_buffer(p_post or 0.0, loads.p_perm, rules)
+    n_total, p_total = round2(n_exact), round2(p_exact)
 
     catchments = split_by_catchment(
         pieces,
@@ -186,6 +187,8 @@ def assess_site(
         excluded_areas=excluded,
         pricing=levy if isinstance(levy, LevyPricing) else None,
         levy_refusal=levy if isinstance(levy, LevyRefusal) else None,
+        n_total_unrounded=n_exact,
+        p_total_unrounded=p_exact,
     )
 
 

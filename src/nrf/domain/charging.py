@@ -1,11 +1,11 @@
 """The levy from an EDP's charging schedule: a charge per housing unit, indexed by charging year.
 
 Defra prices the Nature Restoration Fund levy this way (its calculator version 1), in pounds
-excluding VAT, rounding half up to the penny at every step so a quote can be checked by hand:
-provisional = half-up(half-up(base, 2 dp) x units); when the quote falls in another calendar
-year than the EDP started in, the per-unit charge is half-up(base x factor(quote year) /
-factor(start year)) and the levy that x units, half up. Anything missing is refused with a
-stable code, never assumed.
+excluding VAT, rounding half up to the penny so a quote can be checked by hand. When the quote
+falls in another calendar year than the EDP started in, the charge is indexed by
+factor(quote year) / factor(start year). Where the rounding falls is the bundle's stated rule
+(``nrf.domain.levy_rounding``): the total once, exactly (Defra's newest), or each unit first.
+Anything missing is refused with a stable code, never assumed.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 
+from nrf.domain.levy_rounding import LevyRounding
 from nrf.domain.model import LevyCharge, LookupTables
 from nrf.domain.results import EdpOverlap, IndexRow, LevyPricing, LevyRefusal
 
@@ -30,6 +32,13 @@ def utc_day(epoch_seconds: float) -> date:
 def half_up(value: Decimal) -> Decimal:
     """Pounds to the penny, half up (0.005 -> 0.01); Python's round() would go half to even."""
     return value.quantize(PENNY, rounding=ROUND_HALF_UP)
+
+
+def half_up_exact(value: Fraction) -> Decimal:
+    """A positive exact amount to the penny, half up, with no intermediate rounding at all
+    (a Decimal quotient is cut to 28 digits first, which could in principle tip a half)."""
+    pennies = (value * 100 + Fraction(1, 2)).__floor__()
+    return (Decimal(pennies) / 100).quantize(PENNY)
 
 
 def _day(d: date) -> str:
@@ -50,6 +59,7 @@ def price_levy(
     charges: Sequence[LevyCharge],
     index: Mapping[int, IndexRow],
     vat_rate: Decimal,
+    rounding: LevyRounding,
 ) -> LevyPricing | LevyRefusal:
     """The levy of ``units`` homes in one EDP on ``quote_date``, or why it cannot be quoted."""
     if units <= 0:
@@ -62,7 +72,8 @@ def price_levy(
             "of its schedule covers that date, so no levy can be quoted for it yet.",
         )
     base = charge.base_charge_per_unit
-    base_amount = half_up(half_up(base) * units)
+    total_once = rounding is LevyRounding.ROUND_TOTAL
+    base_amount = half_up(base * units) if total_once else half_up(half_up(base) * units)
     start_year, quote_year = charge.edp_start_date.year, quote_date.year
     rows: tuple[IndexRow, ...] = ()
     if quote_year == start_year:
@@ -81,7 +92,11 @@ def price_levy(
         start, now = index[start_year], index[quote_year]
         rows = (start, now)
         per_unit = half_up(base * now.index_factor / start.index_factor)
-        adjusted = half_up(per_unit * units)
+        if total_once:
+            ratio = Fraction(now.index_factor) / Fraction(start.index_factor)
+            adjusted = half_up_exact(Fraction(base) * units * ratio)
+        else:
+            adjusted = half_up(per_unit * units)
     vat = half_up(adjusted * vat_rate)
     return LevyPricing(
         edp_id=charge.edp_id,
@@ -101,6 +116,7 @@ def price_levy(
         vat=vat,
         amount_including_vat=adjusted + vat,
         calculator_version=CALCULATOR_VERSION,
+        rounding=rounding,
     )
 
 
@@ -193,5 +209,6 @@ class LevyPrices:
                 charges=self._lookups.levy_charges,
                 index=self._lookups.inflation_index,
                 vat_rate=self._lookups.vat_rate,
+                rounding=self._lookups.levy_rounding,
             )
         return self._known[key]

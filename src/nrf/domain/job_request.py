@@ -15,8 +15,9 @@ from attrs import frozen
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.jobs import QueueMessage
 
-# A development bigger than any real one is a typo; used by the job reader and the file reader.
-MAX_DWELLINGS = 100_000
+# Defra's backend takes up to 999,999 housing units (its MAX_RESIDENTIAL_UNITS); more is a
+# typo. Used by the job reader and the file reader.
+MAX_DWELLINGS = 999_999
 S3_URI = re.compile(r"s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])/(.+)")
 
 

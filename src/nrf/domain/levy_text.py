@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from attrs import frozen
 
+from nrf.domain.levy_rounding import LevyRounding
 from nrf.domain.results import IndexRow, LevyPricing, LevyRefusal, SiteAssessment
 
 HRA_ROUTE = (
@@ -68,6 +69,21 @@ def per_unit_working(pricing: LevyPricing) -> str:
     )
 
 
+def total_working(pricing: LevyPricing) -> str:
+    """The sum under the round-total rule: every factor multiplied out, rounded once."""
+    plural = "" if pricing.units == 1 else "s"
+    sum_ = f"{pricing.units:,} unit{plural} x {gbp_scheduled(pricing.base_charge_per_unit)}"
+    if is_indexed(pricing):
+        start = index_row(pricing, pricing.edp_start_date.year)
+        now = index_row(pricing, pricing.quote_date.year)
+        sum_ += (
+            f" x {'?' if now is None else now.index_factor} (CIL index factor "
+            f"{pricing.quote_date.year}) / {'?' if start is None else start.index_factor} (CIL "
+            f"index factor {pricing.edp_start_date.year}, the EDP's start year)"
+        )
+    return f"{sum_}, rounded once to the penny: {gbp(pricing.amount_excluding_vat)} excluding VAT"
+
+
 def pricing_lines(pricing: LevyPricing) -> list[str]:
     """Every input that priced the quote and each step, in the order the sum is done."""
     plural = "" if pricing.units == 1 else "s"
@@ -75,16 +91,21 @@ def pricing_lines(pricing: LevyPricing) -> list[str]:
         f"EDP {pricing.edp_id} {pricing.edp_name}; quote date {pricing.quote_date.isoformat()}",
         f"Charge valid {pricing.charge_valid_from.isoformat()} to "
         f"{pricing.charge_valid_to.isoformat()} (EDP started {pricing.edp_start_date.isoformat()})",
-        per_unit_working(pricing),
-        f"{pricing.units} unit{plural} x {gbp(pricing.per_unit_charge)} = "
-        f"{gbp(pricing.amount_excluding_vat)} excluding VAT",
     ]
+    if pricing.rounding is LevyRounding.ROUND_TOTAL:
+        lines.append(total_working(pricing))
+    else:
+        lines += [
+            per_unit_working(pricing),
+            f"{pricing.units} unit{plural} x {gbp(pricing.per_unit_charge)} = "
+            f"{gbp(pricing.amount_excluding_vat)} excluding VAT",
+        ]
     if is_indexed(pricing):
         lines.append(f"Before indexation (provisional): {gbp(pricing.base_amount)}")
     lines += [
         f"VAT at {percent(pricing.vat_rate)}: {gbp(pricing.vat)}; "
         f"total including VAT {gbp(pricing.amount_including_vat)}",
-        f"Calculator {pricing.calculator_version}",
+        f"Calculator {pricing.calculator_version}, rounding {pricing.rounding.value}",
     ]
     return lines
 

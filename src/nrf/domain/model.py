@@ -10,6 +10,7 @@ from typing import TypeAlias
 from attrs import field, frozen
 from shapely.geometry import MultiPolygon, Polygon
 
+from nrf.domain.levy_rounding import UNSTATED, LevyRounding
 from nrf.domain.results import IndexRow
 
 Boundary: TypeAlias = Polygon | MultiPolygon
@@ -160,5 +161,6 @@ class LookupTables:
     levy_charges: tuple[LevyCharge, ...] = ()
     inflation_index: Mapping[int, IndexRow] = field(factory=dict)  # by charging year
     vat_rate: Decimal  # 0.20 is 20 %; always from the bundle, never assumed
+    levy_rounding: LevyRounding = UNSTATED  # the bundle's rule; per unit if it states none
     edps: Mapping[int, str] = field(factory=dict)  # every EDP of the bundle: id -> name
     # The per-kg tariff of older bundles: an output comparison only, never the levy.

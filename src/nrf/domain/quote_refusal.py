@@ -21,6 +21,12 @@ def _key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def matched_label(labels: tuple[str, ...], edp_name: str) -> str:
+    """The message's own spelling of the EDP it was priced in (the backend claims its row by
+    that exact text); the bundle's name when the message named none that matches."""
+    return next((label for label in labels if _key(label) == _key(edp_name)), edp_name)
+
+
 def _listed(names: Iterable[str]) -> str:
     ordered = sorted(set(names))
     shown = [f"'{n}'" if n.strip() else "an EDP without a name" for n in ordered]

@@ -15,6 +15,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from nrf.domain.quote_refusal import matched_label
 from nrf.domain.results import LevyPricing, SiteAssessment
 from nrf.domain.rounding import round2
 
@@ -33,8 +34,15 @@ def band(amount: float) -> int:
     return TOP_BAND
 
 
+def patch_amount(total: float) -> float:
+    """An N or P total to 2 dp as Defra's mapper rounds it: Python's ``round`` on the float
+    (half to even on the binary value: 0.015 -> 0.01, 2.675 -> 2.67), not the numpy-style
+    ``round2`` of the IAT figures (0.015 -> 0.02), whose conformance stays as it is."""
+    return round(total, 2)
+
+
 def _measurement(total: float) -> dict[str, Any]:
-    amount = round2(total)
+    amount = patch_amount(total)
     number = band(amount)
     # One figure, so the backend's range is that band at both ends.
     return {"amount": amount, "unit": IMPACT_UNIT, "band": {"min": number, "max": number}}
@@ -54,26 +62,34 @@ def model_version(calculator_version: str) -> int:
 
 
 def _levy(pricing: LevyPricing) -> dict[str, Any]:
+    """The backend prints ``amountExcludingVat`` in the quote email as the provisional levy,
+    so it is the un-indexed amount, as Defra's mapper sends it (and ``baseAmount`` too); the
+    indexed amount is ``amountInflationAdjusted``."""
     return {
-        "amountExcludingVat": _money(pricing.amount_excluding_vat),
+        "amountExcludingVat": _money(pricing.base_amount),
         "amountInflationAdjusted": _money(pricing.amount_inflation_adjusted),
         "baseAmount": _money(pricing.base_amount),
         "modelVersion": model_version(pricing.calculator_version),
     }
 
 
-def quote_update(site: SiteAssessment) -> dict[str, Any]:
-    """The PATCH body for a one-development job whose levy was priced."""
+def _unrounded(rounded: float, exact: float | None) -> float:
+    return rounded if exact is None else exact  # a result stored before exact totals were
+
+
+def quote_update(site: SiteAssessment, labels: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The PATCH body for a one-development job whose levy was priced; ``labels`` are the
+    EDP names the message carried (``edpName`` is sent in the message's own spelling)."""
     pricing = site.pricing
     if pricing is None:
         raise ValueError("a site without a priced levy is never reported to the backend")
     entry = {
         "edpId": pricing.edp_id,
-        "edpName": pricing.edp_name,
+        "edpName": matched_label(labels, pricing.edp_name),
         "edpType": EDP_TYPE,
         "impact": {
-            "nitrogenTotal": _measurement(site.n_total),
-            "phosphorusTotal": _measurement(site.p_total),
+            "nitrogenTotal": _measurement(_unrounded(site.n_total, site.n_total_unrounded)),
+            "phosphorusTotal": _measurement(_unrounded(site.p_total, site.p_total_unrounded)),
         },
         "catchments": [
             {
@@ -88,5 +104,6 @@ def quote_update(site: SiteAssessment) -> dict[str, Any]:
     return {"edps": [entry]}
 
 
-def quote_update_json(site: SiteAssessment) -> str:
-    return json.dumps(quote_update(site), sort_keys=True, allow_nan=False)
+def quote_update_json(site: SiteAssessment, labels: tuple[str, ...] = ()) -> str:
+    """The body's exact text, made once and stored with the job before the first attempt."""
+    return json.dumps(quote_update(site, labels), sort_keys=True, allow_nan=False)

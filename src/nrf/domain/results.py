@@ -7,6 +7,8 @@ from decimal import Decimal
 
 from attrs import frozen
 
+from nrf.domain.levy_rounding import LevyRounding
+
 
 @frozen(kw_only=True)
 class SiteIdentity:
@@ -78,15 +80,19 @@ class LevyPricing:
     charge_valid_from: date
     charge_valid_to: date  # inclusive
     base_charge_per_unit: Decimal  # 4 dp, as scheduled
-    per_unit_charge: Decimal  # 2 dp; indexed when the quote year is not the EDP's start year
+    # 2 dp; indexed when the quote year is not the EDP's start year. Under round_total it is
+    # shown only: the amount is base x units x factor, rounded once.
+    per_unit_charge: Decimal
     index_rows: tuple[IndexRow, ...]  # the start and quote years' rows when indexed, else ()
-    base_amount: Decimal  # provisional: per-unit base to the penny, times units, to the penny
+    base_amount: Decimal  # provisional (un-indexed): base x units to the penny, by ``rounding``
     amount_inflation_adjusted: Decimal
     amount_excluding_vat: Decimal
     vat_rate: Decimal
     vat: Decimal
     amount_including_vat: Decimal
     calculator_version: str
+    # Where the sum was rounded (the bundle's rule); results stored before it: per unit.
+    rounding: LevyRounding = LevyRounding.PER_UNIT
 
 
 @frozen
@@ -135,6 +141,10 @@ class SiteAssessment:
     excluded_areas: tuple[str, ...] = ()  # names of excluded areas met (blank for an unnamed one)
     pricing: LevyPricing | None = None  # exactly one of pricing and levy_refusal is set
     levy_refusal: LevyRefusal | None = None
+    # The totals before rounding, as Defra's assessor hands them to its PATCH mapper (which
+    # rounds them its own way: nrf.domain.quote_update). None in results stored before them.
+    n_total_unrounded: float | None = None
+    p_total_unrounded: float | None = None
 
 
 @frozen

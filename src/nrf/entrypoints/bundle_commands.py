@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from nrf.domain.errors import NrfError
+from nrf.domain.levy_rounding import LevyRounding, levy_rounding_named
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 from nrf.entrypoints.exit_codes import (
     EXIT_CANNOT_WRITE,
@@ -33,6 +34,13 @@ def _vat_rate(text: str) -> Decimal:
     if not rate.is_finite() or not 0 <= rate < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a fraction in [0, 1): write 0.20")
     return rate
+
+
+def _levy_rounding(text: str) -> LevyRounding:
+    try:
+        return levy_rounding_named(text.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _now() -> str:
@@ -57,6 +65,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         levy_charges=Path(args.levy_charges) if args.levy_charges else None,
         inflation_index=Path(args.inflation_index) if args.inflation_index else None,
         **({"vat_rate": args.vat_rate} if args.vat_rate is not None else {}),
+        **({"levy_rounding": args.levy_rounding} if args.levy_rounding is not None else {}),
         created=_now(),
         default_occupancy=args.default_occupancy,
         default_water_usage=args.default_water_usage,
@@ -108,6 +117,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         progress=_progress("checking coefficients"),
     )
     _print_errors(report)
+    if "levy_rounding" in report.figures:
+        print(f"levy rounding: {report.figures['levy_rounding']}", file=sys.stderr)
     print(report.summary(), file=sys.stderr)
     return EXIT_OK if report.passed else EXIT_QC_FAILED
 
@@ -167,6 +178,13 @@ def register(bundle_sub: Any) -> None:
         type=_vat_rate,
         metavar="RATE",
         help="VAT as a fraction, shown on quotes for people (default 0.20)",
+    )
+    build.add_argument(
+        "--levy-rounding",
+        type=_levy_rounding,
+        metavar="RULE",
+        help="where the levy is rounded to the penny: round_total (the whole sum once, "
+        "Defra's newest; the default) or per_unit (each unit's charge first, the older rule)",
     )
     build.add_argument("--default-occupancy", type=float, metavar="R", help="e.g. 2.4")
     build.add_argument("--default-water-usage", type=float, metavar="L", help="e.g. 120")

@@ -6,6 +6,7 @@ Over 200 lines: the composition root names every provider in one place, on purpo
 from __future__ import annotations
 
 import functools
+from datetime import date
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from dependency_injector import containers, providers
 from nrf.adapters.aws_config import client_config
 from nrf.adapters.backend.http_backend_results import HttpBackendResults
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.adapters.clock.fixed_day_clock import FixedDayClock
 from nrf.adapters.clock.system_clock import SystemClock, SystemSleeper
 from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
 from nrf.adapters.job_queue.sqs_job_queue import SqsJobQueue
@@ -69,6 +71,11 @@ def bundled_samples() -> Path:
     return Path(str(resources.files("nrf") / "data" / "samples" / "defra-rlb-samples"))
 
 
+def _quote_clock(day: date | None) -> FixedDayClock | None:
+    """A test's fixed quote day; None prices each quote on the day its job starts (UTC)."""
+    return None if day is None else FixedDayClock(day)
+
+
 def _queue(client: object, url: str | None, name: str) -> SqsJobQueue:
     return SqsJobQueue(client, url) if url else SqsJobQueue.from_queue_name(client, name)
 
@@ -104,12 +111,19 @@ def _delivery(
     api_key: str | None,
     timeout: float,
     retries: int,
+    allow_loopback_http: bool = False,
 ) -> Any:
     """The emails alone; with BACKEND_BASE_URL, emails and result reports to the backend."""
     if not base_url:
         return emails
     backend = HttpBackendResults(
-        base_url, api_key or "", timeout=timeout, max_retries=retries, sleeper=sleeper, clock=clock
+        base_url,
+        api_key or "",
+        timeout=timeout,
+        max_retries=retries,
+        sleeper=sleeper,
+        clock=clock,
+        allow_loopback_http=allow_loopback_http,
     )
     return DeliveryChannels(emails=emails, backend=backend, records=records, clock=clock)
 
@@ -226,6 +240,7 @@ class Container(containers.DeclarativeContainer):
         config.backend_api_key,
         config.backend_callback_timeout.as_(float),
         config.backend_callback_max_retries.as_(int),
+        config.backend_allow_loopback_http.as_(bool),
     )
     delivery = providers.Singleton(
         _delivery,
@@ -237,6 +252,7 @@ class Container(containers.DeclarativeContainer):
         config.backend_api_key,
         config.backend_callback_timeout.as_(float),
         config.backend_callback_max_retries.as_(int),
+        config.backend_allow_loopback_http.as_(bool),
     )
 
     limits = providers.Singleton(input_limits, worker_settings)
@@ -290,6 +306,7 @@ class Container(containers.DeclarativeContainer):
         limits=limits,
         report_results=providers.Callable(bool, config.backend_base_url),
         bundle=boundary_data,
+        quote_clock=providers.Callable(_quote_clock, config.test_quote_date),
     )
 
     # The operator's commands (`nrf status`, `nrf housekeep`) and the fleet heartbeat.

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from datetime import date
 from typing import Any
 
 from attrs import frozen
 
+from nrf.adapters.backend.http_backend_results import url_problem
 from nrf.adapters.boundary_data.bundle_location import location_problems, parse_sha256
 from nrf.domain.errors import NrfError
 from nrf.domain.rules import RULE_SETS
@@ -95,6 +97,10 @@ class WorkerSettings:
     backend_api_key: str | None = None
     backend_callback_timeout: float = 30.0
     backend_callback_max_retries: int = 3
+    # Plain http:// to a loopback backend: tests' local fakes only, never a deployment.
+    backend_allow_loopback_http: bool = False
+    # Price every quote on this day instead of today (UTC): tests only, never a deployment.
+    test_quote_date: date | None = None
 
     def secrets(self) -> list[str]:
         """Every configured key the log scrubber must hide: Notify's and the backend's."""
@@ -126,6 +132,13 @@ def _int(low: int, high: int) -> Callable[[str], int]:
 
 def _float(low: float, high: float) -> Callable[[str], float]:
     return _ranged(float, low, high)
+
+
+def _iso_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError("must be a date, YYYY-MM-DD") from None
 
 
 def _choice(*options: str) -> Callable[[str], str]:
@@ -213,6 +226,8 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "BACKEND_API_KEY": ("backend_api_key", str),
     "BACKEND_CALLBACK_TIMEOUT": ("backend_callback_timeout", _float(0.1, 600)),
     "BACKEND_CALLBACK_MAX_RETRIES": ("backend_callback_max_retries", _int(0, 10)),
+    "BACKEND_ALLOW_LOOPBACK_HTTP": ("backend_allow_loopback_http", _flag),
+    "NRF_TEST_QUOTE_DATE": ("test_quote_date", _iso_date),
 }
 
 
@@ -268,8 +283,10 @@ def _cross_checks(s: WorkerSettings) -> list[str]:
         problems.append("SES_FROM_ADDRESS is required when NRF_NOTIFIER=ses")
     if s.result_store == "s3" and not s.results_bucket:
         problems.append("NRF_RESULTS_BUCKET is required when NRF_RESULT_STORE=s3")
-    if s.backend_base_url and not s.backend_base_url.startswith(("https://", "http://")):
-        problems.append("BACKEND_BASE_URL must be an http(s) URL")
+    if s.backend_base_url:
+        problem = url_problem(s.backend_base_url, allow_loopback_http=s.backend_allow_loopback_http)
+        if problem is not None:
+            problems.append(problem)
     if s.backend_base_url and not s.backend_api_key:
         problems.append("BACKEND_API_KEY is required when BACKEND_BASE_URL is set")
     if s.extend_visibility_every_seconds >= s.visibility_timeout:

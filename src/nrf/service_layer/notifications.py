@@ -53,9 +53,12 @@ def intent(
     )
 
 
-def result_intent(site: SiteAssessment, trace_id: str | None) -> NotificationRecord:
-    """The pending report of a priced site, saved with the job's record before any send."""
-    details = {BODY_FIELD: quote_update_json(site), TRACE_FIELD: trace_id or ""}
+def result_intent(
+    site: SiteAssessment, trace_id: str | None, labels: tuple[str, ...] = ()
+) -> NotificationRecord:
+    """The pending report of a priced site, saved with the job's record before any send: its
+    body is made here once, and every attempt, retry or restart sends exactly these bytes."""
+    details = {BODY_FIELD: quote_update_json(site, labels), TRACE_FIELD: trace_id or ""}
     return intent(NotificationKind.BACKEND_RESULT, BACKEND_RECIPIENT, details)
 
 

@@ -69,6 +69,7 @@ class ProcessJob:
         default_rules: str | None = None,
         report_results: bool = False,
         bundle: BoundaryDataRepository | None = None,
+        quote_clock: Clock | None = None,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
         self._ledger, self._acks, self._fail = ledger, acks, fail
@@ -80,6 +81,8 @@ class ProcessJob:
         # The open bundle: its EDP names check a Defra quote's, its digest says whether a
         # quote refused for want of data was refused by another bundle (and so may run again).
         self._bundle = bundle
+        # Whose UTC day prices a quote: the job's start on the clock, unless a test pins it.
+        self._quote_clock = quote_clock
 
     def __call__(self, job: IncomingJob) -> JobOutcome:
         ctx = {"job_id": job.job_id, "trace_id": job.trace_id}
@@ -164,7 +167,8 @@ class ProcessJob:
             rules = rule_set_named(request.rules or self._default_rules)
         except InvalidInput as exc:
             return self._fail(request.job_id, exc, request.email, request.trace_id, receipt)
-        run = self._assess(developments, rules, utc_day(started))
+        priced_at = started if self._quote_clock is None else self._quote_clock.now()
+        run = self._assess(developments, rules, utc_day(priced_at))
         files = dict(self._render(run, developments))
         source = run.provenance
         bundle = BundleStamp(
@@ -193,7 +197,7 @@ class ProcessJob:
             details = personalisation(self._settings, request, run)
             told = (intent(NotificationKind.COMPLETED, request.email, details),)
         if self._report_results and request.schema == "defra-quote":
-            told += (result_intent(run.sites[0], request.trace_id),)
+            told += (result_intent(run.sites[0], request.trace_id, request.edp_labels),)
         record = JobRecord(
             job_id=request.job_id,
             status=JobStatus.SUCCEEDED,

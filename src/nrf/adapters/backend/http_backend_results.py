@@ -3,18 +3,19 @@
 Headers ``x-api-key`` and ``x-cdp-request-id`` (the job's trace id). 5xx, 429, timeouts and
 refused connections are retried with doubling delays (1, 2, 4 s …) up to
 ``BACKEND_CALLBACK_MAX_RETRIES`` more times, then left pending for the job's next delivery;
-any other 4xx is final (retrying never makes a refused body acceptable).
+any other 4xx is final (retrying never makes a refused body acceptable). A redirect is a
+failure, never followed: following it would send the key to whatever host it names. Only
+``https://`` is spoken, except to a loopback host when a test asks for plain HTTP outright.
 
-Asked whether it already has a result (after a crash around the PATCH), it reads the quote
-back with ``GET /quotes/{reference}``: the same EDPs mean delivered. Where the backend cannot
-tell (no such route, or the quote shows other figures) the answer is "not yet": a PATCH sets
-the quote to the same figures again, so sending it twice does no harm, while not sending it
-would leave the quote without a result.
+The body sent is the one stored with the job before its first attempt, byte for byte, on every
+attempt, retry and restart. Whether an earlier attempt already landed is not asked: Defra's
+backend answers ``GET /quotes/{reference}`` with 200 ``{accessStatus, quote: null}`` to any
+caller without a user's Bearer token, so it cannot tell, and it need not, because it takes an
+identical PATCH as no change (no new row, no second email to the applicant).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import urllib.error
 import urllib.parse
@@ -30,6 +31,25 @@ from nrf.domain.trace_id import header_safe
 log = logging.getLogger("nrf.backend")
 
 _RETRYABLE = {429} | set(range(500, 600))
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+def url_problem(base_url: str, *, allow_loopback_http: bool) -> str | None:
+    """Why ``base_url`` may not carry the backend key, or None: https, or plain http to a
+    loopback host when explicitly allowed (tests' local fakes)."""
+    parts = urllib.parse.urlsplit(base_url)
+    if parts.scheme == "https" and parts.hostname:
+        return None
+    if parts.scheme == "http" and allow_loopback_http and parts.hostname in LOOPBACK_HOSTS:
+        return None
+    return "BACKEND_BASE_URL must be an https:// URL (the API key travels with every request)"
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """Refuses every redirect: urllib then raises the 3xx as an HTTPError."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
 
 class HttpBackendResults:
@@ -44,7 +64,12 @@ class HttpBackendResults:
         max_retries: int,
         sleeper: Sleeper,
         clock: Clock,
+        allow_loopback_http: bool = False,
     ) -> None:
+        problem = url_problem(base_url, allow_loopback_http=allow_loopback_http)
+        if problem is not None:
+            raise ValueError(problem)
+        self._opener = urllib.request.build_opener(_NoRedirects)
         self._base, self._key, self._timeout = base_url.rstrip("/"), api_key, timeout
         self._policy = RetryPolicy(
             max_attempts=max_retries + 1,
@@ -69,36 +94,28 @@ class HttpBackendResults:
         return record
 
     def sent_before(self, notification: Notification) -> bool | None:
-        trace = notification.personalisation.get(TRACE_FIELD, "")
-        try:
-            answer = self._call("GET", notification.reference, None, trace, read=True)
-        except NotificationFailed as exc:
-            if exc.retryable:
-                raise
-            return False  # not found, or no such route: PATCH again (it is idempotent)
-        try:
-            held = json.loads(answer or "{}").get("edps")
-            ours = json.loads(notification.personalisation.get(BODY_FIELD, "{}")).get("edps")
-        except (ValueError, AttributeError):
-            return False
-        return held is not None and held == ours
+        """Never known from here (see the module's docstring): the stored body goes again."""
+        return False
 
-    def _call(
-        self, method: str, reference: str, body: bytes | None, trace: str, read: bool = False
-    ) -> str | None:
+    def _call(self, method: str, reference: str, body: bytes, trace: str) -> str:
         url = f"{self._base}/quotes/{urllib.parse.quote(reference, safe='')}"
         headers = {"x-api-key": self._key, "Accept": "application/json"}
         if trace:
             # Made safe when the message was read; again here for reports stored before that.
             headers["x-cdp-request-id"] = header_safe(trace)
-        if body is not None:
-            headers["Content-Type"] = "application/json"
+        headers["Content-Type"] = "application/json"
         request = urllib.request.Request(url, data=body, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=self._timeout) as response:
-                data = response.read()
-                return data.decode("utf-8", "replace") if read else str(response.status)
+            with self._opener.open(request, timeout=self._timeout) as response:
+                response.read()
+                return str(response.status)
         except urllib.error.HTTPError as exc:
+            if 300 <= exc.code < 400:
+                raise NotificationFailed(
+                    f"backend answered {exc.code} (a redirect, not followed)",
+                    retryable=False,
+                    code="backend_redirect",
+                ) from None
             retryable = exc.code in _RETRYABLE
             raise NotificationFailed(
                 f"backend answered {exc.code}", retryable=retryable, code=f"backend_{exc.code}"

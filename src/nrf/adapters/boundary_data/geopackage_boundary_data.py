@@ -130,7 +130,9 @@ class GeoPackageBoundaryData:
         rates = geopackage_lookups.rates(self._rows(s["occupancy_rates"]), problems)
         charges = geopackage_lookups.levy_charges(self._rows(s["levy_charges"]), problems)
         index = geopackage_lookups.inflation_index(self._rows(s["levy_inflation_index"]), problems)
-        vat = geopackage_lookups.vat_rate(self._rows(s["levy_settings"]), problems)
+        settings = self._rows(s["levy_settings"])
+        vat = geopackage_lookups.vat_rate(settings, problems)
+        rounding = geopackage_lookups.levy_rounding(settings, problems)
         edps = geopackage_lookups.edp_names(self._rows(s["edp_boundaries"]), problems)
         info_rows = self._rows(s["bundle_info"])
         if len(info_rows) != 1:
@@ -146,6 +148,7 @@ class GeoPackageBoundaryData:
             levy_charges=charges,
             inflation_index=index,
             vat_rate=vat,
+            levy_rounding=rounding,
             edps=edps,
         )
         return lookups, info

@@ -9,6 +9,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
 
+from nrf.domain.levy_rounding import SETTING, UNSTATED, LevyRounding, levy_rounding_named
 from nrf.domain.model import (
     LevyCharge,
     OccupancyRate,
@@ -290,6 +291,22 @@ def vat_rate(rows: Iterable[Row], problems: list[str]) -> Decimal | None:
         )
         return None
     return rate
+
+
+def levy_rounding(rows: Iterable[Row], problems: list[str]) -> LevyRounding:
+    """The ``levy_rounding`` setting: at most once, a rule's name; a bundle without it was
+    built under the per-unit rule and keeps it (``nrf.domain.levy_rounding.UNSTATED``)."""
+    values = [r["value"] for r in rows if text_or_none(r["key"]) == SETTING]
+    if not values:
+        return UNSTATED
+    if len(values) > 1:
+        problems.append(f"table 'levy_settings' holds {len(values)} '{SETTING}' rows, not 1")
+        return UNSTATED
+    try:
+        return levy_rounding_named(str(values[0]))
+    except ValueError as exc:
+        problems.append(f"table 'levy_settings': {exc}")
+        return UNSTATED
 
 
 def edp_names(rows: Iterable[Row], problems: list[str]) -> Mapping[int, str]:

@@ -113,7 +113,9 @@ def _edp_labels(wrapper: Mapping[str, Any], problems: list[Problem]) -> tuple[st
             return ()
         # Defra's check sends null for an EDP feature without a name: kept as a blank name,
         # which no EDP of the bundle has, so the quote is refused as edp_unknown, not as input.
-        name = (label or "").strip()
+        # Kept verbatim: the backend claims its placeholder row by this exact text, and the
+        # match with the bundle's names ignores case and spacing (nrf.domain.quote_refusal).
+        name = label if label and label.strip() else ""
         if name not in labels:
             labels.append(name)
     return tuple(labels)

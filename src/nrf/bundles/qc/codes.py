@@ -41,7 +41,11 @@ RULES: dict[str, tuple[str, str]] = {
         "the first, as Defra's loader did)",
     ),
     "fallback_missing": (ERROR, "the package-plant fallback works 141 has no permit row"),
-    "value_invalid": (ERROR, "a concentration, rate or VAT rate is not a usable number"),
+    "value_invalid": (
+        ERROR,
+        "a concentration, rate or VAT rate is not a usable number, or levy_rounding names no "
+        "rule (round_total, per_unit) or is stated twice",
+    ),
     "no_default_occupancy": (ERROR, "no default occupancy rate and water usage were given"),
     "coefficient_range": (ERROR, "a coefficient is not finite, or N outside [0, 50] or P [0, 5]"),
     "ref_rates_catchment": (ERROR, "a rates_lookup catchment row names no NN catchment"),
@@ -87,6 +91,11 @@ RULES: dict[str, tuple[str, str]] = {
     "charge_missing": (
         WARNING,
         "an EDP of the EDP layer has no charge row: every levy there is refused",
+    ),
+    "charge_not_whole_pounds": (
+        WARNING,
+        "a base_charge_per_unit is not whole pounds: Defra's newest calculator refuses it; nrf "
+        "prices it as written, rounded by the bundle's levy_rounding rule",
     ),
     "cleaned": (CLEANED, "a dirty source value was cleaned by a documented rule"),
 }

@@ -1,4 +1,4 @@
-"""Rules over the charging schedule, the CIL index and the VAT rate: the levy's own inputs.
+"""Rules over the charging schedule, the CIL index, the VAT rate and the rounding rule.
 
 A quote takes the one charge of its EDP whose window covers the quote date, so windows of one
 EDP must not share a day (two charges would fit) and must run forwards; a charge must be money
@@ -24,6 +24,7 @@ from nrf.bundles.qc.delivered_column import ColumnNames, column_names
 from nrf.bundles.qc.delivered_file import delivered_file
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.schedule_values import PLACES, iso_date, places, plain_decimal
+from nrf.domain.levy_rounding import SETTING
 
 CHARGES, INDEX, SETTINGS = "levy_charges", "levy_inflation_index", "levy_settings"
 # The delivered file each table came from, as `bundle_sources` names its role.
@@ -100,6 +101,16 @@ def _charge(
     if problems:
         report.add("charge_invalid", CHARGES, key, f"{row['_place']}: " + "; ".join(problems))
         return None
+    assert base is not None
+    if base != base.to_integral_value():
+        # Priced as written, never quietly rounded: the data manager decides.
+        report.add(
+            "charge_not_whole_pounds",
+            CHARGES,
+            key,
+            f"{row['_place']}: {shown} is not whole pounds; Defra's calculator refuses such a "
+            "charge: write the published whole-pound charge, or keep it knowingly",
+        )
     assert edp is not None and name is not None
     start, valid_from, valid_to = (dates[c] for c in DATES)
     assert start is not None and valid_from is not None and valid_to is not None
@@ -238,8 +249,17 @@ def check_index(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> set
 
 
 def check_settings(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> None:
-    """One VAT rate, a fraction in [0, 1): 20 % is written 0.20."""
+    """One VAT rate, a fraction in [0, 1): 20 % is written 0.20; the levy's rounding rule at
+    most once and by its name (a bundle without it quotes per unit, shown in the figures)."""
     key, value = q(t.columns["key"]), q(t.columns["value"])
+    rules = [
+        v for (v,) in db.execute(f"SELECT {value} FROM {q(t.name)} WHERE {key} = ?", (SETTING,))
+    ]
+    problems: list[str] = []
+    rule = geopackage_lookups.levy_rounding([{"key": SETTING, "value": v} for v in rules], problems)
+    for problem in problems:
+        report.add("value_invalid", SETTINGS, SETTING, problem)
+    report.figures[SETTING] = rule.value if rules else f"{rule.value} (not stated: older bundle)"
     rates = [v for (v,) in db.execute(f"SELECT {value} FROM {q(t.name)} WHERE {key} = 'vat_rate'")]
     if len(rates) != 1:
         report.add("value_invalid", SETTINGS, "vat_rate", f"{len(rates)} vat_rate rows, not 1")

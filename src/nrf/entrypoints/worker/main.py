@@ -69,6 +69,9 @@ def worker_process_main(
     processes.warm_up()
     freeze_startup_heap()
     log.info("worker_started", extra={"pid": os.getpid(), "concurrency": settings.concurrency})
+    if settings.test_quote_date is not None:
+        # A test setting: loud, so a deployment that carries it by mistake is seen at once.
+        log.warning("quote_date_pinned", extra={"quote_date": settings.test_quote_date.isoformat()})
     # One thread: acknowledgements stay in order and never pile up on the endpoint.
     acks = ThreadPoolExecutor(1, thread_name_prefix="nrf-ack")
     loop = container.worker_loop(heartbeat=store, executor=processes, stop=stop, acks=acks)
