@@ -200,7 +200,9 @@ def test_whether_it_arrived_is_never_asked_of_the_backend(backend: FakeBackend) 
     assert results.sent_before(report()) is False
     assert backend.gets == []
     _, answer, _ = http_get(f"{backend.base_url}/quotes/NRF-000123")
-    assert answer == {"accessStatus": "unauthenticated", "quote": None}
+    assert answer == {"accessStatus": "invalid", "quote": None}
+    _, unknown, _ = http_get(f"{backend.base_url}/quotes/NRF-999999")
+    assert unknown == {"accessStatus": "not_found", "quote": None}
 
 
 def test_an_identical_patch_sends_no_email_and_a_changed_one_does(backend: FakeBackend) -> None:

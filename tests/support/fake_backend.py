@@ -34,9 +34,12 @@ from attrs import frozen
 from support.backend_schema import patch_errors
 from support.loopback_server import LoopbackServer
 
-# What the backend's GET says to a caller without a user's token: the value is a stand-in
-# (only the shape, 200 with accessStatus and a null quote, matters to nrf).
-NO_TOKEN_STATUS = "unauthenticated"
+# What the backend's GET says: always 200; a reference it does not hold is `not_found`, and a
+# caller without the applicant's Bearer token is told `invalid` with a null quote, whatever the
+# quote holds (DEFRA/nrf-backend src/api/quote/get-controller.js, commit dd9fc76, whose enum is
+# valid | invalid | expired | not_found).
+NO_TOKEN_STATUS = "invalid"
+UNKNOWN_REFERENCE_STATUS = "not_found"
 
 
 @frozen
@@ -152,8 +155,11 @@ class FakeBackend(LoopbackServer):
                     self._answer(404, {"error": "no"})
                     return
                 backend.gets.append(reference)
-                # No user's Bearer token: told nothing about the quote, whatever it holds.
-                self._answer(200, {"accessStatus": NO_TOKEN_STATUS, "quote": None})
+                # Always 200; without a user's Bearer token, nothing about the quote it holds.
+                with backend._changed:
+                    known = reference.split("?")[0] in backend.quotes
+                status = NO_TOKEN_STATUS if known else UNKNOWN_REFERENCE_STATUS
+                self._answer(200, {"accessStatus": status, "quote": None})
 
             def do_PATCH(self) -> None:
                 backend.attempts += 1
