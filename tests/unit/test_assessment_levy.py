@@ -46,9 +46,9 @@ def at(x0: float, y0: float, x1: float, y1: float) -> box:
 def repo(*, edps: bool = True) -> InMemoryBoundaryData:
     return InMemoryBoundaryData(
         nn=[
-            NnCatchment(at(0, 0, 1000, 1000), WENSUM, "11"),
-            NnCatchment(at(1000, 0, 2000, 1000), BROADS, "12"),
-            NnCatchment(at(1500, 0, 2000, 1000), BROADS, "12"),
+            NnCatchment(geometry=at(0, 0, 1000, 1000), n2k_site_name=WENSUM, edp_id="11"),
+            NnCatchment(geometry=at(1000, 0, 2000, 1000), n2k_site_name=BROADS, edp_id="12"),
+            NnCatchment(geometry=at(1500, 0, 2000, 1000), n2k_site_name=BROADS, edp_id="12"),
         ],
         wwtw=[Zone(at(0, 0, 3000, 1000), 1065)],
         coefficients=[

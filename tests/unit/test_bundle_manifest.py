@@ -14,7 +14,8 @@ def test_defaults_are_the_shipped_layout() -> None:
     manifest = load_manifest(None)
     nn = manifest.sources["nn_catchments"]
     assert nn.path == "nutrients/Catchments/NN_Catchments_03_2024.shp"
-    assert dict(nn.columns) == {"n2k_site_name": "N2K_Site_N", "edp_id": "OID"}
+    assert dict(nn.columns) == {"n2k_site_name": "N2K_Site_N", "edp_id": "OID", "label": "Label"}
+    assert dict(nn.alternatives) == {"label": ("N2K_Site_N",)}  # an older delivery has none
     assert manifest.sources["wwtw_permits"].layer == "WwTw_lookup"
     assert manifest.duplicate_works == "error" and manifest.default_occupancy is None
 

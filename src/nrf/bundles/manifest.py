@@ -53,7 +53,9 @@ DEFAULT_SOURCES: dict[str, Source] = {
     "nn_catchments": Source(
         path=f"{_NUTRIENTS}/Catchments/NN_Catchments_03_2024.shp",
         layer=None,
-        columns={"n2k_site_name": "N2K_Site_N", "edp_id": "OID"},
+        columns={"n2k_site_name": "N2K_Site_N", "edp_id": "OID", "label": "Label"},
+        # A delivery without `Label` lists each catchment by its N2K site, as nrf did before.
+        alternatives={"label": ("N2K_Site_N",)},
     ),
     "wwtw_catchments": Source(
         path=f"{_NUTRIENTS}/wwtw files/WwTW_all_features.shp",

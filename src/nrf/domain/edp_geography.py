@@ -20,6 +20,7 @@ from typing import TypeVar
 
 import shapely
 
+from nrf.domain.catchment_ids import lowest_ids
 from nrf.domain.model import Boundary, EdpPolygon, ExcludedArea, NnCatchment
 from nrf.domain.results import CatchmentOverlap, EdpOverlap
 from nrf.domain.rounding import round2
@@ -110,15 +111,16 @@ def edp_overlaps(
 def catchment_overlaps(
     boundary: Boundary, catchments: Sequence[NnCatchment], site: SiteOutlines | None = None
 ) -> tuple[CatchmentOverlap, ...]:
-    """Each NN catchment (by name) with part of the boundary inside it, by name.
+    """Each NN catchment (by label) with part of the boundary inside it, by label.
 
-    ``catchment_id`` is the catchment's own id, held in its ``edp_id`` column.
+    A catchment is its polygons of one ``Label`` (two catchments of one N2K site are two), and
+    its ``catchment_id`` the lowest ``OID`` among them (``catchment_ids``), as Defra lists them.
     """
     site = _site(boundary, site)
-    areas = _areas_by_key(site, ((c.n2k_site_name, c.geometry) for c in catchments))
+    areas = _areas_by_key(site, ((c.catchment_label, c.geometry) for c in catchments))
     if not areas:
         return ()
-    ids = {c.n2k_site_name: c.edp_id for c in reversed(catchments)}  # the first polygon's id
+    ids = lowest_ids(catchments)
     return tuple(
         CatchmentOverlap(label=name, catchment_id=ids[name], overlap_percentage=_percent(a, site))
         for name, a in sorted(areas.items())
