@@ -79,8 +79,12 @@ def test_each_edp_has_defras_names_and_places() -> None:
             "overlapAreaSqm": 12345.67,
             "overlapPercentage": 61.73,
             "catchments": [
-                {"label": "Broads SAC", "catchmentOverlapPercentage": 41.73},
-                {"label": "River Wensum SAC", "catchmentOverlapPercentage": 20.0},
+                {"label": "Broads SAC", "catchmentId": "2", "catchmentOverlapPercentage": 41.73},
+                {
+                    "label": "River Wensum SAC",
+                    "catchmentId": "1",
+                    "catchmentOverlapPercentage": 20.0,
+                },
             ],
         }
     ]
@@ -127,7 +131,9 @@ def test_the_route_answers_a_drawn_boundary_end_to_end() -> None:
             "overlapAreaHa": 0.5,
             "overlapAreaSqm": 5000.0,
             "overlapPercentage": 50.0,
-            "catchments": [{"label": "River Wensum SAC", "catchmentOverlapPercentage": 50.0}],
+            "catchments": [
+                {"label": "River Wensum SAC", "catchmentId": "1", "catchmentOverlapPercentage": 50.0}
+            ],
         }
     ]
     assert site["intersectingExcludedAreas"] == ["Fen SSSI"]

@@ -19,9 +19,14 @@ def _order(oid: str) -> tuple[int, int, str]:
     return (0, int(text), text) if digits.isdigit() else (1, 0, text)
 
 
+def lowest(oids: Iterable[str]) -> str:
+    """The lowest of some OIDs (at least one), by the rule above."""
+    return min(oids, key=_order)
+
+
 def lowest_ids(catchments: Iterable[NnCatchment]) -> dict[str, str]:
     """{label: the lowest OID among its polygons}, each label as ``catchment_label`` gives it."""
     ids: dict[str, list[str]] = {}
     for c in catchments:
         ids.setdefault(c.catchment_label, []).append(c.edp_id)
-    return {label: min(oids, key=_order) for label, oids in ids.items()}
+    return {label: lowest(oids) for label, oids in ids.items()}

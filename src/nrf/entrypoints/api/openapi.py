@@ -166,9 +166,21 @@ def openapi_document() -> dict[str, Any]:
                             "type": "array",
                             "items": {
                                 "type": "object",
-                                "required": ["label", "catchmentOverlapPercentage"],
+                                "required": [
+                                    "label",
+                                    "catchmentId",
+                                    "catchmentOverlapPercentage",
+                                ],
                                 "properties": {
-                                    "label": {"type": "string"},
+                                    "label": {
+                                        "type": "string",
+                                        "description": "The catchment's Label (its N2K site's "
+                                        "name in a bundle without labels)",
+                                    },
+                                    "catchmentId": {
+                                        "type": "string",
+                                        "description": "The lowest OID of its polygons",
+                                    },
                                     "catchmentOverlapPercentage": {
                                         "type": "number",
                                         "description": "Share of the boundary in this EDP and "
