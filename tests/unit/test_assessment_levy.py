@@ -8,8 +8,8 @@ and 500-2000; EDP 9 over 2000-3000; an excluded area 100-200 east by 800-900 nor
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
 from decimal import Decimal
+from typing import Any
 
 import shapely
 from shapely.geometry import box

@@ -26,7 +26,7 @@ def catchments_by_edp(
     edps: Sequence[EdpPolygon],
     catchments: Sequence[NnCatchment],
 ) -> dict[int, tuple[CatchmentOverlap, ...]]:
-    """{EDP id: its catchments, by label (``catchment_label``), with the % of the boundary in both}, for each id."""
+    """{EDP id: its catchments, by label, with the % of the boundary in both}, for each id."""
     ids = lowest_ids(catchments)
     answer: dict[int, tuple[CatchmentOverlap, ...]] = {}
     for edp_id in edp_ids:

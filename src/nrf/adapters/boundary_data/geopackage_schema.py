@@ -124,7 +124,9 @@ def check_schema(db: sqlite3.Connection) -> tuple[dict[str, TableSchema], list[s
             )
         found[wanted] = TableSchema(
             name=stored,
-            columns={c: have[c] for c in (*columns, *OPTIONAL_COLUMNS.get(wanted, ())) if c in have},
+            columns={
+                c: have[c] for c in (*columns, *OPTIONAL_COLUMNS.get(wanted, ())) if c in have
+            },
             key=key,
             geometry_column=geom_col,
             rtree=rtree,
