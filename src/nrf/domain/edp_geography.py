@@ -96,7 +96,7 @@ def edp_overlaps(
     ``SiteOutlines`` when other steps have asked about the same outlines.
     """
     site = _site(boundary, site)
-    areas = _areas_by_key(site, ((e.edp_id, e.geometry) for e in edps))
+    areas = edp_areas(site, edps)
     if not areas:
         return ()
     names = {e.edp_id: e.edp_name for e in reversed(edps)}  # the first polygon's name
@@ -109,6 +109,11 @@ def edp_overlaps(
         )
         for edp_id, area in sorted(areas.items())
     )
+
+
+def edp_areas(site: SiteOutlines, edps: Sequence[EdpPolygon]) -> dict[int, float]:
+    """{EDP id: m² of the boundary inside it, unrounded} for each EDP the boundary meets."""
+    return _areas_by_key(site, ((e.edp_id, e.geometry) for e in edps))
 
 
 def catchment_overlaps(

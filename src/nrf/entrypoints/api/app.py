@@ -19,6 +19,7 @@ from nrf.entrypoints.api.access_log import AccessLog
 from nrf.entrypoints.api.admission import admission
 from nrf.entrypoints.api.auth import ApiKeys, AuthMiddleware
 from nrf.entrypoints.api.config import http_limits, load_api_settings
+from nrf.entrypoints.api.defra_check_boundary import DefraCheckBoundaryResource
 from nrf.entrypoints.api.form import FormResource
 from nrf.entrypoints.api.jobs import JobsResource
 from nrf.entrypoints.api.meta import HealthResource, OpenApiResource, ReadyResource
@@ -34,6 +35,7 @@ ROUTES = {
     "/": ("get", "post"),
     "/v1/quotes": ("post",),
     "/v1/boundary-checks": ("post",),
+    "/check-boundary": ("post",),
     "/v1/jobs/{job_id}": ("get",),
     "/openapi.json": ("get",),
     "/health": ("get",),
@@ -57,6 +59,7 @@ def create_app(
         "/": FormResource(quotes, keys),
         "/v1/quotes": quotes,
         "/v1/boundary-checks": BoundaryChecksResource(services),
+        "/check-boundary": DefraCheckBoundaryResource(services),
         "/v1/jobs/{job_id}": JobsResource(services),
         "/openapi.json": OpenApiResource(),
         "/health": HealthResource(services),
@@ -96,6 +99,7 @@ def get_app() -> falcon.App:
     services = ApiServices(
         quote=None if unavailable else container.get_quote(),
         check=None if unavailable else container.check_boundary(),
+        defra_check=None if unavailable else container.check_boundary_as_defra(),
         reference_for=None if unavailable else container.boundary_data().reference_for,
         store=container.result_store(),
         files=container.result_files(),
