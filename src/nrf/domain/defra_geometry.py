@@ -16,6 +16,15 @@ import shapely
 from shapely.geometry import Polygon
 
 BNG_RANGE = (0.0, 700_000.0)  # Defra's eastings and northings, all of England with margin
+# nrf's account of each code, for the people reading nrf's logs and headers.
+MEANING = {
+    "coordinates_out_of_range": "a coordinate lies outside British National Grid 0-700,000 m",
+    "invalid_geometry": "a feature has no geometry, or an empty one",
+    "unsupported_geometry_type": "the check takes Polygons only (one ring; no MultiPolygon)",
+    "self_intersecting_geometry": "a polygon is not valid: its edges cross or touch",
+    "geometry_has_holes": "a polygon has a hole; the check takes a single ring",
+    "duplicate_vertices": "a polygon gives one vertex twice in a row",
+}
 
 
 def coordinates_out_of_range(geometries: Sequence[object]) -> bool:

@@ -19,7 +19,11 @@ from nrf.entrypoints.api.access_log import AccessLog
 from nrf.entrypoints.api.admission import admission
 from nrf.entrypoints.api.auth import ApiKeys, AuthMiddleware
 from nrf.entrypoints.api.config import http_limits, load_api_settings
-from nrf.entrypoints.api.defra_check_boundary import DefraCheckBoundaryResource
+from nrf.entrypoints.api.defra_check_boundary import (
+    CHECK_BOUNDARY,
+    DefraCheckBoundaryResource,
+    too_large_answer,
+)
 from nrf.entrypoints.api.form import FormResource
 from nrf.entrypoints.api.jobs import JobsResource
 from nrf.entrypoints.api.meta import HealthResource, OpenApiResource, ReadyResource
@@ -59,7 +63,7 @@ def create_app(
         "/": FormResource(quotes, keys),
         "/v1/quotes": quotes,
         "/v1/boundary-checks": BoundaryChecksResource(services),
-        "/check-boundary": DefraCheckBoundaryResource(services),
+        CHECK_BOUNDARY: DefraCheckBoundaryResource(services),
         "/v1/jobs/{job_id}": JobsResource(services),
         "/openapi.json": OpenApiResource(),
         "/health": HealthResource(services),
@@ -143,4 +147,5 @@ def get_gate() -> Gate:
 
     api = load_api_settings(os.environ)
     limits = http_limits(api, load_settings(os.environ).max_file_bytes)
-    return Gate(get_app(), limits, admission(ApiKeys(api.keys, api.allow_anonymous)))
+    keys = ApiKeys(api.keys, api.allow_anonymous)
+    return Gate(get_app(), limits, admission(keys), {CHECK_BOUNDARY: too_large_answer})

@@ -19,6 +19,7 @@ import falcon
 
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
 from nrf.domain.boundary_codes import defra_code
+from nrf.domain.defra_geometry import MEANING
 from nrf.domain.errors import InvalidInput, NrfError
 from nrf.domain.validation import InputLimits
 from nrf.entrypoints.api import inputs
@@ -27,9 +28,11 @@ from nrf.entrypoints.api.defra_check_json import check_document, document, statu
 from nrf.entrypoints.api.problems import TOO_LARGE, ApiProblem
 from nrf.entrypoints.api.quotes import available
 from nrf.entrypoints.api.services import ApiServices
+from nrf.entrypoints.http_server.gate import Answer
 from nrf.service_layer.defra_boundary_check import DefraCheckRequest
 
 log = logging.getLogger("nrf.api")
+CHECK_BOUNDARY = "/check-boundary"
 JSON = "application/json"
 SUFFIXES = (".zip", ".geojson", ".json", ".kml")
 # nrf's code for a zip member that is not there, when the member was named (Defra's own code).
@@ -57,6 +60,13 @@ def _refused_from(error: NrfError) -> Refused:
     nrf_code = codes[0] if codes else error.code
     code = _NAMED_MEMBER_MISSING.get(nrf_code) or defra_code(nrf_code) or nrf_code
     return Refused(code, error.message, nrf_code=nrf_code, too_large=nrf_code in TOO_LARGE)
+
+
+def too_large_answer(detail: str) -> Answer:
+    """The server gate's 413 for this route: Defra's document, ``file_size_too_large``."""
+    refused = Refused("file_size_too_large", detail, nrf_code="body_too_large")
+    body = json.dumps(document(error=refused.code)).encode()
+    return Answer(413, (("content-type", JSON), ("x-nrf-problem", refused.header())), body)
 
 
 class DefraCheckBoundaryResource:
@@ -88,7 +98,8 @@ class DefraCheckBoundaryResource:
         suffix = PurePath(name).suffix.lower()
         if suffix not in SUFFIXES:
             raise Refused("unsupported_file_type", f"{suffix or name!r}: use {', '.join(SUFFIXES)}")
-        member = fields.get("boundary_filename", "").strip() or None
+        # Defra names a zip's member by its bare file name; nrf's zip reader by its stem.
+        member = PurePath(fields.get("boundary_filename", "").strip()).stem or None
         try:
             features = read_boundary_bytes(
                 content, name, limits, layer=member if suffix == ".zip" else None
@@ -115,6 +126,9 @@ class DefraCheckBoundaryResource:
             with services.geo_lock:
                 checked = services.defra_check(request)
             doc = check_document(checked)
+            if checked.error is not None:
+                explained = Refused(checked.error, MEANING.get(checked.error, checked.error))
+                resp.set_header("X-Nrf-Problem", explained.header())
         resp.status = falcon.code_to_http_status(status_of(doc["error"], too_large=too_large))
         resp.content_type = JSON
         resp.data = json.dumps(doc, allow_nan=False).encode()
