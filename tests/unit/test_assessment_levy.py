@@ -24,9 +24,11 @@ from nrf.domain.model import (
     NnCatchment,
     Zone,
 )
+from nrf.domain.quote_update import quote_update
 from nrf.domain.results import CatchmentOverlap, EdpOverlap, SiteAssessment
 from nrf.domain.rules import rule_set_named
 from nrf.domain.site_outlines import CLIP_FROM_VERTICES
+from support.backend_schema import patch_errors
 from support.reference import (
     NORFOLK_EDP,
     QUOTE_DATE,
@@ -263,3 +265,11 @@ def test_labelled_catchments_are_listed_apart_but_the_iat_split_stays_per_n2k_si
     ]
     assert result.catchments == before.catchments
     assert (result.n_total, result.p_total) == (before.n_total, before.p_total)
+    # The PATCH lists the three, as Defra's mapper does, and the backend's schema takes it.
+    body = quote_update(result)
+    assert body["edps"][0]["catchments"] == [
+        {"label": "Bure", "catchmentId": "14", "catchmentOverlapPercentage": 71.43},
+        {"label": WENSUM, "catchmentId": "11", "catchmentOverlapPercentage": 14.29},
+        {"label": "Yare", "catchmentId": "12", "catchmentOverlapPercentage": 14.29},
+    ]
+    assert patch_errors(body) == []
