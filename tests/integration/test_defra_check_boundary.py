@@ -112,13 +112,13 @@ def test_a_site_across_two_edps_lists_both_with_the_catchments_under_each(server
     ring = square(639_900.0, 299_900.0, 200.0)
     doc = answered(upload(server, "site.json", collection(feature(ring))), 200)
     assert check_errors(doc) == []
-    catchments = [  # the boundary's, under every EDP; both Broads catchments have OID 2
+    catchments = [  # the boundary's, under every EDP: OIDs 2 and 3 in the design
         {
             "label": "Bure, Ant and Thurne (made up)",
             "catchmentOverlapPercentage": 50.0,
             "catchmentId": "2",
         },
-        {"label": "Yare (made up)", "catchmentOverlapPercentage": 50.0, "catchmentId": "2"},
+        {"label": "Yare (made up)", "catchmentOverlapPercentage": 50.0, "catchmentId": "3"},
     ]
     half = {"overlap_area_ha": 2.0, "overlap_area_sqm": 20000.0, "overlap_percentage": 50.0}
     assert doc["intersectingEdps"] == [
