@@ -369,3 +369,55 @@ def test_an_interrupted_build_leaves_nothing_behind(tmp_path: Path) -> None:
         "iat_input-levy-charges.csv",
         "iat_input-sources.toml",
     ]
+
+
+def _catchments(bundle: Path) -> list[tuple[str, int, str]]:
+    with closing(sqlite3.connect(bundle)) as db:
+        rows = db.execute("SELECT n2k_site_name, edp_id, label FROM nn_catchments ORDER BY fid")
+        return [(str(a), int(b), str(c)) for a, b, c in rows]
+
+
+def _delivered_label(bundle: Path) -> str:
+    with closing(sqlite3.connect(bundle)) as db:
+        [(name,)] = db.execute(
+            "SELECT delivered FROM bundle_columns WHERE role = 'nn_catchments' AND column = 'label'"
+        ).fetchall()
+        return str(name)
+
+
+def test_each_catchment_keeps_its_label_and_oid_so_one_n2k_site_can_be_several(
+    tmp_path: Path,
+) -> None:
+    data = FixtureData()
+    # The Beta SAC drawn as two catchments of their own labels, Defra's current columns.
+    data.nn_columns = ["N2K_Site_N", "OID", "Label"]
+    data.nn = [
+        (box(X0, Y0, X0 + 1500, Y0 + 2000), "Alpha SAC", 1, "Alpha"),
+        (box(X0 + 1500, Y0, X0 + 2200, Y0 + 2000), "Beta SAC", 2, "Beta upper"),
+        (box(X0 + 2200, Y0, X0 + 3000, Y0 + 2000), "Beta SAC", 3, "Beta lower"),
+    ]
+    assert build(tmp_path, data) == 0
+    bundle = tmp_path / "out.gpkg"
+    assert _catchments(bundle) == [
+        ("Alpha SAC", 1, "Alpha"),
+        ("Beta SAC", 2, "Beta upper"),
+        ("Beta SAC", 3, "Beta lower"),
+    ]
+    assert _delivered_label(bundle) == "Label"
+    # The reader lists them apart: a site x 2000..2400 meets both Beta catchments, half each.
+    ref = GeoPackageBoundaryData(bundle).reference_for(box(X0 + 2000, Y0, X0 + 2400, Y0 + 100))
+    assert sorted((c.catchment_label, c.edp_id) for c in ref.nn_catchments) == [
+        ("Beta lower", "3"),
+        ("Beta upper", "2"),
+    ]
+
+
+def test_a_delivery_without_labels_lists_each_catchment_by_its_n2k_site(tmp_path: Path) -> None:
+    assert build(tmp_path, FixtureData()) == 0
+    bundle = tmp_path / "out.gpkg"
+    # No `Label` column: each catchment's label is its N2K site, read from N2K_Site_N.
+    assert [(site, label) for site, _, label in _catchments(bundle)] == [
+        ("Alpha SAC", "Alpha SAC"),
+        ("Beta SAC", "Beta SAC"),
+    ]
+    assert _delivered_label(bundle) == "N2K_Site_N"

@@ -23,6 +23,7 @@ def anonymous_client(limits: InputLimits | None = None) -> falcon.testing.TestCl
     services = ApiServices(
         quote=container.get_quote(),
         check=container.check_boundary(),
+        defra_check=container.check_boundary_as_defra(),
         reference_for=data.reference_for,
         store=None,
         files=None,

@@ -80,6 +80,8 @@ class FixtureData:
             (_b(1500, 0, 3000, 2000), "Beta SAC", 2),
         ]
     )
+    # An older delivery's columns; Defra's current one adds `Label` (one value more per row).
+    nn_columns: list[str] = field(factory=lambda: ["N2K_Site_N", "OID"])
     wwtw: list[tuple[Any, ...]] = field(
         factory=lambda: [
             (_b(0, 0, 1000, 2000), 11307, "Alpha WwTW"),
@@ -169,7 +171,7 @@ def _shapefile(path: Path, rows: list[tuple[Any, ...]], names: list[str], crs: s
 def write_delivery(root: Path, data: FixtureData) -> dict[str, Path]:
     """Write the delivery under ``root``; returns the two levy CSVs' and manifest's paths."""
     crs = {k: data.crs.get(k, "EPSG:27700") for k in SHP}
-    _shapefile(root / SHP["nn"], data.nn, ["N2K_Site_N", "OID"], crs["nn"])
+    _shapefile(root / SHP["nn"], data.nn, data.nn_columns, crs["nn"])
     _shapefile(root / SHP["wwtw"], data.wwtw, ["WwTw_ID", "WwTW"], crs["wwtw"])
     _shapefile(root / SHP["lpa"], data.lpa, ["NAME"], crs["lpa"])
     _shapefile(root / SHP["wfd"], data.wfd, ["OPCAT_NAME"], crs["wfd"])

@@ -181,8 +181,16 @@ def two_catchment_strip(
     X0, Y0 = STRIP_ORIGIN
     return InMemoryBoundaryData(
         nn=[
-            NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1"),
-            NnCatchment(box(X0 + 1000, Y0, X0 + 2000, Y0 + 1000), "The Broads SAC", "2"),
+            NnCatchment(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
+                n2k_site_name="River Wensum SAC",
+                edp_id="1",
+            ),
+            NnCatchment(
+                geometry=box(X0 + 1000, Y0, X0 + 2000, Y0 + 1000),
+                n2k_site_name="The Broads SAC",
+                edp_id="2",
+            ),
         ],
         wwtw=[
             Zone(box(X0, Y0, X0 + 2000, Y0 + 1000), 1065),
@@ -220,7 +228,13 @@ def wensum_square(
     the square is in the Norfolk EDP (1, £2,675.0000 a home over 2026-2027)."""
     x0, y0 = origin
     return InMemoryBoundaryData(
-        nn=[NnCatchment(box(x0, y0, x0 + 1000, y0 + 1000), "River Wensum SAC", "1")],
+        nn=[
+            NnCatchment(
+                geometry=box(x0, y0, x0 + 1000, y0 + 1000),
+                n2k_site_name="River Wensum SAC",
+                edp_id="1",
+            )
+        ],
         wwtw=[Zone(box(x0, y0, x0 + 1000, y0 + 1000), 1065)],
         coefficients=[
             CoefficientPolygon(

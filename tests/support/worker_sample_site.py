@@ -37,7 +37,8 @@ COEFFICIENTS = {
     "n_resi_coeff": 17.024,
     "p_resi_coeff": 0.993,
 }
-NN_CATCHMENT = {"n2k_site_name": "River Wensum SAC", "edp_id": 1}
+# The bundle row as the design writes it: the Wensum is one catchment, labelled as its site.
+NN_CATCHMENT = {"n2k_site_name": "River Wensum SAC", "edp_id": 1, "label": "River Wensum SAC"}
 FALLBACK_WWTW_ID = 141
 FALLBACK_PERMIT = {
     "wwtw_name": "Package Treatment Plant default",

@@ -29,8 +29,16 @@ def repo(coefficients: list[CoefficientPolygon] | None = None) -> InMemoryBounda
     """A 2 km strip: Wensum (EDP 1) on the west, Broads (EDP 2) on the east, nothing south."""
     return InMemoryBoundaryData(
         nn=[
-            NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1"),
-            NnCatchment(box(X0 + 1000, Y0, X0 + 2000, Y0 + 1000), "The Broads SAC", "2"),
+            NnCatchment(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
+                n2k_site_name="River Wensum SAC",
+                edp_id="1",
+            ),
+            NnCatchment(
+                geometry=box(X0 + 1000, Y0, X0 + 2000, Y0 + 1000),
+                n2k_site_name="The Broads SAC",
+                edp_id="2",
+            ),
         ],
         wwtw=[
             Zone(box(X0, Y0, X0 + 2000, Y0 + 1000), 1065),
@@ -208,7 +216,13 @@ def test_a_coefficient_polygon_without_n_values_adds_area_but_no_n_uplift() -> N
 def test_outside_catchments_in_a_works_with_a_permit_row_is_kept_for_its_wastewater() -> None:
     # Works 1065 reaches 1 km south of the Wensum catchment; the site sits in that part.
     data = InMemoryBoundaryData(
-        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
+        nn=[
+            NnCatchment(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
+                n2k_site_name="River Wensum SAC",
+                edp_id="1",
+            )
+        ],
         wwtw=[Zone(box(X0, Y0 - 1000, X0 + 1000, Y0 + 1000), 1065)],
         permits=[permit(1065, "Sculthorpe", n=(27.0, 10.0), p=(1.0, 1.0), subcatchment="Wensum")],
     )
@@ -271,7 +285,13 @@ def test_package_treatment_plant_outside_catchments_depends_on_rule_set() -> Non
 def test_a_works_whose_permit_row_is_a_package_plant_counts_as_the_fallback() -> None:
     # Works 3000 is mapped, but its permit row is the package plant's (name in other letter case).
     data = InMemoryBoundaryData(
-        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
+        nn=[
+            NnCatchment(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
+                n2k_site_name="River Wensum SAC",
+                edp_id="1",
+            )
+        ],
         wwtw=[Zone(box(X0, Y0 - 1000, X0 + 1000, Y0), 3000)],
         permits=[permit(3000, "PACKAGE treatment plant Default", n=(25.0, 25.0), p=(4.5, 4.5))],
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 import shapely
 from shapely.geometry import box
@@ -23,9 +24,11 @@ from nrf.domain.model import (
     NnCatchment,
     Zone,
 )
+from nrf.domain.quote_update import quote_update
 from nrf.domain.results import CatchmentOverlap, EdpOverlap, SiteAssessment
 from nrf.domain.rules import rule_set_named
 from nrf.domain.site_outlines import CLIP_FROM_VERTICES
+from support.backend_schema import patch_errors
 from support.reference import (
     NORFOLK_EDP,
     QUOTE_DATE,
@@ -43,13 +46,16 @@ def at(x0: float, y0: float, x1: float, y1: float) -> box:
     return box(X0 + x0, Y0 + y0, X0 + x1, Y0 + y1)
 
 
-def repo(*, edps: bool = True) -> InMemoryBoundaryData:
+UNLABELLED = (
+    NnCatchment(geometry=at(0, 0, 1000, 1000), n2k_site_name=WENSUM, edp_id="11"),
+    NnCatchment(geometry=at(1000, 0, 2000, 1000), n2k_site_name=BROADS, edp_id="12"),
+    NnCatchment(geometry=at(1500, 0, 2000, 1000), n2k_site_name=BROADS, edp_id="12"),
+)
+
+
+def repo(*, edps: bool = True, nn: tuple[NnCatchment, ...] = UNLABELLED) -> InMemoryBoundaryData:
     return InMemoryBoundaryData(
-        nn=[
-            NnCatchment(at(0, 0, 1000, 1000), WENSUM, "11"),
-            NnCatchment(at(1000, 0, 2000, 1000), BROADS, "12"),
-            NnCatchment(at(1500, 0, 2000, 1000), BROADS, "12"),
-        ],
+        nn=nn,
         wwtw=[Zone(at(0, 0, 3000, 1000), 1065)],
         coefficients=[
             CoefficientPolygon(
@@ -86,7 +92,7 @@ def dev(boundary: box, dwellings: int = 10, rlb_id: int = 1) -> Development:
 
 
 def assessed(
-    boundary: box, dwellings: int = 10, quote_date: date | None = QUOTE_DATE, **kw: bool
+    boundary: box, dwellings: int = 10, quote_date: date | None = QUOTE_DATE, **kw: Any
 ) -> SiteAssessment:
     data = repo(**kw)
     result = assess_site(
@@ -129,11 +135,35 @@ def test_a_site_in_two_edps_is_refused_and_lists_both() -> None:
     assert result.n_total is not None  # the nutrient figures still stand
 
 
-def test_a_site_touching_a_neighbouring_edp_along_an_edge_is_in_one_edp() -> None:
-    # Site 1800-2000: its east edge lies on EDP 9's west edge (no area in common).
+def test_a_site_touching_a_neighbouring_edp_along_an_edge_meets_both_as_defra_does() -> None:
+    # Site 1800-2000 by 100-200 (20,000 m2): its east edge lies on EDP 9's west edge. Defra's
+    # ST_Intersects meets EDP 9 there, so the site is in two EDPs and refused; the figures
+    # stay the areas: all 20,000 m2 (100 %) in EDP 1, 0 m2 (0 %) in EDP 9.
     result = assessed(at(1800, 100, 2000, 200))
-    assert [e.edp_id for e in result.edps] == [1]
-    assert result.pricing is not None
+    assert [(e.edp_id, e.overlap_m2, e.overlap_percentage) for e in result.edps] == [
+        (1, 20_000.0, 100.0),
+        (9, 0.0, 0.0),
+    ]
+    assert result.pricing is None and result.levy_refusal is not None
+    assert result.levy_refusal.code == "multiple_edps"
+    # A centimetre short of the edge (x 1800-1999.99) meets EDP 1 only, and is priced.
+    apart = assessed(at(1800, 100, 1999.99, 200))
+    assert [e.edp_id for e in apart.edps] == [1] and apart.pricing is not None
+
+
+def test_a_sliver_into_the_next_edp_refuses_but_one_into_an_excluded_area_does_not() -> None:
+    # Defra's newest check has one noise floor, 0.001 m2, and only for excluded areas; an EDP
+    # counts on any contact. A 0.000005 m x 100 m = 0.0005 m2 sliver into EDP 9 is a meeting:
+    # two EDPs, refused (a floor for EDPs would price it: this fails if one comes back).
+    into_edp = assessed(at(1800, 100, 2000.000005, 200))
+    assert [e.edp_id for e in into_edp.edps] == [1, 9]
+    assert into_edp.levy_refusal is not None and into_edp.levy_refusal.code == "multiple_edps"
+    # The same 0.0005 m2 sliver into the excluded area (east edge x = 200, 800-900 north) of a
+    # site otherwise in EDP 1 alone is noise: the site is quoted (this fails if the 0.001 m2
+    # floor is dropped, when the sliver would refuse a quotable site as excluded).
+    into_excluded = assessed(at(199.999995, 800, 300, 900))
+    assert into_excluded.excluded_areas == () and into_excluded.levy_refusal is None
+    assert into_excluded.pricing is not None and into_excluded.pricing.edp_id == 1
 
 
 def test_an_excluded_area_refuses_the_levy_but_keeps_the_figures() -> None:
@@ -200,3 +230,46 @@ def test_a_detailed_outline_is_measured_as_exactly_as_a_plain_one() -> None:
     site = at(900, 100, 1100, 200)
     [overlap] = edp_overlaps(site, [EdpPolygon(detailed, 1, NORFOLK_EDP)])
     assert (overlap.overlap_m2, overlap.overlap_percentage) == (10_000.0, 50.0)
+
+
+def test_labelled_catchments_are_listed_apart_but_the_iat_split_stays_per_n2k_site() -> None:
+    # The Broads as Defra's current layer draws it: two labelled catchments, each its own OID,
+    # "Bure" 1000-1500 (OID 14) and "Yare" 1500-2000 (OID 13; drawn twice, as 12 too).
+    labelled = (
+        UNLABELLED[0],
+        NnCatchment(
+            geometry=at(1000, 0, 1500, 1000), n2k_site_name=BROADS, edp_id="14", label="Bure"
+        ),
+        NnCatchment(
+            geometry=at(1500, 0, 2000, 1000), n2k_site_name=BROADS, edp_id="13", label="Yare"
+        ),
+        NnCatchment(
+            geometry=at(1500, 0, 2000, 1000), n2k_site_name=BROADS, edp_id="12", label="Yare"
+        ),
+    )
+    site = at(900, 100, 1600, 200)  # 70,000 m2
+    result = assessed(site, nn=labelled)
+    # Wensum 900-1000: 10,000 m2 = 14.29 %; Bure 1000-1500: 50,000 m2 = 71.43 %; Yare
+    # 1500-1600: 10,000 m2 = 14.29 % (its two polygons dissolved), id the lower OID, 12.
+    assert result.catchment_overlaps == (
+        CatchmentOverlap(label="Bure", catchment_id="14", overlap_percentage=71.43),
+        CatchmentOverlap(label=WENSUM, catchment_id="11", overlap_percentage=14.29),
+        CatchmentOverlap(label="Yare", catchment_id="12", overlap_percentage=14.29),
+    )
+    # The IAT's split is per N2K site still (the Broads one row, id its lowest OID, 12), and
+    # every figure is the one the unlabelled layer gives: the labels move no N or P.
+    before = assessed(site)
+    assert [(c.n2k_site_name, c.edp_id) for c in result.catchments] == [
+        (WENSUM, "11"),
+        (BROADS, "12"),
+    ]
+    assert result.catchments == before.catchments
+    assert (result.n_total, result.p_total) == (before.n_total, before.p_total)
+    # The PATCH lists the three, as Defra's mapper does, and the backend's schema takes it.
+    body = quote_update(result)
+    assert body["edps"][0]["catchments"] == [
+        {"label": "Bure", "catchmentId": "14", "catchmentOverlapPercentage": 71.43},
+        {"label": WENSUM, "catchmentId": "11", "catchmentOverlapPercentage": 14.29},
+        {"label": "Yare", "catchmentId": "12", "catchmentOverlapPercentage": 14.29},
+    ]
+    assert patch_errors(body) == []

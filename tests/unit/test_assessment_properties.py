@@ -35,8 +35,16 @@ def grid_repo(seed: int) -> InMemoryBoundaryData:
             )
     return InMemoryBoundaryData(
         nn=[
-            NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 2000), "River Wensum SAC", "1"),
-            NnCatchment(box(X0 + 1000, Y0, X0 + 2000, Y0 + 1300), "The Broads SAC", "2"),
+            NnCatchment(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 2000),
+                n2k_site_name="River Wensum SAC",
+                edp_id="1",
+            ),
+            NnCatchment(
+                geometry=box(X0 + 1000, Y0, X0 + 2000, Y0 + 1300),
+                n2k_site_name="The Broads SAC",
+                edp_id="2",
+            ),
         ],
         wwtw=[Zone(box(X0, Y0, X0 + 2000, Y0 + 2000), 1065)],
         coefficients=coefficients,

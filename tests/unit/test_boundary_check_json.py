@@ -79,8 +79,12 @@ def test_each_edp_has_defras_names_and_places() -> None:
             "overlapAreaSqm": 12345.67,
             "overlapPercentage": 61.73,
             "catchments": [
-                {"label": "Broads SAC", "catchmentOverlapPercentage": 41.73},
-                {"label": "River Wensum SAC", "catchmentOverlapPercentage": 20.0},
+                {"label": "Broads SAC", "catchmentId": "2", "catchmentOverlapPercentage": 41.73},
+                {
+                    "label": "River Wensum SAC",
+                    "catchmentId": "1",
+                    "catchmentOverlapPercentage": 20.0,
+                },
             ],
         }
     ]
@@ -92,7 +96,13 @@ def test_each_edp_has_defras_names_and_places() -> None:
 
 def test_the_route_answers_a_drawn_boundary_end_to_end() -> None:
     data = InMemoryBoundaryData(
-        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
+        nn=[
+            NnCatchment(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
+                n2k_site_name="River Wensum SAC",
+                edp_id="1",
+            )
+        ],
         edps=[EdpPolygon(box(X0 - 500, Y0, X0 + 150, Y0 + 1000), 1, "Norfolk EDP")],
         excluded=[ExcludedArea(box(X0 + 190, Y0 + 190, X0 + 300, Y0 + 300), "Fen SSSI")],
     )
@@ -127,7 +137,13 @@ def test_the_route_answers_a_drawn_boundary_end_to_end() -> None:
             "overlapAreaHa": 0.5,
             "overlapAreaSqm": 5000.0,
             "overlapPercentage": 50.0,
-            "catchments": [{"label": "River Wensum SAC", "catchmentOverlapPercentage": 50.0}],
+            "catchments": [
+                {
+                    "label": "River Wensum SAC",
+                    "catchmentId": "1",
+                    "catchmentOverlapPercentage": 50.0,
+                }
+            ],
         }
     ]
     assert site["intersectingExcludedAreas"] == ["Fen SSSI"]

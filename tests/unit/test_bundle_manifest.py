@@ -14,7 +14,8 @@ def test_defaults_are_the_shipped_layout() -> None:
     manifest = load_manifest(None)
     nn = manifest.sources["nn_catchments"]
     assert nn.path == "nutrients/Catchments/NN_Catchments_03_2024.shp"
-    assert dict(nn.columns) == {"n2k_site_name": "N2K_Site_N", "edp_id": "OID"}
+    assert dict(nn.columns) == {"n2k_site_name": "N2K_Site_N", "edp_id": "OID", "label": "Label"}
+    assert dict(nn.alternatives) == {"label": ("N2K_Site_N",)}  # an older delivery has none
     assert manifest.sources["wwtw_permits"].layer == "WwTw_lookup"
     assert manifest.duplicate_works == "error" and manifest.default_occupancy is None
 
@@ -105,3 +106,16 @@ def test_a_path_that_leaves_the_delivery_is_refused(path: str) -> None:
 def test_a_path_inside_the_delivery_is_kept() -> None:
     data = {"sources": {"levy_charges": {"path": "levy/charges.csv"}}}
     assert parse_manifest(data).sources["levy_charges"].path == "levy/charges.csv"
+
+
+def test_a_catchments_label_is_mappable_and_its_fallback_follows_a_renamed_site_column() -> None:
+    renamed = parse_manifest(
+        {"sources": {"nn_catchments": {"columns": {"n2k_site_name": "Site_Name"}}}}
+    ).sources["nn_catchments"]
+    # Without `Label`, the label is read from the N2K site column, by its new name.
+    assert dict(renamed.alternatives) == {"label": ("Site_Name",)}
+    labelled = parse_manifest(
+        {"sources": {"nn_catchments": {"columns": {"label": "Catchment"}}}}
+    ).sources["nn_catchments"]
+    # A label column the manifest names is read as named, with no fallback.
+    assert (labelled.columns["label"], dict(labelled.alternatives)) == ("Catchment", {})

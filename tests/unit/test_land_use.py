@@ -55,7 +55,9 @@ def test_pieces_are_site_cut_by_coefficient_polygon_and_catchment() -> None:
             p_resi_coeff=0.5,
         ),  # right half
     ]
-    catchments = [NnCatchment(box(-100, -100, 75, 200), "River Wensum SAC", "1")]
+    catchments = [
+        NnCatchment(geometry=box(-100, -100, 75, 200), n2k_site_name="River Wensum SAC", edp_id="1")
+    ]
     # Greenspace applies (1.00 ha >= 1.00): resi' N = 8.6, P = 0.44.
     pieces = land_use_pieces(site, coefficients, catchments, 1.0, NEW)
     assert [p.area_ha for p in pieces] == [0.5, 0.25]
@@ -77,5 +79,7 @@ def test_no_catchment_no_pieces() -> None:
             p_resi_coeff=0.5,
         )
     ]
-    far = [NnCatchment(box(500, 500, 600, 600), "The Broads SAC", "2")]
+    far = [
+        NnCatchment(geometry=box(500, 500, 600, 600), n2k_site_name="The Broads SAC", edp_id="2")
+    ]
     assert land_use_pieces(site, coefficients, far, 1.0, NEW) == []

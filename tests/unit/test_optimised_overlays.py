@@ -124,7 +124,7 @@ def test_pieces_and_majorities_match_the_plain_loops(seed: int) -> None:
     rng = np.random.default_rng(seed)
     coefficients = [coefficient(rng, g) for g in cells(rng, 400)]
     catchments = [
-        NnCatchment(g, name, edp)
+        NnCatchment(geometry=g, n2k_site_name=name, edp_id=edp)
         for g, (name, edp) in zip(
             cells(rng, 3), [("A SAC", "1"), ("B SAC", "2"), ("B SAC", "2")], strict=True
         )
@@ -157,7 +157,7 @@ def test_a_parcel_wholly_inside_the_site_is_its_own_part_and_agrees_with_the_ove
         )
         for g in (a, b)
     ]
-    catchments = [NnCatchment(box(0, 0, 2000, 2000), "A SAC", "1")]
+    catchments = [NnCatchment(geometry=box(0, 0, 2000, 2000), n2k_site_name="A SAC", edp_id="1")]
     pieces = land_use_pieces(site_box, coefficients, catchments, 1.0, RULES)
     assert [p.area_ha for p in pieces] == [0.02, 0.3]
     # the overlay would have given the same to well below a penny of any figure

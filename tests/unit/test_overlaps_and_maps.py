@@ -12,10 +12,10 @@ from nrf.domain.overlaps import Overlap, catchment_overlaps
 def test_overlaps_are_summed_per_catchment_and_per_edp() -> None:
     # Wensum is drawn as two polygons; Broads is one; both are in EDP 1. Nothing else.
     catchments = [
-        NnCatchment(box(0, 0, 100, 100), "Wensum", "1"),
-        NnCatchment(box(0, 100, 100, 200), "Wensum", "1"),
-        NnCatchment(box(100, 0, 200, 200), "Broads", "1"),
-        NnCatchment(box(500, 500, 600, 600), "Far away", "2"),
+        NnCatchment(geometry=box(0, 0, 100, 100), n2k_site_name="Wensum", edp_id="1"),
+        NnCatchment(geometry=box(0, 100, 100, 200), n2k_site_name="Wensum", edp_id="1"),
+        NnCatchment(geometry=box(100, 0, 200, 200), n2k_site_name="Broads", edp_id="1"),
+        NnCatchment(geometry=box(500, 500, 600, 600), n2k_site_name="Far away", edp_id="2"),
     ]
     # Site 50..150 x 50..150 = 100 m x 100 m = 10,000 m² = 1 ha.
     # Wensum: 50..100 x 50..150 = 50 x 100 = 5,000 m² = 0.5 ha, 50 %; Broads the same.
@@ -28,13 +28,13 @@ def test_overlaps_are_summed_per_catchment_and_per_edp() -> None:
 
 
 def test_a_site_touching_only_an_edge_has_no_overlap() -> None:
-    catchments = [NnCatchment(box(0, 0, 100, 100), "Wensum", "1")]
+    catchments = [NnCatchment(geometry=box(0, 0, 100, 100), n2k_site_name="Wensum", edp_id="1")]
     assert catchment_overlaps(box(100, 0, 200, 100), catchments) == ((), ())
 
 
 def test_shares_are_of_the_whole_site_not_of_the_part_in_catchments() -> None:
     # 3 ha site, 1 ha of it in the catchment: 33.33 %.
-    catchments = [NnCatchment(box(0, 0, 100, 100), "Wensum", "1")]
+    catchments = [NnCatchment(geometry=box(0, 0, 100, 100), n2k_site_name="Wensum", edp_id="1")]
     site = MultiPolygon([box(0, 0, 100, 100), box(1000, 0, 1200, 100)])
     [overlap], _ = catchment_overlaps(site, catchments)
     assert (overlap.area_ha, overlap.share_percent) == (1.0, 33.33)

@@ -156,6 +156,27 @@ def test_invalid_boundary_fails_once_with_codes_and_tells_the_requester() -> Non
     assert len(notifier.sent) == before
 
 
+def test_a_failed_job_gives_defras_codes_beside_nrfs_own() -> None:
+    # nrf's finer codes stay; beside them, Defra's library code for each same problem, once:
+    # zero_area and null_geometry are both Defra's invalid_geometry; a made-up code has none.
+    problems = [
+        Problem(code="zero_area", message="feature 1 has zero area", feature=1),
+        Problem(code="null_geometry", message="feature 2 has no geometry", feature=2),
+        Problem(code="self_intersecting_geometry", message="feature 3 crosses itself"),
+        Problem(code="nrf_only_problem", message="feature 4 is odd", feature=4),
+    ]
+    process, store, _ = make(FakeBoundarySource(problems))
+    process(msg(body()))
+    record = store.records["job-1"]
+    assert record.error_codes == (  # nrf's, sorted as ever
+        "nrf_only_problem",
+        "null_geometry",
+        "self_intersecting_geometry",
+        "zero_area",
+    )
+    assert record.defra_codes == ("invalid_geometry", "self_intersecting_geometry")
+
+
 def test_a_message_that_is_not_json_is_failed_under_its_message_id() -> None:
     process, store, notifier = make()
     outcome = process(msg("{not json"))

@@ -128,7 +128,13 @@ X0, Y0 = 600_000.0, 300_000.0
 def _strip() -> InMemoryBoundaryData:
     """One NN catchment (Wensum, EDP 1) over works 1065; nothing mapped south of Y0."""
     return InMemoryBoundaryData(
-        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
+        nn=[
+            NnCatchment(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
+                n2k_site_name="River Wensum SAC",
+                edp_id="1",
+            )
+        ],
         wwtw=[Zone(box(X0, Y0, X0 + 1000, Y0 + 1000), 1065)],
         sub=[Zone(box(X0 - 5000, Y0 - 5000, X0 + 5000, Y0 + 5000), "Wensum")],
         coefficients=[

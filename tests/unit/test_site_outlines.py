@@ -37,7 +37,10 @@ def test_a_shared_outline_is_cut_once_for_the_edp_and_the_catchment_shares() -> 
     # all 40,000 m2 (100 %).
     site = RecordingSiteOutlines(box(900, 100, 1300, 200))
     edps = [EdpPolygon(A, 1, "Norfolk EDP"), EdpPolygon(B, 1, "Norfolk EDP")]
-    catchments = [NnCatchment(A, "A SAC", "11"), NnCatchment(B, "B SAC", "12")]
+    catchments = [
+        NnCatchment(geometry=A, n2k_site_name="A SAC", edp_id="11"),
+        NnCatchment(geometry=B, n2k_site_name="B SAC", edp_id="12"),
+    ]
     assert edp_overlaps(site.boundary, edps, site) == (
         EdpOverlap(edp_id=1, edp_name="Norfolk EDP", overlap_m2=40_000.0, overlap_percentage=100.0),
     )

@@ -41,7 +41,13 @@ def repository() -> InMemoryBoundaryData:
     """One NN catchment and one permitted works over the west half of a 2 km strip; the east
     half is in neither, so a site there is out of scope."""
     return InMemoryBoundaryData(
-        nn=[NnCatchment(box(X0, Y0, X0 + 1000, Y0 + 1000), "River Wensum SAC", "1")],
+        nn=[
+            NnCatchment(
+                geometry=box(X0, Y0, X0 + 1000, Y0 + 1000),
+                n2k_site_name="River Wensum SAC",
+                edp_id="1",
+            )
+        ],
         wwtw=[Zone(box(X0, Y0, X0 + 1000, Y0 + 1000), 1065)],
         lpa=[Zone(box(X0, Y0, X0 + 2000, Y0 + 1000), "Breckland")],
         sub=[Zone(box(X0, Y0, X0 + 2000, Y0 + 1000), "Wensum")],

@@ -53,7 +53,9 @@ DEFAULT_SOURCES: dict[str, Source] = {
     "nn_catchments": Source(
         path=f"{_NUTRIENTS}/Catchments/NN_Catchments_03_2024.shp",
         layer=None,
-        columns={"n2k_site_name": "N2K_Site_N", "edp_id": "OID"},
+        columns={"n2k_site_name": "N2K_Site_N", "edp_id": "OID", "label": "Label"},
+        # A delivery without `Label` lists each catchment by its N2K site, as nrf did before.
+        alternatives={"label": ("N2K_Site_N",)},
     ),
     "wwtw_catchments": Source(
         path=f"{_NUTRIENTS}/wwtw files/WwTW_all_features.shp",
@@ -167,6 +169,9 @@ def _source(key: str, base: Source, data: Any) -> Source:
             raise _bad(f"[sources.{key}] {name} must be text, not {data[name]!r}")
     if "path" in data:
         inside_delivery(key, data["path"])
+    # An alternative that is another role's column follows that role's renaming (a catchment's
+    # label falls back on its N2K site column, by whatever name the manifest gives it).
+    renamed = {base.columns[role]: columns[role] for role in extra}
     crs = data.get("crs", base.crs)
     if crs is not None and (isinstance(crs, bool) or not isinstance(crs, int)):
         raise _bad(f"[sources.{key}] crs must be an EPSG number such as 27700")
@@ -176,7 +181,11 @@ def _source(key: str, base: Source, data: Any) -> Source:
         layer=data.get("layer", base.layer),
         columns=columns,
         crs=crs,
-        alternatives={r: a for r, a in base.alternatives.items() if r not in extra},
+        alternatives={
+            r: tuple(renamed.get(n, n) for n in a)
+            for r, a in base.alternatives.items()
+            if r not in extra
+        },
     )
 
 

@@ -119,14 +119,17 @@ def read_vector(root: Path, key: str, source: Source, report: QcReport) -> Vecto
     crs_ok = check_crs(key, _epsg(info["crs"]), source, report)
     if wanted is None or not crs_ok:
         return None
+    # Two roles may read one column (a catchment's label falls back on its N2K site), and the
+    # reader returns each column once: read each once, then hand it to every role that asked.
+    distinct = list(dict.fromkeys(wanted))
     try:
-        _, fids, wkb, values = raw_read(opened, layer=layer, columns=wanted, return_fids=True)
+        _, fids, wkb, values = raw_read(opened, layer=layer, columns=distinct, return_fids=True)
     except UNREADABLE as exc:  # a truncated .dbf or .shp fails only when its rows are read
         report.add("source_corrupt", key, source.path, f"unreadable: {one_line(exc)}")
         return None
     columns = {
-        role: [None if _is_nan(v) else v for v in values[k].tolist()]
-        for k, role in enumerate(source.columns)
+        role: [None if _is_nan(v) else v for v in values[distinct.index(stored)].tolist()]
+        for role, stored in zip(source.columns, wanted, strict=True)
     }
     stored_columns = dict(zip(wanted, columns.values(), strict=True))
     if undeclared_text(key, path, [int(f) for f in fids], stored_columns, report):

@@ -29,7 +29,7 @@ COEFFICIENT_TEXT = ("cromeid", "land_use_cat", "nn_catchment", "subcatchment")
 CHUNK = 50_000
 # role -> (output column, SQLite type); the role names are the manifest's.
 SMALL_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "nn_catchments": [("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
+    "nn_catchments": [("n2k_site_name", "TEXT"), ("edp_id", "INTEGER"), ("label", "TEXT")],
     "wwtw_catchments": [("wwtw_id", "INTEGER"), ("wwtw_name", "TEXT")],
     "lpa_boundaries": [("name", "TEXT")],
     "subcatchments": [("opcat_name", "TEXT")],

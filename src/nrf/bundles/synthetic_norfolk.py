@@ -18,6 +18,11 @@ NORFOLK_EXTENT = (579_800.0, 276_600.0, 645_300.0, 346_900.0)
 
 WENSUM = "River Wensum SAC"
 BROADS = "The Broads SAC"
+# Each catchment's own `Label` and OID (made up): the two Broads catchments share one N2K site
+# under two labels and OIDs (2 and 3), so the boundary check and the PATCH list them apart with
+# their ids, as Defra's do (the Wensum is one catchment, labelled as its site). The IAT CSV and
+# the nutrient split group by N2K site (its id the lowest OID, 2, as before), so no figure moves.
+NN_LABELS = (WENSUM, "Bure, Ant and Thurne (made up)", "Yare (made up)")
 # Defra's Norfolk EDP as its boundary layer names it (EDP_Id 1), and its charging schedule
 # and RICS CIL index rows as Defra loads them; only the 2027 index row is made up.
 NORFOLK_EDP_ID = 1
@@ -161,9 +166,13 @@ def _clean(geom: Boundary) -> MultiPolygon:
 def nn_layer() -> Layer:
     return Layer(
         name="nn_catchments",
-        columns=[("n2k_site_name", "TEXT"), ("edp_id", "INTEGER")],
+        columns=[("n2k_site_name", "TEXT"), ("edp_id", "INTEGER"), ("label", "TEXT")],
         geometries=[_WENSUM, _BROADS_NORTH, _BROADS_SOUTH],
-        attributes={"n2k_site_name": [WENSUM, BROADS, BROADS], "edp_id": [1, 2, 2]},
+        attributes={
+            "n2k_site_name": [WENSUM, BROADS, BROADS],
+            "edp_id": [1, 2, 3],
+            "label": list(NN_LABELS),
+        },
     )
 
 

@@ -1,9 +1,11 @@
 """The NN catchments inside each EDP a boundary meets, as shares of the whole boundary.
 
-Defra's boundary check lists, under each EDP, the catchments the boundary meets there, with
-the same denominator as the EDP's own share (the boundary's area), so the shares under one EDP
-add up to that EDP's share. Polygons of one name (EDP or catchment) are dissolved, never
-summed, so an overlap between two of them is not counted twice.
+nrf's own boundary check (``POST /v1/boundary-checks``) lists, under each EDP, the catchments
+the boundary meets inside that EDP, with the same denominator as the EDP's own share (the
+boundary's area), so the shares under one EDP add up to that EDP's share. (Defra's newest
+``/check-boundary`` puts the boundary's whole list under every EDP; nrf's drop-in route does
+too.) A catchment is its polygons of one label, dissolved, never summed, so an overlap between
+two of them is not counted twice.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Sequence
 
 import shapely
 
+from nrf.domain.catchment_ids import lowest_ids
 from nrf.domain.model import Boundary, EdpPolygon, NnCatchment
 from nrf.domain.results import CatchmentOverlap
 from nrf.domain.rounding import round2
@@ -23,8 +26,8 @@ def catchments_by_edp(
     edps: Sequence[EdpPolygon],
     catchments: Sequence[NnCatchment],
 ) -> dict[int, tuple[CatchmentOverlap, ...]]:
-    """{EDP id: its catchments, by name, with the % of the boundary in both}, for each id."""
-    ids = {c.n2k_site_name: c.edp_id for c in reversed(catchments)}  # the first polygon's id
+    """{EDP id: its catchments, by label, with the % of the boundary in both}, for each id."""
+    ids = lowest_ids(catchments)
     answer: dict[int, tuple[CatchmentOverlap, ...]] = {}
     for edp_id in edp_ids:
         polygons = [e.geometry for e in edps if e.edp_id == edp_id]
@@ -35,7 +38,7 @@ def catchments_by_edp(
                 pieces = [
                     shapely.intersection(c.geometry, part)
                     for c in catchments
-                    if c.n2k_site_name == name
+                    if c.catchment_label == name
                 ]
                 area = float(shapely.union_all(pieces).area)
                 if area > 0:

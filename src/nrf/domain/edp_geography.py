@@ -4,12 +4,14 @@ A key drawn as several polygons (which may overlap) is one area to a planner, so
 measured as the union of its polygons' parts inside the boundary, never a sum that would count
 an overlap twice (parts that only touch are summed: the same area, without the union). Only
 the parts inside the boundary are unioned, so a national polygon's thousands of vertices are
-cut to the site first, and only for a key no polygon of which holds the whole site. An EDP or
-excluded area counts when the boundary's interior meets it by more than ``MIN_OVERLAP_M2``
-(0.001 m², Defra's tolerance for excluded areas), so a boundary drawn along a shared edge, or
-a digitising sliver, does not make a site cross two EDPs or fall into an excluded area. Each
-outline is tested and cut once per site (``SiteOutlines``), however many of these lookups, and
-the land-use step, ask about it.
+cut to the site first, and only for a key no polygon of which holds the whole site. The three
+layers count a meeting as Defra's newest boundary check does: an EDP on any contact
+(``ST_Intersects``: a boundary drawn along its edge meets it, with 0 m², so a site touching two
+EDPs is refused as in two); a catchment on a positive area; an excluded area only when the
+boundary's interior meets it by more than ``MIN_OVERLAP_M2`` (0.001 m², Defra's noise floor),
+so a boundary drawn along a zone's edge, which computes as a sliver of square millimetres, is
+not excluded. Each outline is tested and cut once per site (``SiteOutlines``), however many of
+these lookups, and the land-use step, ask about it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TypeVar
 
 import shapely
 
+from nrf.domain.catchment_ids import lowest_ids
 from nrf.domain.model import Boundary, EdpPolygon, ExcludedArea, NnCatchment
 from nrf.domain.results import CatchmentOverlap, EdpOverlap
 from nrf.domain.rounding import round2
@@ -88,10 +91,12 @@ def edp_overlaps(
 ) -> tuple[EdpOverlap, ...]:
     """Each EDP (by id) the boundary meets, with the m² and % of the boundary inside it, by id.
 
-    ``site``: the boundary's ``SiteOutlines`` when other steps have asked about the same outlines.
+    Met is any contact, as Defra's ``ST_Intersects``: an EDP touched only at its edge is listed
+    with its area, 0 m², and counts towards ``multiple_edps``. ``site``: the boundary's
+    ``SiteOutlines`` when other steps have asked about the same outlines.
     """
     site = _site(boundary, site)
-    areas = _areas_by_key(site, ((e.edp_id, e.geometry) for e in edps))
+    areas = edp_areas(site, edps)
     if not areas:
         return ()
     names = {e.edp_id: e.edp_name for e in reversed(edps)}  # the first polygon's name
@@ -103,22 +108,27 @@ def edp_overlaps(
             overlap_percentage=_percent(area, site),
         )
         for edp_id, area in sorted(areas.items())
-        if area > MIN_OVERLAP_M2
     )
+
+
+def edp_areas(site: SiteOutlines, edps: Sequence[EdpPolygon]) -> dict[int, float]:
+    """{EDP id: m² of the boundary inside it, unrounded} for each EDP the boundary meets."""
+    return _areas_by_key(site, ((e.edp_id, e.geometry) for e in edps))
 
 
 def catchment_overlaps(
     boundary: Boundary, catchments: Sequence[NnCatchment], site: SiteOutlines | None = None
 ) -> tuple[CatchmentOverlap, ...]:
-    """Each NN catchment (by name) with part of the boundary inside it, by name.
+    """Each NN catchment (by label) with part of the boundary inside it, by label.
 
-    ``catchment_id`` is the catchment's own id, held in its ``edp_id`` column.
+    A catchment is its polygons of one ``Label`` (two catchments of one N2K site are two), and
+    its ``catchment_id`` the lowest ``OID`` among them (``catchment_ids``), as Defra lists them.
     """
     site = _site(boundary, site)
-    areas = _areas_by_key(site, ((c.n2k_site_name, c.geometry) for c in catchments))
+    areas = _areas_by_key(site, ((c.catchment_label, c.geometry) for c in catchments))
     if not areas:
         return ()
-    ids = {c.n2k_site_name: c.edp_id for c in reversed(catchments)}  # the first polygon's id
+    ids = lowest_ids(catchments)
     return tuple(
         CatchmentOverlap(label=name, catchment_id=ids[name], overlap_percentage=_percent(a, site))
         for name, a in sorted(areas.items())

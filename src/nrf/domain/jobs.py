@@ -71,6 +71,8 @@ class JobRecord:
     job_id: str
     status: JobStatus
     error_codes: tuple[str, ...] = ()
+    # Defra's boundary-check codes (`boundary_codes`) for those of ``error_codes`` it names.
+    defra_codes: tuple[str, ...] = ()
     message: str = ""
     finished_at: float = 0.0
     notifications: tuple[NotificationRecord, ...] = ()

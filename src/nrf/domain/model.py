@@ -29,13 +29,24 @@ class Development:
     boundary: Boundary = field(eq=False, repr=False)
 
 
-@frozen
+@frozen(kw_only=True)
 class NnCatchment:
-    """A nutrient-neutrality catchment polygon and the EDP it belongs to."""
+    """A nutrient-neutrality catchment polygon: its Natura 2000 site, its own id and label.
+
+    Defra's IAT groups catchments by N2K site (the 31-column CSV still does); its boundary check
+    and PATCH list each catchment by its own ``Label``, so two catchments of one N2K site are two
+    entries. A bundle built before labels were read has none: the N2K site stands in for it.
+    """
 
     geometry: Boundary = field(eq=False, repr=False)
     n2k_site_name: str
-    edp_id: str
+    edp_id: str  # the polygon's own id (the delivery's ``OID``), as text; the column's old name
+    label: str = ""  # the catchment's ``Label``; "" in a bundle built before it was read
+
+    @property
+    def catchment_label(self) -> str:
+        """The label the catchment is listed by: its own, else its N2K site's name."""
+        return self.label or self.n2k_site_name
 
 
 @frozen

@@ -49,9 +49,9 @@ class EdpOverlap:
 
 @frozen(kw_only=True)
 class CatchmentOverlap:
-    """An NN catchment (its polygons of one name dissolved) and the share of the boundary in it."""
+    """An NN catchment (its polygons of one label dissolved) and the share of the boundary in it."""
 
-    label: str  # the N2K site name
+    label: str  # the catchment's Label (its N2K site's name, from a bundle without labels)
     catchment_id: str
     overlap_percentage: float  # 0-100
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from nrf.domain.catchment_ids import lowest
 from nrf.domain.land_use import Piece
 from nrf.domain.results import CatchmentImpact
 from nrf.domain.rounding import allocate_pennies, round2
@@ -29,7 +30,7 @@ def split_by_catchment(
     p_total: float,
     buffer_fraction: float,
 ) -> tuple[CatchmentImpact, ...]:
-    """Split land use by piece and wastewater by area share, per (N2K site, EDP).
+    """Split land use by piece and wastewater by area share, per N2K site (as Defra's IAT).
 
     Post-SuDS and the buffered total are linear in their inputs once the site's
     signs are fixed (post = U·(1 − f·sgn U), total = B·(1 + b·sgn B)), so each
@@ -39,10 +40,13 @@ def split_by_catchment(
     wastewater shares add up to their 2-dp rounding.
     """
     # Each catchment's pieces in input order, grouped in one pass (sums keep that order).
-    grouped: dict[tuple[str, str], list[Piece]] = {}
+    # A site's catchments of one N2K site are one row, whatever their labels and OIDs; its id
+    # is their lowest OID (one and the same in a bundle whose N2K sites each have one OID).
+    grouped: dict[str, list[Piece]] = {}
     for piece in pieces:
-        grouped.setdefault((piece.n2k_site_name, piece.edp_id), []).append(piece)
+        grouped.setdefault(piece.n2k_site_name, []).append(piece)
     keys = sorted(grouped)
+    ids = {k: lowest(p.edp_id for p in grouped[k]) for k in keys}
     if not keys:
         return ()
     area = {k: math.fsum(p.area_ha for p in grouped[k]) for k in keys}
@@ -74,8 +78,8 @@ def split_by_catchment(
     return tuple(
         CatchmentImpact(
             n2k_site_name=name,
-            edp_id=edp,
+            edp_id=ids[name],
             **{column: values[i] for column, values in columns.items()},
         )
-        for i, (name, edp) in enumerate(keys)
+        for i, name in enumerate(keys)
     )

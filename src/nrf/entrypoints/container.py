@@ -47,6 +47,7 @@ from nrf.entrypoints.worker.in_flight import InFlight
 from nrf.entrypoints.worker.job_processes import JobProcesses
 from nrf.entrypoints.worker.loop import WorkerLoop
 from nrf.service_layer.boundary_checks import CheckBoundary
+from nrf.service_layer.defra_boundary_check import CheckBoundaryAsDefra
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
 from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.fleet_heartbeat import FleetHeartbeat
@@ -389,6 +390,7 @@ class Container(containers.DeclarativeContainer):
     check_boundary = providers.Factory(
         CheckBoundary, repository=boundary_data, limits=limits, default_rules=config.default_rules
     )
+    check_boundary_as_defra = providers.Factory(CheckBoundaryAsDefra, repository=boundary_data)
     result_files = providers.Selector(
         config.result_store,
         local=providers.Singleton(LocalResultFiles, result_store),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
+from nrf.domain.boundary_codes import defra_codes
 from nrf.domain.errors import InvalidInput, NrfError, Problem
 from nrf.domain.fleet import BundleStamp
 from nrf.domain.job_request import IncomingJob, Receipt
@@ -135,6 +136,7 @@ class FailJob:
             job_id=job_id,
             status=JobStatus.FAILED,
             error_codes=tuple(error.codes),
+            defra_codes=defra_codes(error.codes),
             message=error.message[:10_000],
             finished_at=self._clock.now(),
             notifications=told,

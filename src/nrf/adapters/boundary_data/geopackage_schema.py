@@ -19,6 +19,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "edp_boundaries": ("edp_id", "edp_name"),
     "excluded_areas": ("name",),
 }
+# Columns read when present: a bundle built before nrf read a catchment's `Label` has none, and
+# its catchments are then listed by N2K site (``NnCatchment.catchment_label``).
+OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {"nn_catchments": ("label",)}
 TABLES: dict[str, tuple[str, ...]] = {
     "wwtw_permits": (
         "wwtw_id",
@@ -121,7 +124,9 @@ def check_schema(db: sqlite3.Connection) -> tuple[dict[str, TableSchema], list[s
             )
         found[wanted] = TableSchema(
             name=stored,
-            columns={c: have[c] for c in columns if c in have},
+            columns={
+                c: have[c] for c in (*columns, *OPTIONAL_COLUMNS.get(wanted, ())) if c in have
+            },
             key=key,
             geometry_column=geom_col,
             rtree=rtree,

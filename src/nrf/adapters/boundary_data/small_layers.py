@@ -116,7 +116,8 @@ def features(
             if site is None or edp is None:
                 problems.append(f"layer '{name}' fid {row['_key']} has no n2k_site_name/edp_id")
                 continue
-            out.append(NnCatchment(geom, site, edp))
+            label = geopackage_lookups.text_or_none(row.get("label")) or ""
+            out.append(NnCatchment(geometry=geom, n2k_site_name=site, edp_id=edp, label=label))
             continue
         column = ZONE_COLUMN[name]
         value: str | int | None = (

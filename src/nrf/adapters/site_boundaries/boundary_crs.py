@@ -127,3 +127,16 @@ def _short(value: object) -> str:
     # reprlib caps strings and containers as it goes: a 45 MB member is never copied whole.
     text = reprlib.repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def bng_to_wgs84(geometry: shapely.Geometry) -> shapely.Geometry:
+    """A British National Grid geometry in WGS 84 longitude and latitude (for a web map)."""
+    if not hasattr(_local, "inverse"):
+        _local.inverse = Transformer.from_crs(BNG, WGS84, always_xy=True)
+    inverse: Transformer = _local.inverse
+
+    def move(xy: NDArray[np.float64]) -> NDArray[np.float64]:
+        x, y = inverse.transform(xy[:, 0], xy[:, 1])
+        return np.column_stack([x, y])
+
+    return shapely.transform(geometry, move)

@@ -1,6 +1,8 @@
 """Rules over the four small layers (read whole): geometry, keys, one id per catchment name.
 
-A finding names each column as delivered (`N2K_Site_N`, or the manifest's name for it).
+A finding names each column as delivered (`N2K_Site_N`, or the manifest's name for it). An OID
+names one N2K site. Without labels an N2K site is one catchment, so it has one OID; with them
+(Defra's `Label`) each labelled catchment may carry its own, so one site may have several.
 """
 
 from __future__ import annotations
@@ -87,7 +89,8 @@ def check_small_layers(
                     site, oid = named("n2k_site_name", "N2K_Site_N"), named("edp_id", "OID")
                     report.add("key_missing", layer, key, f"{where}{site} {name!r} / {oid} {edp!r}")
                     continue
-                if edp_by_name.setdefault(name, edp) != edp:
+                labelled = geopackage_lookups.text_or_none(row.get("label")) is not None
+                if edp_by_name.setdefault(name, edp) != edp and not labelled:
                     report.add(
                         "key_conflict",
                         layer,

@@ -19,6 +19,11 @@ from nrf.entrypoints.api.access_log import AccessLog
 from nrf.entrypoints.api.admission import admission
 from nrf.entrypoints.api.auth import ApiKeys, AuthMiddleware
 from nrf.entrypoints.api.config import http_limits, load_api_settings
+from nrf.entrypoints.api.defra_check_boundary import (
+    CHECK_BOUNDARY,
+    DefraCheckBoundaryResource,
+    too_large_answer,
+)
 from nrf.entrypoints.api.form import FormResource
 from nrf.entrypoints.api.jobs import JobsResource
 from nrf.entrypoints.api.meta import HealthResource, OpenApiResource, ReadyResource
@@ -34,6 +39,7 @@ ROUTES = {
     "/": ("get", "post"),
     "/v1/quotes": ("post",),
     "/v1/boundary-checks": ("post",),
+    "/check-boundary": ("post",),
     "/v1/jobs/{job_id}": ("get",),
     "/openapi.json": ("get",),
     "/health": ("get",),
@@ -57,6 +63,7 @@ def create_app(
         "/": FormResource(quotes, keys),
         "/v1/quotes": quotes,
         "/v1/boundary-checks": BoundaryChecksResource(services),
+        CHECK_BOUNDARY: DefraCheckBoundaryResource(services),
         "/v1/jobs/{job_id}": JobsResource(services),
         "/openapi.json": OpenApiResource(),
         "/health": HealthResource(services),
@@ -96,6 +103,7 @@ def get_app() -> falcon.App:
     services = ApiServices(
         quote=None if unavailable else container.get_quote(),
         check=None if unavailable else container.check_boundary(),
+        defra_check=None if unavailable else container.check_boundary_as_defra(),
         reference_for=None if unavailable else container.boundary_data().reference_for,
         store=container.result_store(),
         files=container.result_files(),
@@ -139,4 +147,5 @@ def get_gate() -> Gate:
 
     api = load_api_settings(os.environ)
     limits = http_limits(api, load_settings(os.environ).max_file_bytes)
-    return Gate(get_app(), limits, admission(ApiKeys(api.keys, api.allow_anonymous)))
+    keys = ApiKeys(api.keys, api.allow_anonymous)
+    return Gate(get_app(), limits, admission(keys), {CHECK_BOUNDARY: too_large_answer})

@@ -3,8 +3,10 @@
 Under Defra's own names (``intersectingEdps``, ``intersectingExcludedAreas``), each EDP as its
 ``/check-boundary`` gives it: ``label`` (the EDP's name), ``overlapAreaHa`` (4 dp),
 ``overlapAreaSqm`` (2 dp), ``overlapPercentage`` (share of the boundary, 2 dp) and
-``catchments`` (``label``, ``catchmentOverlapPercentage``: share of the boundary, 2 dp), so a
-client built for Defra's check reads ours unchanged.
+``catchments`` (each catchment by its own ``label`` with its ``catchmentId``, the lowest OID of
+its polygons, and ``catchmentOverlapPercentage``: share of the boundary, 2 dp), so a client
+built for Defra's check reads ours unchanged. (The drop-in ``POST /check-boundary``,
+``defra_boundary_check``, answers in Defra's exact names and status codes.)
 """
 
 from __future__ import annotations
@@ -26,7 +28,11 @@ def _edp(edp: EdpOverlap, catchments: tuple[CatchmentOverlap, ...]) -> dict[str,
         "overlapAreaSqm": round(edp.overlap_m2, 2),
         "overlapPercentage": round(edp.overlap_percentage, 2),
         "catchments": [
-            {"label": c.label, "catchmentOverlapPercentage": round(c.overlap_percentage, 2)}
+            {
+                "label": c.label,
+                "catchmentId": c.catchment_id,
+                "catchmentOverlapPercentage": round(c.overlap_percentage, 2),
+            }
             for c in catchments
         ],
     }

@@ -61,6 +61,7 @@ _SITE_FIELDS = {
 
 def openapi_document() -> dict[str, Any]:
     secured: list[dict[str, list[str]]] = [{"apiKey": []}]
+    defra = _ref("DefraBoundaryCheck")
     quote_content = {
         "application/json": {"schema": _ref("Result")},
         "application/geo+json": {"schema": _ref("GeoJson")},
@@ -166,9 +167,21 @@ def openapi_document() -> dict[str, Any]:
                             "type": "array",
                             "items": {
                                 "type": "object",
-                                "required": ["label", "catchmentOverlapPercentage"],
+                                "required": [
+                                    "label",
+                                    "catchmentId",
+                                    "catchmentOverlapPercentage",
+                                ],
                                 "properties": {
-                                    "label": {"type": "string"},
+                                    "label": {
+                                        "type": "string",
+                                        "description": "The catchment's Label (its N2K site's "
+                                        "name in a bundle without labels)",
+                                    },
+                                    "catchmentId": {
+                                        "type": "string",
+                                        "description": "The lowest OID of its polygons",
+                                    },
                                     "catchmentOverlapPercentage": {
                                         "type": "number",
                                         "description": "Share of the boundary in this EDP and "
@@ -177,6 +190,83 @@ def openapi_document() -> dict[str, Any]:
                                 },
                             },
                         },
+                    },
+                },
+                "DefraUpload": {
+                    "type": "object",
+                    "required": ["geometry_file"],
+                    "properties": {
+                        "geometry_file": {
+                            "type": "string",
+                            "contentMediaType": "application/octet-stream",
+                            "description": ".zip (shapefile, GeoJSON or KML), .geojson, .json "
+                            "or .kml",
+                        },
+                        "boundary_filename": {
+                            "type": "string",
+                            "description": "a zip's member to read (its bare name)",
+                        },
+                    },
+                },
+                "DefraBoundaryCheck": {
+                    "type": "object",
+                    "description": "Defra's /check-boundary answer, the same six keys on "
+                    "every status; a failure has error set (Defra's code, nrf-library 1.9.0) "
+                    "and nrf's own code and message in the X-Nrf-Problem header.",
+                    "required": [
+                        "boundaryGeometryOriginal",
+                        "boundaryGeometryWgs84",
+                        "intersectingEdps",
+                        "intersectingExcludedAreas",
+                        "boundaryMetadata",
+                        "error",
+                    ],
+                    "properties": {
+                        "boundaryGeometryOriginal": {
+                            "type": ["object", "null"],
+                            "description": "The polygon in EPSG:27700, with a crs member",
+                        },
+                        "boundaryGeometryWgs84": {
+                            "type": ["object", "null"],
+                            "description": "The polygon in WGS 84 (a refused boundary: a "
+                            "FeatureCollection, to preview)",
+                        },
+                        "intersectingEdps": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": [
+                                    "label",
+                                    "overlap_area_ha",
+                                    "overlap_area_sqm",
+                                    "overlap_percentage",
+                                    "catchments",
+                                ],
+                                "properties": {
+                                    "label": {"type": "string"},
+                                    "overlap_area_ha": {"type": "number"},
+                                    "overlap_area_sqm": {"type": "number"},
+                                    "overlap_percentage": {"type": "number"},
+                                    "catchments": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "object",
+                                            "required": [
+                                                "label",
+                                                "catchmentOverlapPercentage",
+                                                "catchmentId",
+                                            ],
+                                        },
+                                    },
+                                },
+                            },
+                        },
+                        "intersectingExcludedAreas": {
+                            "type": "array",
+                            "items": {"type": "string", "minLength": 1},
+                        },
+                        "boundaryMetadata": {"type": ["object", "null"]},
+                        "error": {"type": ["string", "null"]},
                     },
                 },
                 "Job": {"type": "object", "required": ["job_id", "status"]},
@@ -228,6 +318,32 @@ def openapi_document() -> dict[str, Any]:
                             "content": {"application/json": {"schema": _ref("BoundaryCheck")}},
                         },
                         **_problems(400, 401, 406, 408, 413, 415, 422, 503),
+                    },
+                }
+            },
+            "/check-boundary": {
+                "post": {
+                    "operationId": "checkBoundaryAsDefra",
+                    "summary": "Defra's boundary check: the same request, answer and statuses",
+                    "security": secured,
+                    "requestBody": {
+                        "required": True,
+                        "content": {"multipart/form-data": {"schema": _ref("DefraUpload")}},
+                    },
+                    "responses": {
+                        **{
+                            str(status): {
+                                "description": words,
+                                "content": {"application/json": {"schema": defra}},
+                            }
+                            for status, words in (
+                                (200, "The EDPs, catchments and excluded areas it meets"),
+                                (400, "An unreadable file or a boundary Defra refuses"),
+                                (413, "file_size_too_large"),
+                                (422, "unsupported_crs, missing_crs or no file"),
+                            )
+                        },
+                        **_problems(401, 503),
                     },
                 }
             },

@@ -11,6 +11,7 @@ from nrf.domain.model import BundleInfo
 from nrf.domain.ports import ResultFiles, ResultStore
 from nrf.domain.validation import InputLimits
 from nrf.service_layer.boundary_checks import CheckBoundary
+from nrf.service_layer.defra_boundary_check import CheckBoundaryAsDefra
 from nrf.service_layer.quotes import GetQuote
 
 
@@ -25,6 +26,7 @@ class ApiServices:
     store: ResultStore | None
     files: ResultFiles | None
     limits: InputLimits
+    defra_check: CheckBoundaryAsDefra | None = None  # POST /check-boundary, Defra's contract
     unavailable: str | None = None
     bundle: BundleInfo | None = None
     # One assessment or report at a time per process: the bundle's geometries are shared and

@@ -76,6 +76,8 @@ class NeedsPrefix:
 
 
 Admission = Callable[[Head], "Answer | NeedsPrefix | None"]
+# A route whose clients read their own shape of refusal (path -> the 413 answer for a detail).
+TooLarge = Mapping[str, Callable[[str], "Answer"]]
 
 
 def problem(status: int, code: str, detail: str) -> Answer:
@@ -107,9 +109,14 @@ class Gate:
     """The ASGI app hypercorn serves; ``limits`` also configure the server (worker.py)."""
 
     def __init__(
-        self, app: WsgiApp, limits: HttpLimits, admission: Admission | None = None
+        self,
+        app: WsgiApp,
+        limits: HttpLimits,
+        admission: Admission | None = None,
+        too_large: TooLarge | None = None,
     ) -> None:
         self.app, self.limits, self._admission = app, limits, admission
+        self._too_large = dict(too_large or {})
         self.served = 0  # requests answered by the app: a fresh process has none
         self._work = ThreadPoolExecutor(limits.work_threads, thread_name_prefix="nrf-work")
         self._reads = ThreadPoolExecutor(limits.read_threads, thread_name_prefix="nrf-read")
@@ -156,12 +163,17 @@ class Gate:
         self.served += 1
         await _send(send, answer, close=False)
 
+    def _over(self, head: Head, detail: str) -> Answer:
+        """The 413 for a body over the limit: the route's own shape, else a problem document."""
+        answer = self._too_large.get(head.path)
+        return answer(detail) if answer is not None else problem(413, "body_too_large", detail)
+
     async def _read_body(self, head: Head, receive: Receive, prefix: NeedsPrefix | None) -> bytes:
         limit, seconds = self.limits.max_body_bytes, self.limits.body_seconds
         declared = head.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             detail = f"the request body is {int(declared):,} bytes; at most {limit:,} are allowed"
-            raise _Refused(problem(413, "body_too_large", detail))
+            raise _Refused(self._over(head, detail))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + seconds
         body = bytearray()
@@ -179,7 +191,7 @@ class Gate:
             more = bool(message.get("more_body"))
             if len(body) > limit:
                 detail = f"the request body is over {limit:,} bytes, the most allowed"
-                raise _Refused(problem(413, "body_too_large", detail))
+                raise _Refused(self._over(head, detail))
             if prefix is not None:
                 final = len(body) >= prefix.size or not more
                 verdict = prefix.check(bytes(body[: prefix.size]), final)
