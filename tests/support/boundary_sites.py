@@ -17,8 +17,10 @@ X, Y = STRIP_ORIGIN
 
 
 def write_sites(path: Path, n: int) -> Path:
-    """``n`` 100 m squares 200 m apart, in EPSG:27700; a .gpkg or a .shp by the suffix."""
-    squares = [box(X + 200 * i, Y, X + 200 * i + 100, Y + 100).wkb for i in range(n)]
+    """``n`` 100 m squares 200 m apart, rows of 500 going north, in EPSG:27700; a .gpkg or a
+    .shp by the suffix."""
+    corners = [(X + 200 * (i % 500), Y + 200 * (i // 500)) for i in range(n)]
+    squares = [box(x, y, x + 100, y + 100).wkb for x, y in corners]
     columns = {
         "id": [f"S{i}" for i in range(1, n + 1)],
         "name": ["site"] * n,

@@ -28,6 +28,7 @@ class LayerRows:
     columns: Sequence[Any]
     wkbs: Sequence[bytes | None]
     crs: str
+    fids: Sequence[int] = ()  # GDAL's feature ids, where the read asked for them
 
 
 def raw_features(
