@@ -9,7 +9,10 @@ answer, then kills the child (``read_timed_out``). Answers are plain data (field
 WKB) or the child's InvalidInput; temporary files stay with the parent, so a killed child
 leaves nothing behind. No GDAL call runs in the parent, so no other thread of it can hold one
 of GDAL's locks across the fork; nor does the child write log lines (another thread may have
-held stderr's lock at the fork): its records go to the parent to write. Cost: a fork and the
+held stderr's lock at the fork): its records go to the parent to write. What GDAL, PROJ or
+SQLite print to the child's stderr themselves (text from the file: a CRS definition holding a
+JSON line forged access-log lines) goes to an unlinked temporary file, which the parent logs
+as one record, ``reader_stderr``, cut to ``STDERR_BYTES``. Cost: a fork and the
 rows' trip through a pipe (docs/security.md). Without fork or ``resource`` (Windows), the read
 runs inline.
 """
@@ -20,10 +23,11 @@ import contextlib
 import logging
 import os
 import signal
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection
-from typing import Any, NoReturn, TypeVar
+from typing import IO, Any, NoReturn, TypeVar
 
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import MIB, InputLimits
@@ -34,6 +38,8 @@ except ImportError:  # Windows: no resource limits, no fork
     resource = None  # type: ignore[assignment]
 
 _T = TypeVar("_T")
+STDERR_BYTES = 2000  # of the child's stderr, logged
+log = logging.getLogger("nrf.boundary")
 _OUT_OF_MEMORY = 3  # the child's exit code when an allocation failed before it could say so
 _FORKS = hasattr(os, "fork") and resource is not None
 
@@ -57,10 +63,25 @@ def bounded_items(fn: Callable[..., Iterable[_T]], *args: Any, limits: InputLimi
 def _answers(
     fn: Callable[..., Any], args: tuple[Any, ...], limits: InputLimits, *, stream: bool
 ) -> Iterator[Any]:
+    with tempfile.TemporaryFile() as errors:  # the child's stderr, unlinked already
+        try:
+            yield from _child_answers(fn, args, limits, stream, errors)
+        finally:
+            _log_stderr(errors)
+
+
+def _child_answers(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    limits: InputLimits,
+    stream: bool,
+    errors: IO[bytes],
+) -> Iterator[Any]:
     receive, send = Pipe(duplex=False)
     pid = os.fork()
     if pid == 0:
         receive.close()
+        os.dup2(errors.fileno(), 2)
         _child(fn, args, limits, stream, send)
     send.close()
     child = _Child(pid)
@@ -90,6 +111,16 @@ def _answers(
     finally:
         receive.close()
         child.end()
+
+
+def _log_stderr(errors: IO[bytes]) -> None:
+    """Log what the child printed to its stderr as data: one record, its length bounded."""
+    size = errors.seek(0, os.SEEK_END)
+    if not size:
+        return
+    errors.seek(0)
+    text = errors.read(STDERR_BYTES).decode("utf-8", "replace")
+    log.warning("reader_stderr", extra={"text": text, "bytes": size})
 
 
 class _Child:
