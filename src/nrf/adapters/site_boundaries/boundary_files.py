@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -22,6 +21,7 @@ from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary, safe_f
 from nrf.adapters.site_boundaries.bounded_read import bounded_call, bounded_items
 from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
 from nrf.adapters.site_boundaries.ogr_rows import LayerRows, layer_features, raw_features
+from nrf.adapters.site_boundaries.read_folders import read_folder
 from nrf.adapters.site_boundaries.shapefile_records import (
     check_shapefile_records,
     undeclared_encoding,
@@ -110,8 +110,8 @@ def read_boundary_bytes(
             inner_layer = layer if inner.suffix in (".gpkg", ".kml") else None
             return _read_local(inner, limits, layer=inner_layer)
     if suffix in (".gpkg", ".kml"):
-        with tempfile.TemporaryDirectory(prefix="nrf-boundary-") as temp:
-            path = Path(temp) / f"boundary{suffix}"
+        with read_folder() as temp:
+            path = temp / f"boundary{suffix}"
             path.write_bytes(data)
             return _read_local(path, limits, layer=layer)
     return read_geojson_bytes(data, limits)

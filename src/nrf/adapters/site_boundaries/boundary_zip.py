@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import lzma
 import re
-import tempfile
 import unicodedata
 import zipfile
 import zlib
@@ -20,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+from nrf.adapters.site_boundaries.read_folders import read_folder
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import InputLimits
 
@@ -63,7 +63,7 @@ def extracted_boundary(
         archive = zipfile.ZipFile(source)
     except _READ_ERRORS:
         raise _refuse("invalid_zip", "the file is not a readable zip archive") from None
-    with archive, tempfile.TemporaryDirectory(prefix="nrf-boundary-") as temp:
+    with archive, read_folder() as temp:
         members = _members_to_extract(archive.infolist(), limits, layer)
         # What is extracted is held to the size of a file sent unzipped: a 194 kB KMZ of a
         # 190 MiB KML is no cheaper to read than the KML itself.
@@ -72,7 +72,7 @@ def extracted_boundary(
         paths = []
         for member in members:
             # Extracted under a fixed name: nothing from the archive decides where bytes go.
-            target = Path(temp) / ("boundary" + PurePosixPath(member.filename).suffix.lower())
+            target = temp / ("boundary" + PurePosixPath(member.filename).suffix.lower())
             budget = _copy(archive, member, target, budget)
             paths.append(target)
         yield paths[0]
