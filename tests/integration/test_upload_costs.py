@@ -184,3 +184,26 @@ def test_an_unused_column_longer_than_any_value_may_be_is_refused_before_it_is_r
     assert "invalid_text" in capsys.readouterr().err
     fine = notes_geopackage(tmp_path / "fine.gpkg", 65_536)
     assert len(read_boundary_file(fine)) == 1
+
+
+def test_a_kml_description_longer_than_any_value_may_be_is_refused_in_the_reader(
+    tmp_path: Path,
+) -> None:
+    # A KML has no database to ask first: the reading child checks the rows it read before
+    # they cross to the API's process (a 45 MB description cost twice that there).
+    mark = placemark("S1").replace(
+        "</name>", "</name><description>" + "d" * 70_000 + "</description>"
+    )
+    data = kml(("sites", [mark]))
+    for error in (
+        refused(lambda: read_boundary_bytes(data, "sites.kml")),  # before: read, 1 site
+        refused(lambda: read_boundary_bytes(kmz(data), "sites.kmz")),
+    ):
+        assert error.codes == ["invalid_text"] and "'description'" in error.message
+    path = tmp_path / "sites.kml"
+    path.write_bytes(data)
+    assert refused(lambda: read_boundary_file(path)).codes == ["invalid_text"]
+    short = kml(
+        ("sites", [placemark("S1").replace("</name>", "</name><description>d</description>")])
+    )
+    assert len(read_boundary_bytes(short, "sites.kml")) == 1  # the control

@@ -20,7 +20,12 @@ from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_i
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary, safe_filename
 from nrf.adapters.site_boundaries.bounded_read import bounded_call, bounded_items
 from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
-from nrf.adapters.site_boundaries.ogr_rows import LayerRows, layer_features, raw_features
+from nrf.adapters.site_boundaries.ogr_rows import (
+    LayerRows,
+    check_value_lengths,
+    layer_features,
+    raw_features,
+)
 from nrf.adapters.site_boundaries.read_folders import read_folder
 from nrf.adapters.site_boundaries.shapefile_records import (
     check_shapefile_records,
@@ -202,6 +207,7 @@ def _read_layer(
     _too_many(int(info["features"]), limits)
     meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer, encoding=encoding)
     names = [str(n) for n in meta["fields"]]
+    check_value_lengths(names, columns)
     return info, LayerRows(names=names, columns=columns, wkbs=wkbs, crs="")
 
 
@@ -353,6 +359,7 @@ def _ogr_pages(
                 raise gdal_refusal(error, suffix, limits) from None
         rows = len(fids)
         names = [str(n) for n in meta["fields"]]
+        check_value_lengths(names, columns)
         shapes = wkbs if wkbs is not None else [None] * rows
         ids = [int(fid) for fid in fids]
         yield LayerRows(names=names, columns=columns, wkbs=shapes, crs=source.crs, fids=ids)

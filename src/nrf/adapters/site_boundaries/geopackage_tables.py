@@ -18,12 +18,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from nrf.adapters.site_boundaries.ogr_rows import MAX_VALUE_BYTES
 from nrf.adapters.site_boundaries.unreadable_file import unreadable_message
 from nrf.adapters.site_boundaries.wkb_vertices import gpkg_vertices
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import InputLimits
 
-MAX_VALUE_BYTES = 64 * 1024  # the longest attribute value any column of a layer may hold
 _VIRTUAL_COLUMN = 2  # PRAGMA table_xinfo's "hidden" for a column computed on every read
 
 
