@@ -32,7 +32,7 @@ from nrf.entrypoints.exit_codes import EXIT_INVALID_INPUT
 from nrf.entrypoints.settings import load_settings
 from support.api_in_process import anonymous_client
 from support.api_server import multipart
-from support.boundary_sites import long_name_geopackage
+from support.boundary_sites import long_rows_geopackage
 from support.hostile import huge_ring_kml
 from support.s3_input import OneObject, uri_job
 
@@ -40,13 +40,13 @@ from support.s3_input import OneObject, uri_job
 # under the ~200 MiB it needs: both as an operator would set them.
 QUICK_ENV = {"NRF_MAX_READ_SECONDS": "0.05"}
 SMALL_ENV = {"NRF_MAX_READ_MEMORY_BYTES": str(64 * MIB)}
-# The 45 MB name needs GDAL's two copies (90 MB) and then Python's: read a chunk at a time,
-# GDAL says it cannot allocate them within 48 MiB; read whole, it gives up on the value and
-# reads it as null without a word below ~90 MiB (docs/security.md), and runs out of Python's
-# share at 96-160 MiB. Both run in a fresh process: a forked reader may reuse memory its
-# parent's heap already holds, unseen by its ceiling, and pytest's heap is large and varies.
+# 700 names of 64,000 characters (45 MB; one 45 MB name is now refused before GDAL reads it,
+# test_upload_costs.py) need Python's strings and their pickled copy (~90 MB): within 48 MiB
+# both a chunked and a whole read run out (a whole read completes from ~96 MiB). Both run in
+# a fresh process: a forked reader may reuse memory its parent's heap already holds, unseen by
+# its ceiling, and pytest's heap is large and varies.
 NAME_STREAMED_ENV = {"NRF_MAX_READ_MEMORY_BYTES": str(48 * MIB)}
-NAME_WHOLE_ENV = {"NRF_MAX_READ_MEMORY_BYTES": str(112 * MIB)}
+NAME_WHOLE_ENV = {"NRF_MAX_READ_MEMORY_BYTES": str(48 * MIB)}
 
 
 @functools.cache
@@ -114,8 +114,8 @@ def nrf_assess(path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[s
 
 def test_nrf_assess_bounds_the_streamed_read_of_a_geopackage(tmp_path: Path) -> None:
     # A GeoPackage is read a chunk at a time by one child (boundary_stream): the chunk with
-    # the 45 MB name is refused, not read into `nrf assess`'s own memory.
-    path = long_name_geopackage(tmp_path / "long-name.gpkg", 45_000_000)
+    # the 45 MB of names is refused, not read into `nrf assess`'s own memory.
+    path = long_rows_geopackage(tmp_path / "long-names.gpkg")
     done = nrf_assess(path, NAME_STREAMED_ENV)
     assert done.returncode == EXIT_INVALID_INPUT, done.stderr
     assert "read_too_large" in done.stderr
@@ -179,9 +179,9 @@ except InvalidInput as error:
 """
 
 
-def test_a_whole_read_of_the_long_name_is_refused_past_the_ceiling(tmp_path: Path) -> None:
+def test_a_whole_read_of_the_long_names_is_refused_past_the_ceiling(tmp_path: Path) -> None:
     # As the API and the worker read an upload (whole), in a fresh process with the variable.
-    path = long_name_geopackage(tmp_path / "n.gpkg", 45_000_000)
+    path = long_rows_geopackage(tmp_path / "n.gpkg")
     argv = [sys.executable, "-c", WHOLE_READ, str(path)]
     environ = {**os.environ, **NAME_WHOLE_ENV}
     done = subprocess.run(argv, env=environ, capture_output=True, text=True, timeout=300)
@@ -201,10 +201,10 @@ def test_the_workers_s3_input_past_the_memory_ceiling_is_refused_as_input(
     assert not any(private_tmp.iterdir())
 
 
-def test_the_default_ceiling_reads_the_long_name_and_the_text_rule_refuses_it(
+def test_the_default_ceiling_reads_the_long_names_and_the_text_rule_refuses_it(
     tmp_path: Path,
 ) -> None:
     # The control for the two GeoPackage tests above: within 512 MiB the read completes.
-    path = long_name_geopackage(tmp_path / "n.gpkg", 45_000_000)
+    path = long_rows_geopackage(tmp_path / "n.gpkg")
     features = read_boundary_file(path, DEFAULT_LIMITS)
     assert refusal(lambda: validate_features(features)).codes == ["invalid_text"]

@@ -17,8 +17,10 @@ X, Y = STRIP_ORIGIN
 
 
 def write_sites(path: Path, n: int) -> Path:
-    """``n`` 100 m squares 200 m apart, in EPSG:27700; a .gpkg or a .shp by the suffix."""
-    squares = [box(X + 200 * i, Y, X + 200 * i + 100, Y + 100).wkb for i in range(n)]
+    """``n`` 100 m squares 200 m apart, rows of 500 going north, in EPSG:27700; a .gpkg or a
+    .shp by the suffix."""
+    corners = [(X + 200 * (i % 500), Y + 200 * (i // 500)) for i in range(n)]
+    squares = [box(x, y, x + 100, y + 100).wkb for x, y in corners]
     columns = {
         "id": [f"S{i}" for i in range(1, n + 1)],
         "name": ["site"] * n,
@@ -73,13 +75,19 @@ def recursive_view_geopackage() -> bytes:
         return with_view(Path(folder) / "sites.gpkg", RECURSIVE).read_bytes()
 
 
-def long_name_geopackage(path: Path, characters: int) -> Path:
-    """A GeoPackage of one site whose ``name`` is ``characters`` long (45,000,000: a 45 MB
-    file GDAL must hold whole, then copy into Python, before the 500-character rule sees it)."""
-    columns = {"id": ["S1"], "name": ["x" * characters], "dwellings": [10]}
+def long_rows_geopackage(path: Path, rows: int = 700, characters: int = 64_000) -> Path:
+    """A GeoPackage of ``rows`` sites whose ``name`` is ``characters`` long: each value within
+    the longest any column may hold (64 KiB), 45 MB in all, for GDAL to hold and copy into
+    Python (one 45 MB value is refused before GDAL reads it)."""
+    corners = [(X + 200 * (i % 500), Y + 200 * (i // 500)) for i in range(rows)]
+    columns = {
+        "id": [f"S{i}" for i in range(1, rows + 1)],
+        "name": ["x" * characters] * rows,
+        "dwellings": [10] * rows,
+    }
     pyogrio.raw.write(
         path,
-        np.array([box(X, Y, X + 100, Y + 100).wkb], dtype=object),
+        np.array([box(x, y, x + 100, y + 100).wkb for x, y in corners], dtype=object),
         [np.array(v, dtype=object if k != "dwellings" else None) for k, v in columns.items()],
         fields=list(columns),
         geometry_type="Polygon",

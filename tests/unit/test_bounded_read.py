@@ -168,3 +168,34 @@ def test_the_childs_log_records_are_written_by_the_parent(
     [record] = [r for r in caplog.records if r.name == "nrf.boundary"]
     assert (record.getMessage(), record.detail) == ("boundary_unreadable", "gdal")  # type: ignore[attr-defined]
     assert record.process != os.getpid(), "logged in the child, written by the parent"
+
+
+def _cpu_limit_after_an_item() -> Iterator[int]:
+    """Move the CPU limit far off before the first item; after it, report the limit."""
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    far = 1_000_000 if hard == resource.RLIM_INFINITY else hard
+    resource.setrlimit(resource.RLIMIT_CPU, (far, hard))
+    yield far
+    yield resource.getrlimit(resource.RLIMIT_CPU)[0]
+
+
+def test_the_cpu_limit_is_armed_again_after_each_streamed_item() -> None:
+    # Each item gets the deadline afresh: CPU used so far (well under a second in the
+    # child) plus 0.3 s, rounded down, plus 1 = 1 second; left unarmed the limit would stay
+    # where the stream put it (1,000,000 s), and a long stream's later items would meet a
+    # limit armed only once, at the start: large streamed files refused as timed out.
+    far, after = bounded_items(_cpu_limit_after_an_item, limits=QUICK)
+    assert far > 1 and after == 1
+
+
+def _unable_to_say_it_ran_out_of_memory() -> None:
+    """Run out of memory with the answer pipe gone, as when even the answer cannot be sent."""
+    os.closerange(3, 65536)
+    raise MemoryError
+
+
+def test_a_child_that_runs_out_of_memory_without_answering_is_read_too_large() -> None:
+    # The child exits 3 (_OUT_OF_MEMORY) when it could not send "memory": the parent sees the
+    # pipe close and must still say read_too_large, not unreadable_file.
+    error = refused(lambda: bounded_call(_unable_to_say_it_ran_out_of_memory, limits=QUICK))
+    assert error.codes == ["read_too_large"]

@@ -7,6 +7,7 @@ only if the quality gate passes; the report is written beside the target either 
 from __future__ import annotations
 
 import contextlib
+import glob
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
@@ -46,6 +47,7 @@ UNREADABLE = {
     "source_format",
     "source_crs",
     "source_outside",
+    "source_too_large",
     "no_default_occupancy",
 }
 SMALL_LAYERS = (
@@ -139,14 +141,20 @@ def _outside(request: BuildRequest, manifest: Manifest, report: QcReport) -> Non
         if given.get(key) is not None:
             continue  # a file named on the command line is the operator's own choice
         path = source_reader.source_path(request.source_dir, source)
-        if (path.exists() or path.is_symlink()) and not path.resolve().is_relative_to(root):
-            report.add(
-                "source_outside",
-                key,
-                source.path,
-                f"leads to {path.resolve()}, outside the delivery {root}: deliver the file "
-                "itself, or name it on the command line",
-            )
+        # A shapefile's .dbf, .shx, .prj or .cpg is read with it: each must stay inside too.
+        parts = sorted(path.parent.glob(f"{glob.escape(path.stem)}.*"))
+        for item in [path] + (parts if path.suffix.casefold() == ".shp" else []):
+            if (item.exists() or item.is_symlink()) and not item.resolve().is_relative_to(root):
+                shown = source.path if item == path else f"{source.path} ({item.name})"
+                report.add(
+                    "source_outside",
+                    key,
+                    shown,
+                    f"leads to {item.resolve()}, outside the delivery {root}: deliver the file "
+                    "itself, or name it on the command line",
+                )
+                if item == path:
+                    break  # its parts went with it: one finding says so
 
 
 @contextlib.contextmanager

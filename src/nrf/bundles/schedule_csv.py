@@ -5,6 +5,7 @@ separator other than a comma, two columns of one name, a row with more or fewer 
 the header. What is unambiguous is cleaned and listed: a BOM, CRLF line ends, header names in
 other case or with spaces, blank rows, and money written "£2,675.00". The values themselves are
 checked by the quality gate, on the bundle, so a bad value is reported once, with its line.
+A file larger than any schedule (``MAX_CSV_BYTES``) is refused before it is read.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from nrf.bundles.qc.report import QcReport
 from nrf.bundles.source_text import ENCODING, first_bad_byte
 
 FORMAT = "source_format"
+# A charging schedule or index is tens of rows; a million-row file cost the build 1.8 GB (the
+# text, its rows, and each row's copies) before a single row was judged.
+MAX_CSV_BYTES = 10 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 MAGIC = {
     b"<!doctype html": "an HTML page",
@@ -47,6 +51,16 @@ def _text(key: str, path: Path, report: QcReport) -> str | None:
         report.add("source_corrupt", key, path.name, "not a regular file")
         return None
     try:
+        size = path.stat().st_size
+        if size > MAX_CSV_BYTES:
+            report.add(
+                "source_too_large",
+                key,
+                path.name,
+                f"{size:,} bytes; a levy CSV is at most {MAX_CSV_BYTES:,} (about 100,000 rows; "
+                "a charging schedule is a few kB): is it the right file?",
+            )
+            return None
         data = path.read_bytes()
     except OSError as exc:
         report.add("source_missing", key, str(path), f"cannot read ({exc.strerror or exc})")

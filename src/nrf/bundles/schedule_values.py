@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
 from nrf.adapters.boundary_data.geopackage_lookups import whole_number
 
@@ -39,7 +39,10 @@ def four_places(value: object) -> object:
     number = plain_decimal(value)
     if number is None or places(number) > PLACES:
         return value
-    return format(number.quantize(_FOUR), "f")
+    try:
+        return format(number.quantize(_FOUR), "f")
+    except InvalidOperation:  # more digits than a Decimal holds (32 nines): the gate says so
+        return value
 
 
 def iso_date(value: object) -> date | None:

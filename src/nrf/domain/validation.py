@@ -251,6 +251,10 @@ def _geometry_problems(
     area = repaired.area
     if area == 0:
         found.append(problem("zero_area", "geometry has zero area"))
+    elif degenerate(area, repaired.length, MIN_AREA_M2, MIN_MEAN_WIDTH_M):
+        text = f"geometry has almost no area ({area:.3g} m², {2 * area / repaired.length:.2g} m "
+        text += "wide on average): its points lie on or near one line; draw the site's boundary"
+        found.append(problem("zero_area", text))
     elif reason != "Valid Geometry":
         text = f"geometry crosses itself ({reason}); redraw it so no edges cross"
         found.append(problem("self_intersecting_geometry", text))
@@ -258,6 +262,19 @@ def _geometry_problems(
         text = f"site area is {area / 10_000:,.1f} ha; at most {limits.max_site_area_ha:,} ha "
         found.append(problem("site_too_large", text + "is allowed"))
     return found
+
+
+# A boundary under a square metre, or on average under a centimetre wide, is a line drawn as
+# a ring (three points along one latitude become such a sliver once reprojected), not a site:
+# priced, it was quoted at 0.0 ha and the full wastewater levy.
+MIN_AREA_M2 = 1.0
+MIN_MEAN_WIDTH_M = 0.01
+
+
+def degenerate(area: float, perimeter: float, min_area: float, min_width: float) -> bool:
+    """An outline with under ``min_area`` of area or under ``min_width`` of mean width (twice
+    the area over the perimeter: a rectangle's width when it is long), in its own units."""
+    return area < min_area or (perimeter > 0 and 2 * area / perimeter < min_width)
 
 
 def _within(bounds: tuple[float, ...], box: tuple[float, ...]) -> bool:

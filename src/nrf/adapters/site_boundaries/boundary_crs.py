@@ -11,10 +11,11 @@ import shapely
 from numpy.typing import NDArray
 from pyproj import CRS, Transformer
 from pyproj.exceptions import CRSError
+from shapely.geometry import MultiPolygon, Polygon
 
 from nrf.domain.bng import BNG, BNG_EPSG
 from nrf.domain.errors import InvalidInput, Problem
-from nrf.domain.validation import GB_BOUNDS
+from nrf.domain.validation import GB_BOUNDS, degenerate
 
 WGS84 = "EPSG:4326"
 # PROJ's lookup of an arbitrary CRS text costs memory that stays (its cache): a 45 MiB GeoJSON
@@ -23,6 +24,7 @@ WGS84 = "EPSG:4326"
 MAX_CRS_NAME_CHARS = 300
 MAX_CRS_WKT_CHARS = 4_000
 _BNG_EXTENT = np.array(GB_BOUNDS[2:])
+_MIN_WIDTH_DEGREES = 1e-7  # of mean width: about a centimetre, as the validator's in metres
 _HOW = "use EPSG:27700 (British National Grid) or EPSG:4326 (WGS 84)"
 
 
@@ -95,6 +97,11 @@ def to_bng(
             message += "84), nor are they British National Grid metres"
         code = "coordinates_look_like_metres" if metres else "coordinates_out_of_range"
         return None, (Problem(code=code, message=message, feature=feature, field="geometry"),)
+    if _flat_in_degrees(geometry):
+        message = f"feature {feature}: geometry has no area as drawn in WGS 84 (its points lie "
+        message += "on or near one line); draw the site's boundary"
+        flat = Problem(code="zero_area", message=message, feature=feature, field="geometry")
+        return None, (flat,)
     projected = shapely.transform(geometry, _wgs84_to_bng)
     if not np.isfinite(shapely.get_coordinates(projected)).all():
         message = f"feature {feature}: geometry cannot be placed on British National Grid; "
@@ -105,6 +112,19 @@ def to_bng(
             ),
         )
     return projected, ()
+
+
+def _flat_in_degrees(geometry: shapely.Geometry) -> bool:
+    """A polygon whose points lie on one line in degrees (three points along one latitude)
+    has area only from the projection's curvature: a 7 km "ring" became a 0.6 m wide sliver of
+    0.4 ha. Measured on the repaired outline, so a crossing ring's halves do not cancel."""
+    if not isinstance(geometry, Polygon | MultiPolygon) or geometry.is_empty:
+        return False  # the validator names what it is
+    try:
+        outline = shapely.make_valid(geometry)
+    except shapely.errors.GEOSException:
+        return False  # the validator reports it
+    return outline.area == 0 or degenerate(outline.area, outline.length, 0.0, _MIN_WIDTH_DEGREES)
 
 
 def _wgs84_to_bng(xy: NDArray[np.float64]) -> NDArray[np.float64]:

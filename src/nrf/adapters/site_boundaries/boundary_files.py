@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import io
-import tempfile
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,13 @@ from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_i
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary, safe_filename
 from nrf.adapters.site_boundaries.bounded_read import bounded_call, bounded_items
 from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
-from nrf.adapters.site_boundaries.ogr_rows import LayerRows, layer_features, raw_features
+from nrf.adapters.site_boundaries.ogr_rows import (
+    LayerRows,
+    check_value_lengths,
+    layer_features,
+    raw_features,
+)
+from nrf.adapters.site_boundaries.read_folders import read_folder
 from nrf.adapters.site_boundaries.shapefile_records import (
     check_shapefile_records,
     undeclared_encoding,
@@ -110,8 +115,8 @@ def read_boundary_bytes(
             inner_layer = layer if inner.suffix in (".gpkg", ".kml") else None
             return _read_local(inner, limits, layer=inner_layer)
     if suffix in (".gpkg", ".kml"):
-        with tempfile.TemporaryDirectory(prefix="nrf-boundary-") as temp:
-            path = Path(temp) / f"boundary{suffix}"
+        with read_folder() as temp:
+            path = temp / f"boundary{suffix}"
             path.write_bytes(data)
             return _read_local(path, limits, layer=layer)
     return read_geojson_bytes(data, limits)
@@ -202,6 +207,7 @@ def _read_layer(
     _too_many(int(info["features"]), limits)
     meta, _, wkbs, columns = pyogrio.raw.read(path, layer=layer, encoding=encoding)
     names = [str(n) for n in meta["fields"]]
+    check_value_lengths(names, columns)
     return info, LayerRows(names=names, columns=columns, wkbs=wkbs, crs="")
 
 
@@ -278,6 +284,8 @@ def ogr_layer(
 
     name, expected, info = bounded_call(gdal_info, limits=limits)
     crs, count = _crs_and_count(info, given_crs, limits)
+    if suffix == ".shp" and expected is not None:
+        count = expected  # GDAL counts the records flagged deleted too; they are not sites
     return OgrLayer(
         path=path,
         layer=name,
@@ -301,38 +309,61 @@ def ogr_features(
     of a whole read (rows lost, none, too many); ``geometry=False`` reads the attributes only
     (of a layer that has any)."""
     with_geometry = geometry or not source.fields
-    read = 0
+    read, last = 0, -1
     pages = bounded_items(_ogr_pages, source, chunk, with_geometry, limits, limits=limits)
     for page in pages:
+        last = check_ids_ascend(page.fids, last)
         yield from layer_features(page, start=read, total=source.count, progress=progress)
         read += len(page.wkbs)
     check_rows_read(read, source.expected, limits)
 
 
+def check_ids_ascend(fids: Sequence[int], last: int) -> int:
+    """Each page's feature ids rise from where the last page ended, so no feature is read
+    twice across pages (with the count, none is missed); the last id, for the next page."""
+    for fid in fids:
+        if fid <= last:
+            message = f"feature id {fid} was read again after {last}: the file's features "
+            message += "do not read in one order, so sites would be lost or doubled; "
+            message += "export it again"
+            raise _refuse("source_corrupt", message)
+        last = fid
+    return last
+
+
 def _ogr_pages(
     source: OgrLayer, chunk: int, with_geometry: bool, limits: InputLimits
 ) -> Iterator[LayerRows]:
-    """The layer's rows ``chunk`` at a time, as GDAL reads them (run in a bounded child)."""
+    """The layer's rows ``chunk`` at a time, as GDAL reads them (run in a bounded child).
+
+    GDAL skips a GeoPackage's rows but a shapefile's records, deleted ones included (its
+    driver positions by record number), so a shapefile's next page starts after the last
+    record read, not after as many records as rows were read: else a deleted record makes
+    the pages overlap by one, one site is read twice and the last one never."""
     suffix = source.path.suffix.lower()
-    read = 0
+    read = skip = 0
     while True:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                meta, _, wkbs, columns = pyogrio.raw.read(
+                meta, fids, wkbs, columns = pyogrio.raw.read(
                     source.path,
                     layer=source.layer,
                     encoding=source.encoding,
-                    skip_features=read,
+                    skip_features=skip,
                     max_features=chunk,
                     read_geometry=with_geometry,
+                    return_fids=True,
                 )
             except _OGR_ERRORS as error:
                 raise gdal_refusal(error, suffix, limits) from None
-        rows = len(wkbs) if wkbs is not None else len(columns[0]) if len(columns) else 0
+        rows = len(fids)
         names = [str(n) for n in meta["fields"]]
+        check_value_lengths(names, columns)
         shapes = wkbs if wkbs is not None else [None] * rows
-        yield LayerRows(names=names, columns=columns, wkbs=shapes, crs=source.crs)
+        ids = [int(fid) for fid in fids]
+        yield LayerRows(names=names, columns=columns, wkbs=shapes, crs=source.crs, fids=ids)
         read += rows
+        skip = ids[-1] + 1 if suffix == ".shp" and ids else skip + rows
         if rows < chunk or read >= source.count:
             break

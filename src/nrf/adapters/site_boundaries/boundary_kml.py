@@ -22,6 +22,8 @@ _DECLARATIONS = tuple(
     for word in ("<!DOCTYPE", "<!ENTITY")
     for codec in ("utf-8", "utf-16-le", "utf-16-be")
 )
+_BLOCK = 1024 * 1024
+_OVERLAP = max(len(mark) for mark in _DECLARATIONS) - 1
 
 
 def _refuse(code: str, message: str) -> InvalidInput:
@@ -29,14 +31,22 @@ def _refuse(code: str, message: str) -> InvalidInput:
 
 
 def screen_kml(path: Path, limits: InputLimits) -> None:
-    """Refuse a KML that declares a DTD or entities, or holds more positions than allowed."""
-    data = path.read_bytes()
-    upper = data.upper()
-    if any(mark in upper for mark in _DECLARATIONS):
-        message = "the KML declares a DTD or entities, which a KML never needs and which can "
-        raise _refuse("unreadable_file", message + "expand without bound; save it again")
+    """Refuse a KML that declares a DTD or entities, or holds more positions than allowed;
+    read a block at a time (each block overlapping the last by a declaration's length), so
+    the screen costs a block of memory however large the file."""
+    commas = 0
+    tail = b""
+    with path.open("rb") as handle:
+        while block := handle.read(_BLOCK):
+            window = (tail + block).upper()
+            if any(mark in window for mark in _DECLARATIONS):
+                message = "the KML declares a DTD or entities, which a KML never needs and "
+                message += "which can expand without bound; save it again"
+                raise _refuse("unreadable_file", message)
+            commas += block.count(b",")
+            tail = block[-_OVERLAP:]
     # A position is "x,y" or "x,y,z": at least one comma, at most two.
-    positions = data.count(b",") // 2
+    positions = commas // 2
     if positions > limits.max_total_vertices:
         message = f"the KML holds over {positions:,} positions; at most "
         message += f"{limits.max_total_vertices:,} vertices are allowed in all"

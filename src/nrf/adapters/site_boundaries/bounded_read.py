@@ -7,23 +7,30 @@ allocation past it fails: ``read_too_large``) and its CPU limit (RLIMIT_CPU) to 
 backstop should the parent die first; the parent waits at most ``max_read_seconds`` for each
 answer, then kills the child (``read_timed_out``). Answers are plain data (field names, arrays,
 WKB) or the child's InvalidInput; temporary files stay with the parent, so a killed child
-leaves nothing behind. No GDAL call runs in the parent, so no other thread of it can hold one
-of GDAL's locks across the fork; nor does the child write log lines (another thread may have
-held stderr's lock at the fork): its records go to the parent to write. Cost: a fork and the
-rows' trip through a pipe (docs/security.md). Without fork or ``resource`` (Windows), the read
-runs inline.
+leaves nothing behind; the child is killed with the thread that forked it (Linux), so a
+parent killed mid-read leaves no reader running (its files: ``read_folders``). No GDAL call
+runs in the parent, so no other thread of it can hold one of GDAL's locks across the fork;
+nor does the child write log lines (another thread may have held stderr's lock at the fork):
+its records go to the parent to write. What GDAL, PROJ or SQLite print to the child's stderr
+themselves (text from the file: a CRS definition holding a JSON line forged access-log lines)
+goes to an unlinked temporary file, which the parent logs as one record, ``reader_stderr``,
+cut to ``STDERR_BYTES``. Cost: a fork and the rows' trip through a pipe (docs/security.md).
+Without fork or ``resource`` (Windows), the read runs inline.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import os
 import signal
+import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection
-from typing import Any, NoReturn, TypeVar
+from typing import IO, Any, NoReturn, TypeVar
 
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import MIB, InputLimits
@@ -34,6 +41,9 @@ except ImportError:  # Windows: no resource limits, no fork
     resource = None  # type: ignore[assignment]
 
 _T = TypeVar("_T")
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+STDERR_BYTES = 2000  # of the child's stderr, logged
+log = logging.getLogger("nrf.boundary")
 _OUT_OF_MEMORY = 3  # the child's exit code when an allocation failed before it could say so
 _FORKS = hasattr(os, "fork") and resource is not None
 
@@ -57,10 +67,27 @@ def bounded_items(fn: Callable[..., Iterable[_T]], *args: Any, limits: InputLimi
 def _answers(
     fn: Callable[..., Any], args: tuple[Any, ...], limits: InputLimits, *, stream: bool
 ) -> Iterator[Any]:
+    with tempfile.TemporaryFile() as errors:  # the child's stderr, unlinked already
+        try:
+            yield from _child_answers(fn, args, limits, stream, errors)
+        finally:
+            _log_stderr(errors)
+
+
+def _child_answers(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    limits: InputLimits,
+    stream: bool,
+    errors: IO[bytes],
+) -> Iterator[Any]:
     receive, send = Pipe(duplex=False)
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:
+        _die_with(parent)
         receive.close()
+        os.dup2(errors.fileno(), 2)
         _child(fn, args, limits, stream, send)
     send.close()
     child = _Child(pid)
@@ -90,6 +117,28 @@ def _answers(
     finally:
         receive.close()
         child.end()
+
+
+def _die_with(parent: int) -> None:
+    """In the child: be killed when the thread that forked it ends (Linux's PR_SET_PDEATHSIG),
+    so a parent killed mid-read leaves no reader running; a parent gone already, exit. Where
+    prctl is missing (macOS) the CPU limit is the backstop."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _log_stderr(errors: IO[bytes]) -> None:
+    """Log what the child printed to its stderr as data: one record, its length bounded."""
+    size = errors.seek(0, os.SEEK_END)
+    if not size:
+        return
+    errors.seek(0)
+    text = errors.read(STDERR_BYTES).decode("utf-8", "replace")
+    log.warning("reader_stderr", extra={"text": text, "bytes": size})
 
 
 class _Child:

@@ -4,8 +4,9 @@ A GeoPackage is a database, so a small file can hold endless work: a recursive v
 or computed column over ``zeroblob``, a stale ``gpkg_ogr_contents`` count that makes GDAL stop
 after the counted rows (3 sites quoted as 1) or wave 200,000 rows past the feature limit.
 So the file may hold only plain tables without computed columns, its rows are counted with
-``count(*)`` and must agree with the stored count, and each geometry's vertices are counted
-from its bytes; every statement runs read-only under a progress handler that interrupts it
+``count(*)`` and must agree with the stored count, each geometry's vertices are counted
+from its bytes (a geometry that cannot be counted is refused) and no value may be longer than
+``MAX_VALUE_BYTES``; every statement runs read-only under a progress handler that interrupts it
 at the deadline. GDAL then reads a table whose size is known.
 """
 
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from nrf.adapters.site_boundaries.ogr_rows import MAX_VALUE_BYTES
 from nrf.adapters.site_boundaries.unreadable_file import unreadable_message
 from nrf.adapters.site_boundaries.wkb_vertices import gpkg_vertices
 from nrf.domain.errors import InvalidInput, Problem
@@ -108,8 +110,40 @@ def check_layer_rows(path: Path, layer: str, limits: InputLimits) -> int:
         if rows > limits.max_features:
             message = f"the file has {rows:,} features; at most {limits.max_features:,} are allowed"
             raise _refuse("too_many_features", message)
-        _check_vertices(db, layer, limits)
+        geometry = _check_vertices(db, layer, limits)
+        _check_values(db, layer, geometry)
     return rows
+
+
+def _uncountable(feature: int) -> InvalidInput:
+    """A geometry whose vertices cannot be counted from its bytes (SpatiaLite's encoding, a
+    GeoPackage "extended" type) would be built by GDAL unchecked: 318 kB zipped cost 370 MB."""
+    message = f"feature {feature}: the geometry is not stored as standard GeoPackage WKB "
+    message += "(it may be SpatiaLite's encoding or an extended type), so it cannot be checked "
+    message += "before it is read; save the layer again as a standard GeoPackage"
+    problem = Problem(code="invalid_geometry", message=message, feature=feature, field="geometry")
+    return InvalidInput([problem])
+
+
+def _check_values(db: sqlite3.Connection, layer: str, geometry: str | None) -> None:
+    """No attribute value is longer than ``MAX_VALUE_BYTES``: a site's text is at most 500
+    characters, and an unused 100 MB column would otherwise be read, and copied from the
+    reading child, in full (it cost 199 MB)."""
+    names = [
+        str(column[1])
+        for column in db.execute(f"PRAGMA table_info({_quoted(layer)})").fetchall()
+        if geometry is None or str(column[1]).lower() != geometry.lower()
+    ]
+    if not names:
+        return
+    lengths = ", ".join(f"max(length(CAST({_quoted(name)} AS BLOB)))" for name in names)
+    found = db.execute(f"SELECT {lengths} FROM {_quoted(layer)}").fetchone()
+    for name, longest in zip(names, found, strict=True):
+        if longest is not None and longest > MAX_VALUE_BYTES:
+            message = f"the column {_short(name)} holds a value of {longest:,} bytes; at most "
+            message += f"{MAX_VALUE_BYTES:,} are allowed in any column (a site's text is at "
+            message += "most 500 characters)"
+            raise _refuse("invalid_text", message)
 
 
 def _stored_count(db: sqlite3.Connection, layer: str) -> int | None:
@@ -125,18 +159,21 @@ def _stored_count(db: sqlite3.Connection, layer: str) -> int | None:
     return None if row is None or row[0] is None else int(row[0])
 
 
-def _check_vertices(db: sqlite3.Connection, layer: str, limits: InputLimits) -> None:
+def _check_vertices(db: sqlite3.Connection, layer: str, limits: InputLimits) -> str | None:
+    """Refuse too many vertices, counted from the geometry bytes; the geometry column."""
     found = db.execute(
         "SELECT column_name FROM gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
         (layer,),
     ).fetchone()
     if found is None:
-        return
+        return None
     total = 0
     cap = limits.max_vertices_per_feature
     query = f"SELECT {_quoted(str(found[0]))} FROM {_quoted(layer)}"
     for feature, (blob,) in enumerate(db.execute(query), start=1):
         vertices = gpkg_vertices(blob, cap) if isinstance(blob, bytes) else None
+        if vertices is None and blob is not None:
+            raise _uncountable(feature)
         if vertices is not None and vertices > cap:
             message = f"feature {feature}: geometry has over {cap:,} vertices; at most "
             message += f"{cap:,} are allowed"
@@ -152,3 +189,4 @@ def _check_vertices(db: sqlite3.Connection, layer: str, limits: InputLimits) -> 
             message = f"the file has over {limits.max_total_vertices:,} vertices in all; at "
             message += f"most {limits.max_total_vertices:,} are allowed"
             raise _refuse("too_many_vertices", message)
+    return str(found[0])

@@ -16,7 +16,7 @@ import shapely
 from attrs import frozen
 
 from nrf.adapters.site_boundaries.boundary_crs import to_bng
-from nrf.domain.errors import Problem
+from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import RawFeature
 
 
@@ -28,6 +28,27 @@ class LayerRows:
     columns: Sequence[Any]
     wkbs: Sequence[bytes | None]
     crs: str
+    fids: Sequence[int] = ()  # GDAL's feature ids, where the read asked for them
+
+
+# The longest attribute value any column may hold: a site's text is at most 500 characters,
+# and an unused 45 MB column was read and copied out of the reading child in full (92 MB).
+MAX_VALUE_BYTES = 64 * 1024
+
+
+def check_value_lengths(names: Sequence[str], columns: Sequence[Any]) -> None:
+    """In the reading child, before the rows cross to the parent: no text or binary value of
+    any column, used or not, is longer than ``MAX_VALUE_BYTES`` (counted in characters)."""
+    for name, column in zip(names, columns, strict=True):
+        if getattr(column, "dtype", None) is None or column.dtype.kind not in "OSU":
+            continue  # numbers and dates have a fixed size
+        longest = max((len(v) for v in column if isinstance(v, str | bytes)), default=0)
+        if longest > MAX_VALUE_BYTES:
+            shown = repr(name) if len(name) <= 60 else repr(name[:57] + "...")
+            message = f"the column {shown} holds a value of {longest:,} characters; at most "
+            message += f"{MAX_VALUE_BYTES:,} are allowed in any column (a site's text is at "
+            message += "most 500 characters)"
+            raise InvalidInput([Problem(code="invalid_text", message=message)])
 
 
 def raw_features(

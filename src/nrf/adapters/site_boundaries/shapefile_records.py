@@ -6,12 +6,17 @@ expand to one 11-million-vertex polygon that costs most of a gigabyte once built
 (100-byte header, then 8 bytes a record: offset and length in 16-bit words) counts the
 records, the .dbf header (a little-endian count at byte 4) counts the rows, and each .shp
 record header gives its point count: all three are checked against each other and the limits.
+The .shx's records must tile the .shp exactly (no byte indexed twice, none left out), else a
+.shp holding 3 polygons under a .shx of 1 reads as 1 site, or two index entries on one polygon
+price it twice. A record the .dbf flags deleted is not a site (``dbf_records``): the count
+returned leaves it out, as GDAL's read does.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from nrf.adapters.site_boundaries.dbf_records import deleted_records
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import InputLimits
 
@@ -29,7 +34,8 @@ def _refuse(code: str, message: str) -> InvalidInput:
 
 
 def check_shapefile_records(shp: Path, shx: Path, dbf: Path, limits: InputLimits) -> int:
-    """The number of records, after refusing counts that disagree or exceed ``limits``."""
+    """The number of sites (records not flagged deleted), after refusing counts that disagree
+    or exceed ``limits`` and a .shx that does not index every polygon of the .shp once."""
     index = shx.read_bytes()
     with shp.open("rb") as handle:
         magic = handle.read(4)
@@ -55,12 +61,13 @@ def check_shapefile_records(shp: Path, shx: Path, dbf: Path, limits: InputLimits
         message = f"the file has {shapes:,} features; at most {limits.max_features:,} are allowed"
         raise _refuse("too_many_features", message)
     _check_points(shp, index, shapes, limits)
-    return shapes
+    return shapes - len(deleted_records(dbf, rows))
 
 
 def _check_points(shp: Path, index: bytes, shapes: int, limits: InputLimits) -> None:
     size = shp.stat().st_size
     total = 0
+    spans: list[tuple[int, int, int]] = []
     with shp.open("rb") as handle:
         for record in range(shapes):
             at = _HEADER + 8 * record
@@ -69,7 +76,12 @@ def _check_points(shp: Path, index: bytes, shapes: int, limits: InputLimits) -> 
             if offset < _HEADER or offset + 8 + length > size:
                 message = f"the shapefile's .shx places record {record + 1} beyond the end of "
                 raise _refuse("unreadable_file", message + "its .shp: a part was cut short")
-            handle.seek(offset + 8)
+            handle.seek(offset)
+            head = handle.read(8)
+            if 2 * int.from_bytes(head[4:8], "big") != length:
+                message = f"the shapefile's .shx gives record {record + 1} a length its .shp "
+                raise _refuse("source_corrupt", message + "does not: " + _EXPORT_AGAIN)
+            spans.append((offset, offset + 8 + length, record + 1))
             points = _points(handle.read(min(length, 44)))
             feature = record + 1
             if points > limits.max_vertices_per_feature:
@@ -84,6 +96,28 @@ def _check_points(shp: Path, index: bytes, shapes: int, limits: InputLimits) -> 
         message = f"the file has {total:,} vertices in all; at most "
         message += f"{limits.max_total_vertices:,} are allowed"
         raise InvalidInput([Problem(code="too_many_vertices", message=message, field="geometry")])
+    _check_tiling(spans, size)
+
+
+_EXPORT_AGAIN = "the parts do not belong together or were damaged; export it again"
+
+
+def _check_tiling(spans: list[tuple[int, int, int]], size: int) -> None:
+    """The records, in file order, start at the header's end, follow each other without a gap
+    or an overlap and end at the end of the .shp."""
+    end, previous = _HEADER, 0
+    for start, stop, record in sorted(spans):
+        if start < end:
+            message = f"the shapefile's .shx points records {previous} and {record} at overlapping "
+            message += "bytes of its .shp, so one polygon would be quoted as two sites: "
+            raise _refuse("source_corrupt", message + _EXPORT_AGAIN)
+        if start > end:
+            break
+        end, previous = stop, record
+    if end != size:
+        message = f"the shapefile's .shp holds {size - end:,} bytes from byte {end:,} that its "
+        message += ".shx does not index: they may hold sites that would be lost; "
+        raise _refuse("source_corrupt", message + _EXPORT_AGAIN)
 
 
 def _points(content: bytes) -> int:

@@ -20,8 +20,12 @@ RULES: dict[str, tuple[str, str]] = {
         ERROR,
         "a manifest path or a delivered symbolic link leads outside the delivery folder",
     ),
+    "source_too_large": (ERROR, "a levy CSV is larger than any charging schedule (10 MiB)"),
     "source_crs": (ERROR, "a layer has no CRS (and the manifest gives none) or is not EPSG:27700"),
-    "schema": (ERROR, "a bundle lacks a layer, table or column the reader needs"),
+    "schema": (
+        ERROR,
+        "a bundle lacks a layer, table or column the reader needs, or holds one as a view",
+    ),
     "empty": (ERROR, "a layer or table has no rows"),
     "shrunk": (ERROR, "a layer or table has fewer than 90 % of the rows of --previous"),
     "geometry_missing": (ERROR, "a feature has no geometry (NULL or empty)"),
@@ -57,7 +61,8 @@ RULES: dict[str, tuple[str, str]] = {
     "charge_invalid": (
         ERROR,
         "a levy_charges row has an edp_id that is no whole number, a date not YYYY-MM-DD, or a "
-        "base_charge_per_unit that is not a decimal above 0 with at most 4 places",
+        "base_charge_per_unit that is not a decimal above 0 and at most 1,000,000 with at most 4 "
+        "places",
     ),
     "charge_window_reversed": (ERROR, "a charge's charge_valid_to is before its charge_valid_from"),
     "charge_overlap": (ERROR, "two charge windows of one EDP share a day"),

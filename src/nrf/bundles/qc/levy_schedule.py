@@ -14,6 +14,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Mapping
 from datetime import date
+from decimal import Decimal
 from typing import Any
 
 from attrs import frozen
@@ -30,6 +31,10 @@ CHARGES, INDEX, SETTINGS = "levy_charges", "levy_inflation_index", "levy_setting
 # The delivered file each table came from, as `bundle_sources` names its role.
 ROLES = {CHARGES: "levy_charges", INDEX: "inflation_index"}
 DATES = ("edp_start_date", "charge_valid_from", "charge_valid_to")
+# The most a unit may be charged: far above any plausible charge, and far below where a
+# quote's Decimal arithmetic (28 digits) fails: 32 nines passed the gate and every quote of
+# that EDP was a 500.
+MOST_PER_UNIT = Decimal(1_000_000)
 
 
 @frozen(kw_only=True)
@@ -93,6 +98,11 @@ def _charge(
         problems.append(f"{shown} is not a decimal: write pounds per unit, e.g. 2675.0000")
     elif base <= 0:
         problems.append(f"{shown} is not above 0")
+    elif base > MOST_PER_UNIT:
+        problems.append(
+            f"{shown} is over £{MOST_PER_UNIT:,} a unit, far beyond any charge (Defra's are "
+            "thousands): write pounds per unit, e.g. 2675.0000"
+        )
     elif places(base) > PLACES:
         problems.append(
             f"{shown} has {places(base)} decimal places; the schedule keeps {PLACES}: write it "

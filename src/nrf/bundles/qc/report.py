@@ -1,7 +1,8 @@
 """The quality-gate report: every finding kept (counted beyond a cap), written as JSON and Markdown.
 
 Every failure is reported, but a broken 5 M-row layer must not make a 5 GB report, so each
-(code, layer) keeps its first ``DETAIL_CAP`` findings in full and counts the rest.
+(code, layer) keeps its first ``DETAIL_CAP`` findings in full and counts the rest. Text from
+the delivery is escaped in the Markdown (``shown``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,14 @@ class Finding:
     layer: str
     key: str
     detail: str
+
+
+def shown(text: str) -> str:
+    """Text from a delivery (names, keys, paths) as Markdown shows it and no more: HTML's
+    ``&``, ``<`` and ``>`` as entities, so a name ``<script>`` is read, never run, by whatever
+    renders qc.md; line breaks as spaces, so a name cannot start a heading or a list item."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return " ".join(escaped.splitlines())
 
 
 def report_paths(bundle: Path) -> tuple[Path, Path]:
@@ -100,7 +109,7 @@ class QcReport:
     def markdown(self, subject: str) -> str:
         """Errors first (what stops the bundle), then warnings, the counts, the cleanings, and
         the figures last: a data manager reads what to fix before what was merely tidied."""
-        lines = [f"# Quality gate: {subject}", "", f"**{self.summary()}**"]
+        lines = [f"# Quality gate: {shown(subject)}", "", f"**{self.summary()}**"]
         for level in (ERROR, WARNING):
             lines += self._section(level)
         if self.counts:
@@ -111,12 +120,13 @@ class QcReport:
                 self.counts.items(), key=lambda item: (rank[severity(item[0][0])], item[0])
             ):
                 lines.append(
-                    f"| `{code}` | {severity(code)} | {layer} | {n:,} | {RULES[code][1]} |"
+                    f"| `{code}` | {severity(code)} | {shown(layer).replace('|', '&#124;')} | "
+                    f"{n:,} | {RULES[code][1]} |"
                 )
         lines += self._section(CLEANED)
         if self.figures:
             lines += ["", "## figures", ""]
-            lines += [f"- {key}: {json.dumps(value)}" for key, value in self.figures.items()]
+            lines += [f"- {key}: {shown(json.dumps(value))}" for key, value in self.figures.items()]
         return "\n".join(lines) + "\n"
 
     def _section(self, level: str) -> list[str]:
@@ -127,7 +137,7 @@ class QcReport:
             "",
             f"## {level} ({self.count(level):,})",
             "",
-            *[f"- `{f.code}` {f.layer} [{f.key}]: {f.detail}" for f in chosen],
+            *[f"- `{f.code}` {shown(f.layer)} [{shown(f.key)}]: {shown(f.detail)}" for f in chosen],
         ]
 
     def write(self, bundle: Path) -> tuple[Path, Path]:
