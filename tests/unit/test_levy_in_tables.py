@@ -9,7 +9,7 @@ from pathlib import Path
 
 from nrf.adapters.outputs.result_files import result_document
 from nrf.domain.output_stamp import OutputStamp
-from nrf.entrypoints.demo_report import read_job, results_table
+from nrf.entrypoints.demo_report import results_table, stored_job_row
 from nrf.entrypoints.report_table import render_table
 from support.runs import RUN
 
@@ -38,7 +38,7 @@ def test_the_demo_reads_the_quoted_levy_and_the_refusal_codes(tmp_path: Path) ->
     folder.mkdir()
     (folder / "status.json").write_text(json.dumps({"status": "succeeded"}))
     (folder / "result.json").write_text(json.dumps(result_document(RUN)))
-    row = read_job(tmp_path, "job-1")
+    row = stored_job_row(tmp_path, "job-1")
     assert row.levy == Decimal("35136.14")
     assert row.codes == ("levy excluded_area", "levy no_edp")
     assert "levy quoted £35,136.14 excluding VAT" in results_table([row])
