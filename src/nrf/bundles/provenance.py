@@ -43,7 +43,7 @@ _CHUNK = 1 << 22
 
 
 @frozen(kw_only=True)
-class BundleInfo:
+class BundleInfoRow:
     """The one ``bundle_info`` row: the QC outcome stays pending until the gate has run."""
 
     name: str
@@ -133,7 +133,7 @@ def source_files(
 
 def write_provenance(
     writer: GeoPackageWriter,
-    info: BundleInfo,
+    info: BundleInfoRow,
     sources: list[SourceFile],
     columns: list[tuple[str, str, str]],
 ) -> None:
