@@ -84,7 +84,7 @@ def test_one_successful_job_never_goes_back_and_forth() -> None:
     # By hand, from the code: the worker hands the job to ProcessJob (process_job.py), which
     # has notifications.py make the started and completed emails' fields and entries and
     # send them (the ledger), then asks job_outcome.py whether the message may go
-    # (Acknowledger.end). Three files, each entered once.
+    # (OutcomeDecider.end). Three files, each entered once.
     assert steps == ["process_job", "notifications", "job_outcome"]
 
 

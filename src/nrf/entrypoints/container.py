@@ -50,7 +50,7 @@ from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.fleet_heartbeat import FleetHeartbeat
 from nrf.service_layer.fleet_status import ReadFleetStatus
 from nrf.service_layer.housekeeping import Housekeep
-from nrf.service_layer.job_outcome import Acknowledger, RetryPolicy
+from nrf.service_layer.job_outcome import OutcomeDecider, RetryPolicy
 from nrf.service_layer.notifications import NotificationLedger, NotifySettings
 from nrf.service_layer.process_job import ProcessJob
 from nrf.service_layer.quotes import GetQuote
@@ -260,12 +260,12 @@ class Container(containers.DeclarativeContainer):
     dead_letter_ledger = providers.Singleton(
         NotificationLedger, store=result_store, notifier=delivery
     )
-    acks = providers.Singleton(Acknowledger, retry=retry_policy)
+    outcome_decider = providers.Singleton(OutcomeDecider, retry=retry_policy)
     fail_job = providers.Singleton(
         FailJob,
         store=result_store,
         ledger=ledger,
-        acks=acks,
+        decider=outcome_decider,
         clock=clock,
         support_email=config.support_email,
     )
@@ -277,7 +277,7 @@ class Container(containers.DeclarativeContainer):
         boundaries=boundary_source,
         store=result_store,
         ledger=ledger,
-        acks=acks,
+        decider=outcome_decider,
         fail=fail_job,
         clock=clock,
         render=job_report,
