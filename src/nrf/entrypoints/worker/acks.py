@@ -38,7 +38,7 @@ class InlineAcks:
         return future
 
 
-class Acknowledger:
+class QueueAcknowledger:
     """Delete or delay the message, then log the job as finished: settled on the queue."""
 
     def __init__(self, inbox: JobInbox, metrics: Metrics | None = None) -> None:
