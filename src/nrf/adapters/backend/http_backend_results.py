@@ -21,7 +21,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from nrf.adapters.notifier.notification_delivery import RetryPolicy, deliver, log_outcome
+from nrf.adapters.notifier.notification_delivery import SendRetryPolicy, deliver, log_outcome
 from nrf.domain.jobs import Notification, NotificationFailed, NotificationRecord
 from nrf.domain.ports import Clock, Sleeper
 from nrf.domain.result_port import BODY_FIELD, TRACE_FIELD
@@ -46,7 +46,7 @@ class HttpBackendResults:
         clock: Clock,
     ) -> None:
         self._base, self._key, self._timeout = base_url.rstrip("/"), api_key, timeout
-        self._policy = RetryPolicy(
+        self._policy = SendRetryPolicy(
             max_attempts=max_retries + 1,
             base_delay=1.0,
             max_delay=8.0,
