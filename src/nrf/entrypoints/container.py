@@ -399,7 +399,7 @@ def build_container(
     path = reference_data or settings.reference_data
     values["reference_data"] = str(path or bundled_reference_data())
     if reference_data is not None or settings.reference_data is None:
-        # The verified digest belongs to settings.reference_data only (settle_reference_data).
+        # The verified digest belongs to settings.reference_data only (verify_reference_data).
         values["reference_data_verified"] = None
     values["assess_processes"] = assess_processes
     container.config.from_dict(values)
