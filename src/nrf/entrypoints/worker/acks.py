@@ -54,7 +54,7 @@ class QueueAcknowledger:
             # Harmless: the message comes back and is found finished in the result store.
             log.warning("queue_ack_failed", extra={"job_id": outcome.job_id, "error": exc.message})
         log.info(
-            "heartbeat_stats",
+            "visibility_extension_stats",
             extra={
                 "job_id": outcome.job_id,
                 "count": tracked.extensions,
