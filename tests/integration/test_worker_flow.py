@@ -184,7 +184,7 @@ def test_invalid_input_is_failed_once_with_its_codes_and_deleted_at_once(flow: F
     assert flow.worker.count("job_finished", job_id="flow-bowtie") == 1
 
 
-def test_a_duplicate_delivery_is_neither_recomputed_nor_emailed_again(flow: Flow) -> None:
+def test_a_duplicate_message_is_neither_recomputed_nor_emailed_again(flow: Flow) -> None:
     body = job_body("flow-dup")
     flow.sqs.send_message(QueueUrl=flow.queues.url, MessageBody=body)
     flow.worker.wait_for("job_finished", timeout=60, job_id="flow-dup", status="succeeded")

@@ -1,7 +1,7 @@
 """One successful job walks through service_layer without going back and forth (issue 18).
 
 The walk is traced with ``sys.setprofile`` (``sys.monitoring`` is 3.12+) while one job runs
-through the container's own wiring (support/deliveries.py: read, claim, ProcessJob, release),
+through the container's own wiring (support/receives.py: read, claim, ProcessJob, release),
 with recording fakes for the ports and the real assessment.
 
 Definitions, precisely:

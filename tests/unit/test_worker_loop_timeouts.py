@@ -87,7 +87,7 @@ def test_a_copy_held_by_another_message_is_deleted_without_running() -> None:
     assert len(r.queue.deleted) == 1 and r.queue.messages == {}
 
 
-def test_a_redelivery_of_the_holding_message_waits_for_the_lease() -> None:
+def test_another_receive_of_the_holding_message_waits_for_the_lease() -> None:
     r = rig(**LIMITS)
     message_id = r.queue.send(job("held"))
     r.claims.leases["held"] = Lease(

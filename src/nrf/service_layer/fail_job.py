@@ -115,12 +115,12 @@ class FailJob:
         try:
             existing = None if replace else self._store.record(job_id)
             if existing is not None:
-                # A redelivered bad message: it was failed (and told, or is being) before.
+                # A bad message received again: it was failed (and told, or is being) before.
                 finished = self._ledger.finish(existing)
                 return self._decider.already_finished(finished, receipt, ctx)
         except ResultStoreUnavailable:
             log.warning("result_store_unavailable", extra=ctx)
-        except NrfError as exc:  # a failed lookup: settle on the next delivery
+        except NrfError as exc:  # a failed lookup: settle on the next receive
             return self._decider.retry(receipt, job_id, exc.code, ctx)
         log.warning("job_invalid", extra={**ctx, "error": error.message[:2000]})
         told: tuple[NotificationRecord, ...] = ()
@@ -156,6 +156,6 @@ class FailJob:
             )
         try:
             record = self._ledger.settle(record, ask_provider=False)
-        except NrfError as exc:  # the intent is stored: the next delivery settles it
+        except NrfError as exc:  # the intent is stored: the next receive settles it
             return self._decider.retry(receipt, job_id, exc.code, ctx)
         return self._decider.end(record, receipt, OutcomeStatus.FAILED, ctx)

@@ -1,4 +1,4 @@
-"""How a delivery ends: what the queue does with the message, and the one retry back-off.
+"""How a receive ends: what the queue does with the message, and the one retry back-off.
 
 When the message is deleted: :meth:`OutcomeDecider.end` deletes it once the job's record is
 stored and no entry of it is still pending (:meth:`JobRecord.has_pending`; ``notifications.py``
@@ -26,7 +26,7 @@ log = logging.getLogger("nrf.job")
 
 
 class OutcomeStatus(StrEnum):
-    """How one delivery of a job ended (the job itself may have ended earlier)."""
+    """How one receive of a job ended (the job itself may have ended earlier)."""
 
     SUCCEEDED = "succeeded"
     FAILED = "failed"

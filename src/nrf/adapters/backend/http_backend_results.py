@@ -2,7 +2,7 @@
 
 Headers ``x-api-key`` and ``x-cdp-request-id`` (the job's trace id). 5xx, 429, timeouts and
 refused connections are retried with doubling delays (1, 2, 4 s …) up to
-``BACKEND_CALLBACK_MAX_RETRIES`` more times, then left pending for the job's next delivery;
+``BACKEND_CALLBACK_MAX_RETRIES`` more times, then left pending for the job's next receive;
 any other 4xx is final (retrying never makes a refused body acceptable).
 
 Asked whether it already has a result (after a crash around the PATCH), it reads the quote
