@@ -24,7 +24,7 @@ class JobStatus(StrEnum):
 
 
 class NotificationKind(StrEnum):
-    """Which email a notification is."""
+    """Which notification: an email, or the result report to the backend (BACKEND_RESULT)."""
 
     STARTED = "started"
     COMPLETED = "completed"

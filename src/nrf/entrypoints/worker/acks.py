@@ -39,7 +39,7 @@ class InlineAcks:
 
 
 class QueueAcknowledger:
-    """Delete or delay the message, then log the job as finished: settled on the queue."""
+    """Acknowledge on the queue (delete or delay the message), then log the job as finished."""
 
     def __init__(self, inbox: JobInbox, metrics: Metrics | None = None) -> None:
         self._inbox, self._metrics = inbox, metrics
