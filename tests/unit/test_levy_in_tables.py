@@ -10,14 +10,14 @@ from pathlib import Path
 from nrf.adapters.outputs.result_files import result_document
 from nrf.domain.output_stamp import OutputStamp
 from nrf.entrypoints.demo_report import results_table, stored_job_row
-from nrf.entrypoints.report_table import render_table
+from nrf.entrypoints.report_table import table_lines
 from support.runs import RUN
 
 STAMP = OutputStamp(datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC), "sites.geojson")
 
 
 def test_the_terminal_table_shows_quotes_refusals_and_the_vat() -> None:
-    text = render_table(RUN, STAMP)
+    text = "\n".join(table_lines(RUN, STAMP))
     assert "made 2026-11-26 09:05:07 UTC from sites.geojson" in text
     lines: dict[str, str] = {}
     for line in text.splitlines():
