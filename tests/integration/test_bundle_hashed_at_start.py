@@ -36,14 +36,14 @@ def recorded_hashes(
 ) -> list[Path]:
     """Every whole-file hash of a bundle from now on (a recording wrapper of the real one)."""
     calls: list[Path] = []
-    real = bundle_digest._hash
+    real = bundle_digest.sha256_of
 
     def recording(path: Path) -> str:
         calls.append(path)
         on_hash()
         return real(path)
 
-    monkeypatch.setattr(bundle_digest, "_hash", recording)
+    monkeypatch.setattr(bundle_digest, "sha256_of", recording)
     return calls
 
 
