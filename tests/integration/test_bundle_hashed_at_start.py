@@ -2,7 +2,7 @@
 
 A bundle without a usable digest sidecar (an old one, one built elsewhere, a read-only
 folder) used to be hashed again by the worker process and by every job process (and by a job
-process replacing one that died, under its first job). Now the step that settles the bundle
+process replacing one that died, under its first job). Now the step that verifies the bundle
 hands its digest on, stamped with the file's size and mtime.
 """
 
@@ -25,7 +25,7 @@ from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import validate_features
 from nrf.entrypoints.container import build_container, bundled_reference_data, bundled_samples
 from nrf.entrypoints.health_app import StoreProbe, create_app
-from nrf.entrypoints.reference_bundle import settle_reference_data
+from nrf.entrypoints.reference_bundle import verify_reference_data
 from nrf.entrypoints.settings import WorkerSettings
 
 SMALL = bundled_samples() / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp"
@@ -36,14 +36,14 @@ def recorded_hashes(
 ) -> list[Path]:
     """Every whole-file hash of a bundle from now on (a recording wrapper of the real one)."""
     calls: list[Path] = []
-    real = bundle_digest._hash
+    real = bundle_digest.sha256_of
 
     def recording(path: Path) -> str:
         calls.append(path)
         on_hash()
         return real(path)
 
-    monkeypatch.setattr(bundle_digest, "_hash", recording)
+    monkeypatch.setattr(bundle_digest, "sha256_of", recording)
     return calls
 
 
@@ -71,11 +71,11 @@ def test_only_the_start_up_step_hashes_the_bundle(
 ) -> None:
     calls = recorded_hashes(monkeypatch)
     settings = WorkerSettings(reference_data=str(bundle), allow_synthetic_data=True)
-    settled = settle_reference_data(settings, None, lambda: False)
-    assert isinstance(settled, WorkerSettings)
+    verified = verify_reference_data(settings, None, lambda: False)
+    assert isinstance(verified, WorkerSettings)
     assert calls == [bundle]
     # the worker process and two job processes, each with its own container
-    digests = {first_job(settled) for _ in range(3)}
+    digests = {first_job(verified) for _ in range(3)}
     assert calls == [bundle]  # none of them hashed again
     assert digests == {hashlib.sha256(bundle.read_bytes()).hexdigest()}
 
@@ -85,11 +85,11 @@ def test_a_bundle_changed_since_the_start_up_step_is_hashed_again(
 ) -> None:
     calls = recorded_hashes(monkeypatch)
     settings = WorkerSettings(reference_data=str(bundle), allow_synthetic_data=True)
-    settled = settle_reference_data(settings, None, lambda: False)
-    assert isinstance(settled, WorkerSettings)
+    verified = verify_reference_data(settings, None, lambda: False)
+    assert isinstance(verified, WorkerSettings)
     stat = bundle.stat()
     os.utime(bundle, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
-    first_job(settled)
+    first_job(verified)
     assert calls == [bundle, bundle]
 
 
@@ -106,7 +106,7 @@ def test_ready_is_not_ready_while_the_bundle_is_hashed(
 
         recorded_hashes(monkeypatch, ask_ready)
         settings = WorkerSettings(reference_data=str(bundle), allow_synthetic_data=True)
-        assert isinstance(settle_reference_data(settings, store, lambda: False), WorkerSettings)
+        assert isinstance(verify_reference_data(settings, store, lambda: False), WorkerSettings)
         assert seen == [(503, "starting")]
         # ready only once the worker process's loop has reached the queue, after this step
         assert client.simulate_get("/ready").status_code == 503

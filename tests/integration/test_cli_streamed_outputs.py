@@ -3,7 +3,7 @@
 The expected files come from the in-memory path that `nrf assess` used before it streamed
 (main at a01759d), which the worker and the API still use: the whole file read and
 validated into a list, one `AssessmentRun` in memory, then `render` / `report_files` /
-`render_table`. On 2026-11-26 the streamed outputs of the 245 samples under all three rule
+`table_lines`. On 2026-11-26 the streamed outputs of the 245 samples under all three rule
 sets were also compared with main's own `nrf assess` output files (cmp): identical.
 """
 
@@ -34,7 +34,7 @@ from nrf.domain.validation import DEFAULT_LIMITS, validate_features
 from nrf.entrypoints import assess_command
 from nrf.entrypoints.cli import EXIT_USAGE, main
 from nrf.entrypoints.container import build_container, bundled_samples
-from nrf.entrypoints.report_table import render_table
+from nrf.entrypoints.report_table import table_lines
 
 BNW = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
 OUTPUTS = ("out.csv", "out.json", "out.geojson", "out.html")
@@ -57,7 +57,7 @@ def in_memory(source: Path, rules: str, folder: Path) -> dict[str, bytes]:
         else:
             write_all(render(path, run, developments, stamp=stamp))
     files = {path.name: path.read_bytes() for path in folder.iterdir()}
-    files["table.txt"] = (render_table(run, stamp) + "\n").encode()
+    files["table.txt"] = ("\n".join(table_lines(run, stamp)) + "\n").encode()
     return files
 
 

@@ -9,7 +9,7 @@ from notifications_python_client.notifications import NotificationsAPIClient
 
 from fakes import FakeClock, FakeSleeper
 from nrf.adapters.notifier.govuk_notify_notifier import GovUkNotifyNotifier
-from nrf.adapters.notifier.notification_delivery import RetryPolicy
+from nrf.adapters.notifier.notification_delivery import SendRetryPolicy
 from nrf.domain.jobs import Notification, NotificationKind
 from support.fake_notify import FakeNotifyServer
 
@@ -34,7 +34,7 @@ def make(
         timeout=timeout,
         sleeper=sleeper,
         clock=FakeClock(),
-        policy=RetryPolicy(max_attempts=attempts, base_delay=0.01, max_delay=0.05),
+        policy=SendRetryPolicy(max_attempts=attempts, base_delay=0.01, max_delay=0.05),
     )
 
 

@@ -277,3 +277,55 @@ def test_a_claim_taken_between_the_s3_re_check_and_its_delete_survives(aws: Moto
     store.claim("orphan", "w-old", now - 20 * DAY, 600)
     assert after.delete_claim("orphan", now - 15 * DAY) is True
     assert [c.lease.job_id for c in after.claims()] == ["revived"]
+
+
+def pending_upload(moto_server: MotoServer, tmp_path: Path) -> tuple[Any, S3StoreInventory]:
+    """A multipart upload started and never finished, as a killed writer leaves one."""
+    moto_server.reset()
+    _, inventory, records = stores("s3", moto_server, tmp_path)
+    s3 = moto_server.client("s3")
+    upload = s3.create_multipart_upload(Bucket=BUCKET, Key="results/job-1/result.json")
+    s3.upload_part(
+        Bucket=BUCKET,
+        Key="results/job-1/result.json",
+        UploadId=upload["UploadId"],
+        PartNumber=1,
+        Body=b"{",
+    )
+    return records, inventory
+
+
+def test_an_abandoned_upload_aborted_twice_is_gone_not_an_error(
+    moto_server: MotoServer, tmp_path: Path
+) -> None:
+    _, inventory = pending_upload(moto_server, tmp_path)
+    [name] = inventory.temp_files(time.time() + DAY)
+    inventory.delete_temp(name)
+    inventory.delete_temp(name)  # a second run aborting the same upload: already gone
+    assert inventory.temp_files(time.time() + DAY) == []
+
+
+def test_two_runs_that_both_planned_an_abandoned_upload_both_finish(
+    moto_server: MotoServer, tmp_path: Path
+) -> None:
+    records, inventory = pending_upload(moto_server, tmp_path)
+    now = time.time() + DAY  # the upload is a day old: past the temporaries' age
+    listed = inventory.temp_files(now)
+    assert len(listed) == 1
+
+    class PlannedBefore:
+        """The real inventory, listing uploads as it did before the other run aborted."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(inventory, name)
+
+        def temp_files(self, older_than: float) -> list[str]:
+            return listed
+
+    first = Housekeep(inventory=inventory, records=records, clock=FakeClock(now), retention_days=90)
+    second = Housekeep(
+        inventory=PlannedBefore(), records=records, clock=FakeClock(now), retention_days=90
+    )
+    assert first().plan.temp_files == tuple(listed)
+    assert second().plan.temp_files == tuple(listed)  # its abort finds the upload gone
+    assert inventory.temp_files(now) == []

@@ -184,7 +184,7 @@ def test_invalid_input_is_failed_once_with_its_codes_and_deleted_at_once(flow: F
     assert flow.worker.count("job_finished", job_id="flow-bowtie") == 1
 
 
-def test_a_duplicate_delivery_is_neither_recomputed_nor_emailed_again(flow: Flow) -> None:
+def test_a_duplicate_message_is_neither_recomputed_nor_emailed_again(flow: Flow) -> None:
     body = job_body("flow-dup")
     flow.sqs.send_message(QueueUrl=flow.queues.url, MessageBody=body)
     flow.worker.wait_for("job_finished", timeout=60, job_id="flow-dup", status="succeeded")
@@ -229,7 +229,7 @@ def test_a_job_longer_than_the_visibility_timeout_is_not_handed_to_another_consu
     assert stolen == []
     assert flow.worker.count("visibility_extended", message_id=sent["MessageId"]) >= 2
     assert flow.worker.count("job_received", message_id=sent["MessageId"]) == 1
-    [stats] = flow.worker.matching("heartbeat_stats", job_id="flow-slow")
+    [stats] = flow.worker.matching("visibility_extension_stats", job_id="flow-slow")
     assert stats["count"] >= 2 and stats["last_error"] is None
     assert status_of(flow.results, "flow-slow")["status"] == "succeeded"
     assert_queues_empty(flow)

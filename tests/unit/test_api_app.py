@@ -43,7 +43,9 @@ class ExplodingQuote(GetQuote):
 
 
 def client(
-    quote: GetQuote | None = None, store: FakeResultStore | None = None
+    quote: GetQuote | None = None,
+    store: FakeResultStore | None = None,
+    clock: FakeClock | None = None,
 ) -> falcon.testing.TestClient:
     data = repo()
     store = store or FakeResultStore()
@@ -54,6 +56,7 @@ def client(
         store=store,
         files=StoreFiles(store),
         limits=DEFAULT_LIMITS,
+        clock=clock or FakeClock(QUOTE_MOMENT),
     )
     ids = iter(f"rid-{n}" for n in range(1, 1000))
     return falcon.testing.TestClient(create_app(services, ApiKeys([KEY]), new_id=lambda: next(ids)))
@@ -88,6 +91,17 @@ def test_a_quote_in_process_has_the_request_id_and_the_figures() -> None:
     assert answer.status_code == 200 and answer.headers["x-request-id"] == "rid-1"
     [site] = answer.json["sites"]
     assert site["dev_area_ha"] == 1.0 and site["majority_wwtw_id"] == 1065
+
+
+def test_an_answer_is_stamped_by_the_injected_clock() -> None:
+    clock = FakeClock(QUOTE_MOMENT)  # 2026-11-26 23:59:00 UTC
+    clock.advance(61.5)
+    answer = client(clock=clock).simulate_post("/v1/quotes", body=site_body(), headers=HEADERS)
+    assert answer.json["stamp"] == {
+        "made_at": "2026-11-27T00:00:01.500000+00:00",  # 23:59:00 + 61.5 s
+        "input": "POST /v1/quotes body",
+        "reference": None,
+    }
 
 
 def test_an_unexpected_failure_is_a_500_problem_without_internals() -> None:

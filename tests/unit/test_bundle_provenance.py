@@ -7,11 +7,11 @@ import sqlite3
 from pathlib import Path
 
 from nrf.bundles.geopackage_writer import GeoPackageWriter
-from nrf.bundles.provenance import BundleInfo, SourceFile, write_provenance
+from nrf.bundles.provenance import BundleInfoRow, SourceFile, write_provenance
 
 
 def test_the_info_row_and_the_sources_are_written_in_column_order(tmp_path: Path) -> None:
-    info = BundleInfo(
+    info = BundleInfoRow(
         name="norfolk",
         version="2026.1",
         created="2026-01-02T03:04:05Z",

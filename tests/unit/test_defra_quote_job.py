@@ -27,7 +27,7 @@ from support.defra_sites import (
     run_of,
     site,
 )
-from support.deliveries import Deliveries
+from support.receives import Receives
 from support.reference import InMemoryBoundaryData
 
 SUPPORT = "support@example.gov.uk"
@@ -83,7 +83,7 @@ class Job:
         sha256: str = PROVENANCE.bundle_sha256,
     ) -> None:
         self.store, self.notifier = store or FakeResultStore(), notifier or FakeNotifier()
-        self.receive = Deliveries(
+        self.receive = Receives(
             repository=bundle(sha256),
             source=FakeBoundarySource(),
             render=lambda run, devs: {"result.json": b"{}"},
@@ -173,7 +173,7 @@ def test_no_levy_means_no_patch_and_a_failed_job_told_once(case: str) -> None:
     assert record.bundle == BundleStamp(
         name="synthetic-norfolk", version="2026.1", sha256="ab" * 32
     )
-    # Met again (a redelivery), nothing more is sent.
+    # Met again (another receive), nothing more is sent.
     before = len(job.notifier.sent)
     assert job(message(labels=labels)).delete
     assert len(job.notifier.sent) == before

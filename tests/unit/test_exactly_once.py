@@ -17,7 +17,7 @@ from nrf.domain.jobs import (
     QueueMessage,
 )
 from nrf.service_layer.notifications import OUTCOME_UNKNOWN
-from support.deliveries import LEASE, Deliveries
+from support.receives import LEASE, Receives
 
 
 class Crash(BaseException):
@@ -57,8 +57,8 @@ class CrashingNotifier(FakeNotifier):
         return super().send(notification)
 
 
-def make(store: FakeResultStore, notifier: FakeNotifier, clock: FakeClock) -> Deliveries:
-    return Deliveries(
+def make(store: FakeResultStore, notifier: FakeNotifier, clock: FakeClock) -> Receives:
+    return Receives(
         repository=repo(),
         source=FakeBoundarySource(),
         render=render,
@@ -72,8 +72,8 @@ def delivered(notifier: FakeNotifier, kind: NotificationKind) -> int:
     return sum(1 for n in notifier.delivered if n.kind is kind)
 
 
-def crash_then_redeliver(process: Deliveries, clock: FakeClock) -> str:
-    """Deliver once (it dies), then again after the dead holder's lease ran out."""
+def crash_then_receive_again(process: Receives, clock: FakeClock) -> str:
+    """Receive once (it dies), then again after the dead holder's lease ran out."""
     with pytest.raises(Crash):
         process(msg(body(), count=1))
     clock.advance(LEASE + 1)  # the message comes back when its visibility (= lease) ends
@@ -86,7 +86,7 @@ def test_a_crash_at_a_save_stores_once_and_emails_once(crash_on_save: int) -> No
     clock, store, notifier = FakeClock(), CrashingStore(crash_on_save), FakeNotifier()
     process = make(store, notifier, clock)
 
-    status = crash_then_redeliver(process, clock)
+    status = crash_then_receive_again(process, clock)
 
     assert status == ("succeeded" if crash_on_save == 1 else "already_finished")
     assert delivered(notifier, NotificationKind.COMPLETED) == 1
@@ -104,7 +104,7 @@ def test_a_crash_around_the_completed_email_sends_it_exactly_once(after_sending:
     notifier = CrashingNotifier(NotificationKind.COMPLETED, after_sending=after_sending)
     process = make(store, notifier, clock)
 
-    assert crash_then_redeliver(process, clock) == "already_finished"
+    assert crash_then_receive_again(process, clock) == "already_finished"
 
     assert delivered(notifier, NotificationKind.COMPLETED) == 1
     [entry] = store.records["job-1"].notifications
@@ -122,7 +122,7 @@ def test_without_a_provider_lookup_an_email_that_may_have_gone_is_not_sent_again
     notifier = CrashingNotifier(NotificationKind.COMPLETED, after_sending=True, can_look_up=False)
     process = make(store, notifier, clock)
 
-    assert crash_then_redeliver(process, clock) == "already_finished"
+    assert crash_then_receive_again(process, clock) == "already_finished"
 
     assert delivered(notifier, NotificationKind.COMPLETED) == 1
     [entry] = store.records["job-1"].notifications
@@ -181,7 +181,7 @@ def test_a_duplicate_message_while_the_job_runs_elsewhere_is_deleted_not_compute
     assert notifier.sent == [] and store.saves == []
 
 
-def test_a_redelivery_of_the_holders_own_message_waits_for_its_lease() -> None:
+def test_another_receive_of_the_holders_own_message_waits_for_its_lease() -> None:
     clock, store, notifier = FakeClock(), FakeResultStore(), FakeNotifier()
     process = make(store, notifier, clock)
     first = msg(body(), count=1)
@@ -206,7 +206,7 @@ def test_the_started_email_goes_only_with_the_very_first_claim() -> None:
     with pytest.raises(Crash):
         process(msg(body(), count=1))
     clock.advance(LEASE + 1)
-    # A duplicate message on its own first delivery, after the crash: not a second "started".
+    # A duplicate message on its own first receive, after the crash: not a second "started".
     copy = QueueMessage(message_id="m-2", receipt_handle="r-copy", body=body())
     assert process(copy).status == "succeeded"
     assert delivered(notifier, NotificationKind.STARTED) == 1

@@ -38,7 +38,7 @@ def populated() -> tuple[InMemoryStoreInventory, InMemoryOpsRecords]:
     # Claims: an orphan goes once its lease ended over 15 days ago (14 of SQS + 1):
     # 15 × 86,400 = 1,296,000 s.
     inventory.add_claim("gone-long-ago", NOW - 1_296_001)
-    inventory.add_claim("gone-recently", NOW - 1_295_999)  # could still be redelivered
+    inventory.add_claim("gone-recently", NOW - 1_295_999)  # could still be received again
     inventory.add_claim("new", NOW - 1_300_000)  # its job is kept: the claim stays
     inventory.add_claim("old", NOW - 7_776_100)  # its job goes now: no job behind it any more
     inventory.temps = {"a/.result.json.x.tmp": NOW - 3_601, "b/.status.json.y.tmp": NOW - 10}

@@ -1,7 +1,7 @@
 """One successful job walks through service_layer without going back and forth (issue 18).
 
 The walk is traced with ``sys.setprofile`` (``sys.monitoring`` is 3.12+) while one job runs
-through the container's own wiring (support/deliveries.py: read, claim, ProcessJob, release),
+through the container's own wiring (support/receives.py: read, claim, ProcessJob, release),
 with recording fakes for the ports and the real assessment.
 
 Definitions, precisely:
@@ -84,7 +84,7 @@ def test_one_successful_job_never_goes_back_and_forth() -> None:
     # By hand, from the code: the worker hands the job to ProcessJob (process_job.py), which
     # has notifications.py make the started and completed emails' fields and entries and
     # send them (the ledger), then asks job_outcome.py whether the message may go
-    # (Acknowledger.end). Three files, each entered once.
+    # (OutcomeDecider.end). Three files, each entered once.
     assert steps == ["process_job", "notifications", "job_outcome"]
 
 

@@ -9,15 +9,15 @@ from pathlib import Path
 
 from nrf.adapters.outputs.result_files import result_document
 from nrf.domain.output_stamp import OutputStamp
-from nrf.entrypoints.demo_report import read_job, results_table
-from nrf.entrypoints.report_table import render_table
+from nrf.entrypoints.demo_report import results_table, stored_job_row
+from nrf.entrypoints.report_table import table_lines
 from support.runs import RUN
 
 STAMP = OutputStamp(datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC), "sites.geojson")
 
 
 def test_the_terminal_table_shows_quotes_refusals_and_the_vat() -> None:
-    text = render_table(RUN, STAMP)
+    text = "\n".join(table_lines(RUN, STAMP))
     assert "made 2026-11-26 09:05:07 UTC from sites.geojson" in text
     lines: dict[str, str] = {}
     for line in text.splitlines():
@@ -38,7 +38,7 @@ def test_the_demo_reads_the_quoted_levy_and_the_refusal_codes(tmp_path: Path) ->
     folder.mkdir()
     (folder / "status.json").write_text(json.dumps({"status": "succeeded"}))
     (folder / "result.json").write_text(json.dumps(result_document(RUN)))
-    row = read_job(tmp_path, "job-1")
+    row = stored_job_row(tmp_path, "job-1")
     assert row.levy == Decimal("35136.14")
     assert row.codes == ("levy excluded_area", "levy no_edp")
     assert "levy quoted £35,136.14 excluding VAT" in results_table([row])

@@ -14,16 +14,16 @@ from notifications_python_client.errors import HTTPError, TokenError
 from fakes import FakeClock, FakeSleeper
 from nrf.adapters.notifier.govuk_notify_notifier import GovUkNotifyNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier, mask_email
-from nrf.adapters.notifier.notification_delivery import RetryPolicy, full_jitter, is_valid_email
+from nrf.adapters.notifier.notification_delivery import SendRetryPolicy, full_jitter, is_valid_email
 from nrf.adapters.notifier.ses_notifier import SesNotifier, render
 from nrf.domain.jobs import Notification, NotificationKind
 
 API_KEY = "nrf_live-11111111-2222-3333-4444-555555555555-66666666-7777-8888-9999-000000000000"
 TEMPLATES = {NotificationKind.COMPLETED: "tpl-completed", NotificationKind.FAILED: "tpl-failed"}
-# Delays of exactly the cap make the schedule hand-checkable. RetryPolicy's rule: the delay
+# Delays of exactly the cap make the schedule hand-checkable. SendRetryPolicy's rule: the delay
 # after the n-th failed attempt is min(max_delay, base_delay × 2^(n−1)) = min(10, 1 × 2^(n−1)):
 # 1, 2, 4, 8, then 16 capped to 10, 10 ...; at most 4 attempts, so at most 3 sleeps.
-POLICY = RetryPolicy(max_attempts=4, base_delay=1.0, max_delay=10.0, max_total_seconds=60.0)
+POLICY = SendRetryPolicy(max_attempts=4, base_delay=1.0, max_delay=10.0, max_total_seconds=60.0)
 
 
 def no_jitter(cap: float) -> float:
@@ -166,7 +166,7 @@ def test_5xx_every_time_gives_up_after_max_attempts(
 
 def test_the_delay_stops_doubling_at_the_cap(clock: FakeClock, sleeper: FakeSleeper) -> None:
     client = RecordingNotifyClient(*[http_error(503)] * 6)
-    policy = RetryPolicy(max_attempts=6, base_delay=1.0, max_delay=10.0, max_total_seconds=60.0)
+    policy = SendRetryPolicy(max_attempts=6, base_delay=1.0, max_delay=10.0, max_total_seconds=60.0)
     record = notify(client, clock, sleeper, policy=policy).send(completed())
     # min(10, 1 × 2^(n−1)) for n = 1..5: 1, 2, 4, 8, then 16 capped to 10. Time spent before
     # the last sleep is 1 + 2 + 4 + 8 = 15 s, and 15 + 10 = 25 <= 60, so the budget allows it.
@@ -195,7 +195,9 @@ def test_total_time_is_bounded_including_slow_attempts(clock: FakeClock) -> None
     # so sleep 2; t=12 fail, 12+4 > 10 so stop after 3 attempts.
     sleeper = FakeSleeper(clock)
     client = RecordingNotifyClient(*[http_error(500)] * 10, clock=clock, takes=3.0)
-    policy = RetryPolicy(max_attempts=10, base_delay=1.0, max_delay=10.0, max_total_seconds=10.0)
+    policy = SendRetryPolicy(
+        max_attempts=10, base_delay=1.0, max_delay=10.0, max_total_seconds=10.0
+    )
     record = notify(client, clock, sleeper, policy=policy).send(completed())
     assert (record.sent, record.attempts, sleeper.sleeps) == (False, 3, [1.0, 2.0])
 

@@ -6,7 +6,7 @@ from shapely.geometry import MultiPolygon, box
 
 from nrf.adapters.outputs.svg_map import Frame, frame_for, nice_length
 from nrf.domain.model import NnCatchment
-from nrf.domain.overlaps import Overlap, catchment_overlaps
+from nrf.domain.overlaps import Overlap, catchment_and_edp_areas
 
 
 def test_overlaps_are_summed_per_catchment_and_per_edp() -> None:
@@ -19,7 +19,7 @@ def test_overlaps_are_summed_per_catchment_and_per_edp() -> None:
     ]
     # Site 50..150 x 50..150 = 100 m x 100 m = 10,000 m² = 1 ha.
     # Wensum: 50..100 x 50..150 = 50 x 100 = 5,000 m² = 0.5 ha, 50 %; Broads the same.
-    per_catchment, per_edp = catchment_overlaps(box(50, 50, 150, 150), catchments)
+    per_catchment, per_edp = catchment_and_edp_areas(box(50, 50, 150, 150), catchments)
     assert per_catchment == (
         Overlap(name="Broads", edp_id="1", area_ha=0.5, share_percent=50.0),
         Overlap(name="Wensum", edp_id="1", area_ha=0.5, share_percent=50.0),
@@ -29,14 +29,14 @@ def test_overlaps_are_summed_per_catchment_and_per_edp() -> None:
 
 def test_a_site_touching_only_an_edge_has_no_overlap() -> None:
     catchments = [NnCatchment(geometry=box(0, 0, 100, 100), n2k_site_name="Wensum", edp_id="1")]
-    assert catchment_overlaps(box(100, 0, 200, 100), catchments) == ((), ())
+    assert catchment_and_edp_areas(box(100, 0, 200, 100), catchments) == ((), ())
 
 
 def test_shares_are_of_the_whole_site_not_of_the_part_in_catchments() -> None:
     # 3 ha site, 1 ha of it in the catchment: 33.33 %.
     catchments = [NnCatchment(geometry=box(0, 0, 100, 100), n2k_site_name="Wensum", edp_id="1")]
     site = MultiPolygon([box(0, 0, 100, 100), box(1000, 0, 1200, 100)])
-    [overlap], _ = catchment_overlaps(site, catchments)
+    [overlap], _ = catchment_and_edp_areas(site, catchments)
     assert (overlap.area_ha, overlap.share_percent) == (1.0, 33.33)
 
 

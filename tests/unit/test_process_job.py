@@ -23,7 +23,7 @@ from nrf.domain.jobs import (
 )
 from nrf.domain.validation import RawFeature
 from nrf.service_layer.job_outcome import retry_delay
-from support.deliveries import Deliveries
+from support.receives import Receives
 from support.reference import InMemoryBoundaryData, wensum_square
 
 X0, Y0 = 600_000.0, 300_000.0
@@ -68,7 +68,7 @@ def make(source=None, store=None, notifier=None):
     store = store or FakeResultStore()
     notifier = notifier or FakeNotifier()
     source = source or FakeBoundarySource()
-    process = Deliveries(
+    process = Receives(
         repository=repo(),
         source=source,
         render=render,
@@ -205,7 +205,7 @@ def test_result_store_down_leaves_the_message_with_a_growing_backoff() -> None:
     assert [n.kind for n in notifier.sent].count(NotificationKind.STARTED) == 1
 
 
-def test_stored_but_not_told_is_told_on_redelivery() -> None:
+def test_stored_but_not_told_is_told_on_the_next_receive() -> None:
     process, store, notifier = make()
     process(msg(body()))
     record = store.records["job-1"]
@@ -286,7 +286,7 @@ class CrashingOnFirstFailedSave(FakeResultStore):
 
 def test_a_crash_in_the_first_save_of_a_failure_still_sends_one_failed_email() -> None:
     # The intent is stored before the email goes: a crash before the store has it means
-    # nothing was sent, and the redelivery sends the one email.
+    # nothing was sent, and the next receive sends the one email.
     store = CrashingOnFirstFailedSave()
     process, _, notifier = make(store=store)
     bad = body(development={"dwellings": -1})

@@ -25,7 +25,7 @@ from nrf.entrypoints.api.services import ApiServices
 from nrf.entrypoints.assess_command import quote_date_argument
 from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.quotes import GetQuote
-from support.deliveries import Deliveries
+from support.receives import Receives
 from support.reference import STRIP_ORIGIN, two_catchment_strip, wensum_square
 
 X0, Y0 = STRIP_ORIGIN
@@ -79,7 +79,7 @@ def worker_run(clock: FakeClock) -> AssessmentRun:
         runs.append(run)
         return {"result.json": b"{}"}
 
-    deliveries = Deliveries(
+    receives = Receives(
         repository=wensum_square((X0, Y0), n_current=5.57, p_current=0.24),
         source=OneSite(),
         render=render,
@@ -92,7 +92,7 @@ def worker_run(clock: FakeClock) -> AssessmentRun:
         "development": {"name": "Test", "dwellings": 19, "dwelling_category": "housing"},
         "boundary": {"type": "Polygon", "coordinates": []},
     }
-    deliveries(
+    receives(
         QueueMessage(
             message_id="m-1",
             receipt_handle="r-1",

@@ -20,7 +20,7 @@ from nrf.entrypoints.reference_bundle import (
     SyntheticDataRefused,
     bundled_synthetic,
     prepare_reference_data,
-    settle_reference_data,
+    verify_reference_data,
 )
 from nrf.entrypoints.settings import load_settings
 from support.bundle_copies import relabelled_bundle
@@ -79,7 +79,7 @@ def test_a_local_bundle_is_checked_against_its_pin(tmp_path: Path) -> None:
 
     store = FakeHeartbeatStore()
     wrong = load_settings({**env, "NRF_REFERENCE_DATA_SHA256": "ab" * 32})
-    assert settle_reference_data(wrong, store, lambda: False) == EXIT_FATAL
+    assert verify_reference_data(wrong, store, lambda: False) == EXIT_FATAL
     assert store.state.status == WorkerStatus.ERROR
 
 
@@ -103,14 +103,14 @@ def test_the_supervisor_falls_back_to_the_same_file_as_the_container() -> None:
 
 def test_settling_says_which_exit_code_stops_the_worker(tmp_path: Path) -> None:
     store = FakeHeartbeatStore()
-    assert settle_reference_data(load_settings({}), store, lambda: False) == (
+    assert verify_reference_data(load_settings({}), store, lambda: False) == (
         EXIT_SYNTHETIC_REFUSED
     )
     assert store.state.status == WorkerStatus.ERROR
     allowed = load_settings({"NRF_ALLOW_SYNTHETIC_DATA": "true"})
-    settled = settle_reference_data(allowed, FakeHeartbeatStore(), lambda: False)
-    assert not isinstance(settled, int)
-    assert settled.reference_data == str(bundled_reference_data())
+    verified = verify_reference_data(allowed, FakeHeartbeatStore(), lambda: False)
+    assert not isinstance(verified, int)
+    assert verified.reference_data == str(bundled_reference_data())
 
 
 class _Ticks:
@@ -160,5 +160,5 @@ def test_a_cache_folder_that_cannot_be_made_stops_the_worker_as_fatal(tmp_path: 
         "AWS_ENDPOINT_URL": "http://127.0.0.1:9",  # never reached: the folder fails first
     }
     store = FakeHeartbeatStore()
-    assert settle_reference_data(load_settings(env), store, lambda: False) == EXIT_FATAL
+    assert verify_reference_data(load_settings(env), store, lambda: False) == EXIT_FATAL
     assert store.state.status == WorkerStatus.ERROR

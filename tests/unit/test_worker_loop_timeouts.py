@@ -87,7 +87,7 @@ def test_a_copy_held_by_another_message_is_deleted_without_running() -> None:
     assert len(r.queue.deleted) == 1 and r.queue.messages == {}
 
 
-def test_a_redelivery_of_the_holding_message_waits_for_the_lease() -> None:
+def test_another_receive_of_the_holding_message_waits_for_the_lease() -> None:
     r = rig(**LIMITS)
     message_id = r.queue.send(job("held"))
     r.claims.leases["held"] = Lease(
@@ -125,7 +125,7 @@ def test_a_failed_extension_is_kept_for_the_jobs_stats(caplog: pytest.LogCapture
         r.loop._step()
         r.executor.futures[0][1].set_result(done("flaky"))
         r.loop._step()
-    [stats] = [rec for rec in caplog.records if rec.msg == "heartbeat_stats"]
+    [stats] = [rec for rec in caplog.records if rec.msg == "visibility_extension_stats"]
     assert (stats.count, stats.last_error) == (0, "throttled")  # type: ignore[attr-defined]
     assert r.queue.deleted, "the job itself still finished"
 

@@ -29,7 +29,7 @@ from nrf.bundles.output_errors import (
     publish,
     write_report,
 )
-from nrf.bundles.provenance import BundleInfo, source_files, write_provenance
+from nrf.bundles.provenance import BundleInfoRow, source_files, write_provenance
 from nrf.bundles.qc.gate import previous_counts, run_gate
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.schedule_csv import read_csv_rows
@@ -189,7 +189,7 @@ def _write_provenance(
         extra.append(("manifest", request.manifest))
     sources = source_files(request.source_dir, manifest, extra)
     report.figures["sources"] = list(dict.fromkeys(s.path for s in sources))
-    info = BundleInfo(
+    info = BundleInfoRow(
         name=manifest.name,
         version=request.version,
         created=request.created,

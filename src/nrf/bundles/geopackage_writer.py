@@ -87,7 +87,6 @@ class GeoPackageWriter:
         self._db.execute("BEGIN")
         self._insert_srs()
         self._layers: dict[str, _LayerState] = {}
-        self._tables: dict[str, int] = {}
 
     def _insert_srs(self) -> None:
         crs = pyproj.CRS.from_epsg(self.epsg)

@@ -11,12 +11,12 @@ can name the column too.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
 from attrs import frozen
 
+from nrf.adapters.boundary_data.bundle_digest import sha256_of
 from nrf.bundles import delivered_columns
 from nrf.bundles.geopackage_writer import GeoPackageWriter
 from nrf.bundles.manifest import Manifest, Source
@@ -39,11 +39,10 @@ SOURCE_COLUMNS = [
     ("member", "TEXT"),
 ]
 QC_PENDING = "pending"  # written before the gate runs; the build sets the outcome after it
-_CHUNK = 1 << 22
 
 
 @frozen(kw_only=True)
-class BundleInfo:
+class BundleInfoRow:
     """The one ``bundle_info`` row: the QC outcome stays pending until the gate has run."""
 
     name: str
@@ -68,14 +67,6 @@ class SourceFile:
     bytes: int
     sha256: str
     member: str | None = None
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(_CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _companions(path: Path) -> list[Path]:
@@ -133,7 +124,7 @@ def source_files(
 
 def write_provenance(
     writer: GeoPackageWriter,
-    info: BundleInfo,
+    info: BundleInfoRow,
     sources: list[SourceFile],
     columns: list[tuple[str, str, str]],
 ) -> None:

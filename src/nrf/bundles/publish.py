@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 from attrs import frozen
 from botocore.exceptions import BotoCoreError, ClientError
 
-from nrf.adapters.boundary_data.bundle_fetch import sha256_of
+from nrf.adapters.boundary_data.bundle_digest import sha256_of
 from nrf.adapters.boundary_data.bundle_identity import bundle_identity
 from nrf.adapters.boundary_data.bundle_location import S3Location, parse_s3_uri
 from nrf.bundles.qc.report import PASSED

@@ -12,6 +12,6 @@ BNG_EPSG = 27700
 BNG = f"EPSG:{BNG_EPSG}"  # as pyproj and ``--crs`` spell it, and as RawFeature.crs holds it
 
 
-def geojson_crs() -> dict[str, Any]:
+def bng_crs_member() -> dict[str, Any]:
     """A GeoJSON ``crs`` member naming BNG (GeoJSON 2008; RFC 7946 leaves it out), new each call."""
     return {"type": "name", "properties": {"name": f"urn:ogc:def:crs:EPSG::{BNG_EPSG}"}}

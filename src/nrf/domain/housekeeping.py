@@ -5,7 +5,7 @@ Every rule leaves a margin wider than any process that could still be using the 
   newest file);
 - a claim with no job folder behind it, once its lease ended longer ago than SQS keeps a
   message (14 days) plus a day: no copy of the job can still arrive, so forgetting the claim
-  cannot let a redelivery count as a first claim (and send "started" twice);
+  cannot let a later receive count as a first claim (and send "started" twice);
 - a worker record that is not live and was last written over a day ago: long enough for a
   person to see a crashed worker as stale in `nrf status`;
 - a temporary file untouched for an hour: no writer takes that long over one file;

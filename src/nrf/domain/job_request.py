@@ -1,4 +1,4 @@
-"""A job as the domain sees it: the request, or why it was refused, plus its delivery facts.
+"""A job as the domain sees it: the request, or why it was refused, plus its receipt.
 
 The queue's message formats (canonical, Defra quote, SNS envelope) are read once, at the
 edge (``nrf.adapters.job_queue.job_message``); everything after works on these values.

@@ -24,7 +24,7 @@ class JobStatus(StrEnum):
 
 
 class NotificationKind(StrEnum):
-    """Which email a notification is."""
+    """Which notification: an email, or the result report to the backend (BACKEND_RESULT)."""
 
     STARTED = "started"
     COMPLETED = "completed"
@@ -58,7 +58,7 @@ class NotificationRecord:
     error: str | None = None
     attempts: int = 0
     # Not settled yet: an intent recorded before sending, or a retryable failure. The next
-    # delivery asks the provider (when it can) before sending, so nothing goes out twice.
+    # receive asks the provider (when it can) before sending, so nothing goes out twice.
     pending: bool = False
     # What the email said, so a resend after a crash says the same.
     details: tuple[tuple[str, str], ...] = ()

@@ -29,7 +29,7 @@ class Overlap:
     share_percent: float
 
 
-def catchment_overlaps(
+def catchment_and_edp_areas(
     boundary: Boundary, catchments: Sequence[NnCatchment], m2_per_ha: float = 10_000.0
 ) -> tuple[tuple[Overlap, ...], tuple[Overlap, ...]]:
     """(per N2K site, per OID) overlaps of positive area, each sorted by name; a site's id is

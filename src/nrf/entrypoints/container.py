@@ -53,7 +53,7 @@ from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.fleet_heartbeat import FleetHeartbeat
 from nrf.service_layer.fleet_status import ReadFleetStatus
 from nrf.service_layer.housekeeping import Housekeep
-from nrf.service_layer.job_outcome import Acknowledger, RetryPolicy
+from nrf.service_layer.job_outcome import OutcomeDecider, RetryPolicy
 from nrf.service_layer.notifications import NotificationLedger, NotifySettings
 from nrf.service_layer.process_job import ProcessJob
 from nrf.service_layer.quotes import GetQuote
@@ -277,12 +277,12 @@ class Container(containers.DeclarativeContainer):
     dead_letter_ledger = providers.Singleton(
         NotificationLedger, store=result_store, notifier=delivery
     )
-    acks = providers.Singleton(Acknowledger, retry=retry_policy)
+    outcome_decider = providers.Singleton(OutcomeDecider, retry=retry_policy)
     fail_job = providers.Singleton(
         FailJob,
         store=result_store,
         ledger=ledger,
-        acks=acks,
+        decider=outcome_decider,
         clock=clock,
         support_email=config.support_email,
     )
@@ -294,7 +294,7 @@ class Container(containers.DeclarativeContainer):
         boundaries=boundary_source,
         store=result_store,
         ledger=ledger,
-        acks=acks,
+        decider=outcome_decider,
         fail=fail_job,
         clock=clock,
         render=job_report,
@@ -418,7 +418,7 @@ def build_container(
     path = reference_data or settings.reference_data
     values["reference_data"] = str(path or bundled_reference_data())
     if reference_data is not None or settings.reference_data is None:
-        # The verified digest belongs to settings.reference_data only (settle_reference_data).
+        # The verified digest belongs to settings.reference_data only (verify_reference_data).
         values["reference_data_verified"] = None
     values["assess_processes"] = assess_processes
     container.config.from_dict(values)

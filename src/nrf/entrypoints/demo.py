@@ -224,7 +224,7 @@ def run_demo(
         health = demo.health()
         assert demo.log is not None
         notices = [e for e in demo.log.named("notification_logged") if e.get("job_id") in job_ids]
-        print(demo_report.results_table([demo_report.read_job(results, j) for j in job_ids]))
+        print(demo_report.results_table([demo_report.stored_job_row(results, j) for j in job_ids]))
         print(
             f"\nresults stored under {results.resolve()}/<job id>/ "
             "(result.json, .csv, .geojson, .html - the report -, .provenance.json, "

@@ -28,7 +28,7 @@ class JobRow:
     synthetic: bool = False
 
 
-def read_job(results: Path, job_id: str) -> JobRow:
+def stored_job_row(results: Path, job_id: str) -> JobRow:
     """The stored status and, for a success, the totals; ``missing`` when nothing is stored."""
     folder = results / job_id
     try:

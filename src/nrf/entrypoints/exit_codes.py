@@ -24,7 +24,6 @@ EXIT_TERMINATED = 143  # 128 + SIGTERM (15), what a shell reports for a process 
 EXIT_FATAL = EXIT_INVALID_INPUT
 EXIT_SYNTHETIC_REFUSED = EXIT_BAD_REFERENCE
 
-SERVICES = ("worker", "serve")
 BUILDS = ("bundle build", "bundle check")
 
 

@@ -67,7 +67,7 @@ class StoreProbe:
         return evaluate_readiness(self._store.snapshot())
 
 
-class HealthResource:
+class WorkerHealthResource:
     def __init__(self, probe: HealthProbe) -> None:
         self._probe = probe
 
@@ -87,7 +87,7 @@ class HealthResource:
         }
 
 
-class ReadyResource:
+class WorkerReadyResource:
     def __init__(self, probe: HealthProbe) -> None:
         self._probe = probe
 
@@ -105,8 +105,8 @@ class ReadyResource:
 def create_app(probe: HealthProbe) -> falcon.App:
     # Falcon's default error pages are already free of tracebacks; keep them.
     app = falcon.App()
-    app.add_route("/health", HealthResource(probe))
-    app.add_route("/ready", ReadyResource(probe))
+    app.add_route("/health", WorkerHealthResource(probe))
+    app.add_route("/ready", WorkerReadyResource(probe))
     return app
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 
 import shapely
 
-from nrf.domain.bng import geojson_crs
+from nrf.domain.bng import bng_crs_member
 from nrf.domain.model import Development
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -30,7 +30,7 @@ def job_messages(
     for dev in developments:
         job_id = job_id_for(prefix, dev)
         geometry = dict(shapely.geometry.mapping(dev.boundary))
-        geometry["crs"] = geojson_crs()
+        geometry["crs"] = bng_crs_member()
         message: dict[str, object] = {
             "job_id": job_id,
             "assessment_type": "nutrient",

@@ -148,7 +148,7 @@ def prepare_reference_data(
     return ReadyBundle(path, info)
 
 
-def settle_reference_data(
+def verify_reference_data(
     settings: WorkerSettings,
     heartbeat: HeartbeatStore | None,
     cancelled: Callable[[], bool],

@@ -15,10 +15,6 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def render_table(run: AssessmentRun, stamp: OutputStamp | None = None) -> str:
-    return "\n".join(table_lines(run, stamp))
-
-
 def table_lines(run: AssessmentRun, stamp: OutputStamp | None = None) -> Iterator[str]:
     """The table's lines, each made when asked for (a spooled run is read as it goes)."""
     if run.provenance.synthetic_data:

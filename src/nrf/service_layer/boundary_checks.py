@@ -17,7 +17,7 @@ from nrf.domain.assessment import assess_site, provenance
 from nrf.domain.edp_catchments import catchments_by_edp
 from nrf.domain.edp_geography import edp_overlaps, excluded_areas_met
 from nrf.domain.majority import majority_value
-from nrf.domain.overlaps import Overlap, catchment_overlaps
+from nrf.domain.overlaps import Overlap, catchment_and_edp_areas
 from nrf.domain.ports import BoundaryDataRepository
 from nrf.domain.results import CatchmentOverlap, EdpOverlap, OutOfScopeSite, Provenance
 from nrf.domain.rounding import round2
@@ -78,7 +78,7 @@ class CheckBoundary:
         for dev in developments:
             ref = self._repository.reference_for(dev.boundary)
             outcome = assess_site(dev, ref, lookups, rules)
-            per_catchment, _ = catchment_overlaps(dev.boundary, ref.nn_catchments)
+            per_catchment, _ = catchment_and_edp_areas(dev.boundary, ref.nn_catchments)
             edps = edp_overlaps(dev.boundary, ref.edps)
             inside = catchments_by_edp(
                 dev.boundary, [e.edp_id for e in edps], ref.edps, ref.nn_catchments

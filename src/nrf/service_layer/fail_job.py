@@ -23,7 +23,7 @@ from nrf.domain.jobs import (
 )
 from nrf.domain.ports import Clock, ResultStore
 from nrf.domain.results import LevyRefusal
-from nrf.service_layer.job_outcome import Acknowledger, JobOutcome, OutcomeStatus
+from nrf.service_layer.job_outcome import JobOutcome, OutcomeDecider, OutcomeStatus
 from nrf.service_layer.notifications import (
     NotificationLedger,
     entry_notification,
@@ -56,11 +56,11 @@ class FailJob:
         *,
         store: ResultStore,
         ledger: NotificationLedger,
-        acks: Acknowledger,
+        decider: OutcomeDecider,
         clock: Clock,
         support_email: str | None = None,
     ) -> None:
-        self._store, self._ledger, self._acks, self._clock = store, ledger, acks, clock
+        self._store, self._ledger, self._decider, self._clock = store, ledger, decider, clock
         self._support = support_email
 
     def refused(
@@ -116,13 +116,13 @@ class FailJob:
         try:
             existing = None if replace else self._store.record(job_id)
             if existing is not None:
-                # A redelivered bad message: it was failed (and told, or is being) before.
+                # A bad message received again: it was failed (and told, or is being) before.
                 finished = self._ledger.finish(existing)
-                return self._acks.already_finished(finished, receipt, ctx)
+                return self._decider.already_finished(finished, receipt, ctx)
         except ResultStoreUnavailable:
             log.warning("result_store_unavailable", extra=ctx)
-        except NrfError as exc:  # a failed lookup: settle on the next delivery
-            return self._acks.retry(receipt, job_id, exc.code, ctx)
+        except NrfError as exc:  # a failed lookup: settle on the next receive
+            return self._decider.retry(receipt, job_id, exc.code, ctx)
         log.warning("job_invalid", extra={**ctx, "error": error.message[:2000]})
         told: tuple[NotificationRecord, ...] = ()
         personal = failure_fields(job_id, error.codes, error.message)
@@ -158,6 +158,6 @@ class FailJob:
             )
         try:
             record = self._ledger.settle(record, ask_provider=False)
-        except NrfError as exc:  # the intent is stored: the next delivery settles it
-            return self._acks.retry(receipt, job_id, exc.code, ctx)
-        return self._acks.end(record, receipt, OutcomeStatus.FAILED, ctx)
+        except NrfError as exc:  # the intent is stored: the next receive settles it
+            return self._decider.retry(receipt, job_id, exc.code, ctx)
+        return self._decider.end(record, receipt, OutcomeStatus.FAILED, ctx)

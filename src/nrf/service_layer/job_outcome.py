@@ -1,6 +1,6 @@
-"""How a delivery ends: what the queue does with the message, and the one retry back-off.
+"""How a receive ends: what the queue does with the message, and the one retry back-off.
 
-When the message is deleted: :meth:`Acknowledger.end` deletes it once the job's record is
+When the message is deleted: :meth:`OutcomeDecider.end` deletes it once the job's record is
 stored and no entry of it is still pending (:meth:`JobRecord.has_pending`; ``notifications.py``
 sends the entries). Otherwise, and on any transient failure, the message is kept and comes
 back after the back-off of :class:`RetryPolicy`; that receive finds the record and settles
@@ -26,7 +26,7 @@ log = logging.getLogger("nrf.job")
 
 
 class OutcomeStatus(StrEnum):
-    """How one delivery of a job ended (the job itself may have ended earlier)."""
+    """How one receive of a job ended (the job itself may have ended earlier)."""
 
     SUCCEEDED = "succeeded"
     FAILED = "failed"
@@ -99,7 +99,7 @@ class RetryPolicy:
         return outcome
 
 
-class Acknowledger:
+class OutcomeDecider:
     """Whether a job's message is deleted or kept to retry, for processing and failing alike.
 
     It sends nothing: the ledger (``notifications.py``) has settled the record it is given

@@ -101,7 +101,7 @@ class NotificationLedger:
         (the attempt stopped around the send), the email is not sent again but marked
         ``outcome_unknown``: a missing email can be resent by support from the record, a
         duplicate cannot be taken back. Raises ResultStoreUnavailable or NotificationFailed
-        (a failed lookup); the entries stay pending for the next delivery.
+        (a failed lookup); the entries stay pending for the next receive.
         """
         entries = list(record.notifications)
         for index, entry in enumerate(entries):

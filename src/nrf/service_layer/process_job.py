@@ -29,7 +29,7 @@ from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, validate_features
 from nrf.service_layer.fail_job import FailJob
-from nrf.service_layer.job_outcome import Acknowledger, JobOutcome, OutcomeStatus
+from nrf.service_layer.job_outcome import JobOutcome, OutcomeDecider, OutcomeStatus
 from nrf.service_layer.notifications import (
     NotificationLedger,
     NotifySettings,
@@ -60,7 +60,7 @@ class ProcessJob:
         boundaries: JobBoundarySource,
         store: ResultStore,
         ledger: NotificationLedger,
-        acks: Acknowledger,
+        decider: OutcomeDecider,
         fail: FailJob,
         clock: Clock,
         render: Renderer,
@@ -72,7 +72,7 @@ class ProcessJob:
         quote_clock: Clock | None = None,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
-        self._ledger, self._acks, self._fail = ledger, acks, fail
+        self._ledger, self._decider, self._fail = ledger, decider, fail
         self._clock, self._render = clock, render
         self._settings, self._limits = settings or NotifySettings(), limits
         self._default_rules = default_rules
@@ -92,13 +92,15 @@ class ProcessJob:
                 return self._fail(body.job_id, body.error(), body.email, body.trace_id, job.receipt)
             return self._run(body, job.receipt, self._clock.now(), job.message.body)
         except (ResultStoreUnavailable, OSError) as exc:
-            return self._acks.retry(job.receipt, job.job_id, getattr(exc, "code", "io_error"), ctx)
+            return self._decider.retry(
+                job.receipt, job.job_id, getattr(exc, "code", "io_error"), ctx
+            )
         except NrfError as exc:
             log.error("job_error", extra={**ctx, "code": exc.code, "error": exc.message})
-            return self._acks.retry(job.receipt, job.job_id, exc.code, ctx)
+            return self._decider.retry(job.receipt, job.job_id, exc.code, ctx)
         except Exception:
             log.exception("job_unexpected_error", extra=ctx)
-            return self._acks.retry(job.receipt, job.job_id, "unexpected_error", ctx)
+            return self._decider.retry(job.receipt, job.job_id, "unexpected_error", ctx)
 
     def _development(self, request: JobRequest) -> Development:
         raw = self._boundaries.features(request)
@@ -150,7 +152,7 @@ class ProcessJob:
             existing = None
         if existing is not None:
             finished = self._ledger.finish(existing, self._missing_email(existing, request))
-            return self._acks.already_finished(finished, receipt, ctx)
+            return self._decider.already_finished(finished, receipt, ctx)
         if receipt.receive_count <= 1 and receipt.first_claim and request.email:
             # At most once: only the very first claim of a job ever sends it.
             self._ledger.send_unrecorded(
@@ -215,4 +217,4 @@ class ProcessJob:
         where = self._store.save(request.job_id, files, record)
         log.info("job_stored", extra={**ctx, "where": where})
         record = self._ledger.settle(record, ask_provider=False)
-        return self._acks.end(record, receipt, OutcomeStatus.SUCCEEDED, ctx)
+        return self._decider.end(record, receipt, OutcomeStatus.SUCCEEDED, ctx)

@@ -1,8 +1,8 @@
 """The second email channel, at most once: a notice's record is created before it is sent.
 
 The first channel, the notification ledger, carries a job's result emails and finishes an
-interrupted send on the next delivery. Courtesy notices raised by housekeeping (a job delayed,
-a fleet stalled) have no delivery to retry them: they go here instead.
+interrupted send on the next receive. Courtesy notices raised by housekeeping (a job delayed,
+a fleet stalled) have no receive to retry them: they go here instead.
 
 Creating a record that must not exist yet is atomic in both stores (``link`` on disk,
 ``If-None-Match: *`` on S3): of two housekeeping runs racing over one notice, one sends and

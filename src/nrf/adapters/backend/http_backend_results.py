@@ -2,7 +2,7 @@
 
 Headers ``x-api-key`` and ``x-cdp-request-id`` (the job's trace id). 5xx, 429, timeouts and
 refused connections are retried with doubling delays (1, 2, 4 s …) up to
-``BACKEND_CALLBACK_MAX_RETRIES`` more times, then left pending for the job's next delivery;
+``BACKEND_CALLBACK_MAX_RETRIES`` more times, then left pending for the job's next receive;
 any other 4xx is final (retrying never makes a refused body acceptable). A redirect is a
 failure, never followed: following it would send the key to whatever host it names. Only
 ``https://`` is spoken, except to a loopback host when a test asks for plain HTTP outright.
@@ -22,7 +22,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from nrf.adapters.notifier.notification_delivery import RetryPolicy, deliver, log_outcome
+from nrf.adapters.notifier.notification_delivery import SendRetryPolicy, deliver, log_outcome
 from nrf.domain.jobs import Notification, NotificationFailed, NotificationRecord
 from nrf.domain.ports import Clock, Sleeper
 from nrf.domain.result_port import BODY_FIELD, TRACE_FIELD
@@ -71,7 +71,7 @@ class HttpBackendResults:
             raise ValueError(problem)
         self._opener = urllib.request.build_opener(_NoRedirects)
         self._base, self._key, self._timeout = base_url.rstrip("/"), api_key, timeout
-        self._policy = RetryPolicy(
+        self._policy = SendRetryPolicy(
             max_attempts=max_retries + 1,
             base_delay=1.0,
             max_delay=8.0,

@@ -24,7 +24,8 @@ def _stamp(path: Path) -> dict[str, int]:
     return {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
-def _hash(path: Path) -> str:
+def sha256_of(path: Path) -> str:
+    """The file's digest, hashed now in full: the one place a file is hashed (no sidecar)."""
     digest = hashlib.sha256()
     with path.open("rb") as f:
         while chunk := f.read(_CHUNK):
@@ -56,11 +57,11 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     target = Path(path)
     before = _stamp(target)
     if before["size"] < SIDECAR_MIN_BYTES:
-        return _hash(target)
+        return sha256_of(target)
     cached = remembered(target)
     if cached is not None:
         return cached
-    digest = _hash(target)
+    digest = sha256_of(target)
     if _stamp(target) == before:
         _write_sidecar(target, {**before, "sha256": digest})
     return digest

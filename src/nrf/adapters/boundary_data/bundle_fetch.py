@@ -21,7 +21,8 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from nrf.adapters.boundary_data.bundle_digest import remember
+# sha256_of hashes in full: a start-up check must not trust a cache (the sidecar).
+from nrf.adapters.boundary_data.bundle_digest import remember, sha256_of
 from nrf.adapters.boundary_data.bundle_location import S3Location
 from nrf.domain.errors import NrfError
 
@@ -44,15 +45,6 @@ Progress = Callable[[int, "int | None"], None]
 
 class BundleFetchError(NrfError):
     """The pinned bundle could not be had, or was not the one pinned."""
-
-
-def sha256_of(path: Path) -> str:
-    """The file's digest, hashed now in full (a start-up check must not trust a cache)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(CHUNK_BYTES):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def verify_local(path: Path, sha256: str) -> Path:

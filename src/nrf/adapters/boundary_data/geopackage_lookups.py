@@ -6,7 +6,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from types import MappingProxyType
 
 from nrf.domain.levy_rounding import SETTING, UNSTATED, LevyRounding, levy_rounding_named
@@ -21,7 +21,6 @@ from nrf.domain.results import IndexRow
 
 Row = Mapping[str, object]  # wanted column name -> stored value, plus "_key" (rowid / fid)
 CONCENTRATIONS = ("n_conc_2025_2030", "n_conc_2030_on", "p_conc_2025_2030", "p_conc_2030_on")
-SHARES = ("monitoring_share", "maintenance_share", "admin_share")
 
 
 def whole_number(value: object) -> int | None:
@@ -69,19 +68,6 @@ def number(value: object) -> float | None:
         raise ValueError(value)
     result = float(value)
     if not math.isfinite(result):
-        raise ValueError(value)
-    return result
-
-
-def decimal(value: object) -> Decimal:
-    """Money and shares as Decimal from the stored text, never from binary float noise."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ValueError(value)
-    try:
-        result = Decimal(repr(value) if isinstance(value, float) else str(value).strip())
-    except InvalidOperation:
-        raise ValueError(value) from None
-    if not result.is_finite():
         raise ValueError(value)
     return result
 

@@ -18,7 +18,7 @@ from nrf.adapters.job_queue.message_fields import (
     email_field,
     text_field,
 )
-from nrf.domain.bng import geojson_crs
+from nrf.domain.bng import bng_crs_member
 from nrf.domain.errors import Problem
 from nrf.domain.job_request import JobRequest
 from nrf.domain.trace_id import header_safe
@@ -53,7 +53,7 @@ def defra_request(data: Mapping[str, Any]) -> JobRequest:
         geometry = None
     elif "crs" not in geometry:
         # Defra's quote service documents this geometry as British National Grid.
-        geometry = {**geometry, "crs": geojson_crs()}
+        geometry = {**geometry, "crs": bng_crs_member()}
     types = data.get("developmentTypes")
     category = "housing"
     if types is not None:

@@ -23,7 +23,7 @@ MAX_BODY_BYTES = 256 * 1024
 def claim_owner(message: QueueMessage) -> str:
     """The claim owner for one receive of a message: ``<message id>/<receipt digest>``.
 
-    A new receive (a new receipt handle) is a new owner, so a redelivery after a crash
+    A new receive (a new receipt handle) is a new owner, so a receive after a crash
     must wait for the old lease to run out or be released.
     """
     digest = hashlib.sha256(message.receipt_handle.encode()).hexdigest()[:16]
@@ -31,7 +31,7 @@ def claim_owner(message: QueueMessage) -> str:
 
 
 def read_job(message: QueueMessage) -> IncomingJob:
-    """The one place a message is read: its request (or why it is refused) and delivery facts."""
+    """The one place a message is read: its request (or why it is refused) and its receipt."""
     receipt = Receipt(
         message_id=message.message_id,
         receive_count=message.receive_count,

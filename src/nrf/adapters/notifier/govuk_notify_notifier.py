@@ -11,7 +11,7 @@ from notifications_python_client.errors import APIError, TokenError
 from notifications_python_client.notifications import NotificationsAPIClient
 
 from nrf.adapters.notifier.notification_delivery import (
-    RetryPolicy,
+    SendRetryPolicy,
     full_jitter,
     normalise_domains,
     recipient_problem,
@@ -61,7 +61,7 @@ class GovUkNotifyNotifier:
         sleeper: Sleeper,
         clock: Clock,
         allowed_domains: Iterable[str] = (),
-        policy: RetryPolicy | None = None,
+        policy: SendRetryPolicy | None = None,
         jitter: Callable[[float], float] = full_jitter,
         secrets: Iterable[str] = (),
     ) -> None:
@@ -70,7 +70,7 @@ class GovUkNotifyNotifier:
         self._sleeper = sleeper
         self._clock = clock
         self._allowed = normalise_domains(allowed_domains)
-        self._policy = policy or RetryPolicy()
+        self._policy = policy or SendRetryPolicy()
         self._jitter = jitter
         self._secrets = tuple(s for s in secrets if s)
 

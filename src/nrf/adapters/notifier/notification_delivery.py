@@ -32,7 +32,7 @@ def full_jitter(cap: float) -> float:
 
 
 @frozen(kw_only=True)
-class RetryPolicy:
+class SendRetryPolicy:
     """At most ``max_attempts`` tries, delays doubling from ``base_delay`` to ``max_delay``.
 
     No retry starts once ``max_total_seconds`` would be passed, counting the
@@ -67,7 +67,7 @@ def deliver(
     notification: Notification,
     attempt: Callable[[], str | None],
     *,
-    policy: RetryPolicy,
+    policy: SendRetryPolicy,
     sleeper: Sleeper,
     clock: Clock,
     jitter: Callable[[float], float] = full_jitter,
@@ -134,7 +134,7 @@ def send_or_refuse(
     problem: str | None,
     attempt: Callable[[], str | None],
     *,
-    policy: RetryPolicy,
+    policy: SendRetryPolicy,
     sleeper: Sleeper,
     clock: Clock,
     jitter: Callable[[float], float],

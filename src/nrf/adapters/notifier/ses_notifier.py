@@ -9,7 +9,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from nrf.adapters.notifier.notification_delivery import (
-    RetryPolicy,
+    SendRetryPolicy,
     full_jitter,
     normalise_domains,
     recipient_problem,
@@ -73,7 +73,7 @@ class SesNotifier:
         sleeper: Sleeper,
         clock: Clock,
         allowed_domains: Iterable[str] = (),
-        policy: RetryPolicy | None = None,
+        policy: SendRetryPolicy | None = None,
         jitter: Callable[[float], float] = full_jitter,
         renderer: Callable[[Notification], tuple[str, str]] = render,
     ) -> None:
@@ -82,7 +82,7 @@ class SesNotifier:
         self._sleeper = sleeper
         self._clock = clock
         self._allowed = normalise_domains(allowed_domains)
-        self._policy = policy or RetryPolicy()
+        self._policy = policy or SendRetryPolicy()
         self._jitter = jitter
         self._render = renderer
 

@@ -16,11 +16,11 @@ import shapely
 from shapely.geometry import MultiPolygon, Polygon
 
 from nrf.adapters.outputs.spooled_run import in_input_order, with_boundaries
-from nrf.domain.bng import geojson_crs
+from nrf.domain.bng import bng_crs_member
 from nrf.domain.model import Development
 from nrf.domain.results import AssessmentRun, OutOfScopeSite, SiteAssessment
 
-CRS_MEMBER = geojson_crs()
+CRS_MEMBER = bng_crs_member()
 _FIGURES = (
     "dev_area_ha",
     "area_in_nn_catchment_ha",

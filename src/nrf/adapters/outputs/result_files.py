@@ -47,13 +47,9 @@ def result_document(run: AssessmentRun, stamp: OutputStamp | None = None) -> dic
     return doc
 
 
-def levy_records(run: AssessmentRun) -> list[dict[str, Any]]:
-    """Per site, everything that priced its levy, or the refusal (code and words)."""
-    return list(levy_record_items(run))
-
-
 def levy_record_items(run: AssessmentRun) -> Iterator[dict[str, Any]]:
-    """``levy_records`` one at a time, in input order (a spooled run is read as it goes)."""
+    """Per site, everything that priced its levy, or the refusal (code and words), one at a
+    time in input order (a spooled run is read as it goes)."""
     for s in in_order(run.sites):
         yield {
             "rlb_id": s.site.rlb_id,

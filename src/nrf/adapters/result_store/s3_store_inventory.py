@@ -17,6 +17,7 @@ _CLAIMS = ".claims/"
 # written) or is already gone (404): either way it is not this run's to delete.
 _CHANGED_OR_GONE = {"PreconditionFailed", "412", "ConditionalRequestConflict", "409"}
 _CHANGED_OR_GONE |= {"NoSuchKey", "404"}
+_UPLOAD_GONE = {"NoSuchUpload", "404"}
 
 
 class S3StoreInventory:
@@ -91,13 +92,15 @@ class S3StoreInventory:
 
     def delete_temp(self, name: str) -> None:
         key, _, upload_id = name.partition("?uploadId=")
-        self._call(
-            "AbortMultipartUpload",
-            self._client.abort_multipart_upload,
-            Bucket=self.bucket,
-            Key=key,
-            UploadId=upload_id,
-        )
+        try:
+            self._client.abort_multipart_upload(Bucket=self.bucket, Key=key, UploadId=upload_id)
+        except ClientError as exc:
+            # Another run aborted it first (or it completed): the upload is gone either way.
+            if _code(exc) in _UPLOAD_GONE:
+                return
+            raise ResultStoreUnavailable(f"S3 AbortMultipartUpload failed: {exc}") from exc
+        except BotoCoreError as exc:
+            raise ResultStoreUnavailable(f"S3 AbortMultipartUpload failed: {exc}") from exc
 
     def _objects(self, prefix: str) -> Iterator[tuple[str, float]]:
         try:

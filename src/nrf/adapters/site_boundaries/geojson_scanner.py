@@ -35,12 +35,10 @@ class _Text:
         self.on_chunk = on_chunk
         self.buffer = ""
         self.position = 0
-        self.ended = False
 
     def more(self) -> bool:
         text = self.handle.read(self.chunk)
         if not text:
-            self.ended = True
             return False
         self.on_chunk(text)
         self.buffer = self.buffer[self.position :] + text

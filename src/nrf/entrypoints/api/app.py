@@ -110,6 +110,7 @@ def get_app() -> falcon.App:
         limits=container.limits() if unavailable is None else DEFAULT_LIMITS,
         unavailable=unavailable,
         bundle=info,
+        clock=container.clock(),
     )
     app = create_app(services, ApiKeys(api.keys, api.allow_anonymous))
     freeze_startup_heap()

@@ -25,7 +25,7 @@ from nrf.entrypoints.api.form_outputs import (
     download_name,
 )
 from nrf.entrypoints.api.problems import ApiProblem, document, from_error
-from nrf.entrypoints.api.quotes import QuotesResource, answer_stamp
+from nrf.entrypoints.api.quotes import QuotesResource
 from nrf.entrypoints.api.representations import HTML
 
 _PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -125,7 +125,7 @@ class FormResource:
             resp.content_type = "text/html; charset=utf-8"
             resp.text = problem_page(problem)
             return
-        output, stamp = chosen[0], answer_stamp(req)
+        output, stamp = chosen[0], self._quotes.stamp(req)
         input_name = getattr(req.context, "input_name", None)
         if output.media_type == HTML:
             links = download_links(input_name, lambda kind: self._quotes.render(quote, kind, stamp))

@@ -12,6 +12,7 @@ from nrf.adapters.outputs.html_report import ReferenceFor
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
 from nrf.domain.column_mapping import parse_columns, renamed
 from nrf.domain.output_stamp import OutputStamp
+from nrf.domain.ports import Clock
 from nrf.entrypoints.api import inputs
 from nrf.entrypoints.api.body import read_body
 from nrf.entrypoints.api.boundary_check_json import boundary_check_document
@@ -78,10 +79,10 @@ def request_from(
     return QuoteRequest(tuple(features), rules, quote_date)
 
 
-def answer_stamp(req: falcon.Request) -> OutputStamp:
-    """Now, and the uploaded file's name (or the request, for a GeoJSON body)."""
+def answer_stamp(req: falcon.Request, clock: Clock) -> OutputStamp:
+    """Now by ``clock``, and the uploaded file's name (or the request, for a GeoJSON body)."""
     name = getattr(req.context, "input_name", None) or f"{req.method} {req.path} body"
-    return OutputStamp(datetime.now(UTC), name)
+    return OutputStamp(datetime.fromtimestamp(clock.now(), UTC), name)
 
 
 class QuotesResource:
@@ -100,6 +101,9 @@ class QuotesResource:
         with services.geo_lock:
             return services.quote(request)
 
+    def stamp(self, req: falcon.Request) -> OutputStamp:
+        return answer_stamp(req, self._services.clock)
+
     def render(
         self, quote: Quote, kind: str, stamp: OutputStamp | None = None, *, downloads: str = ""
     ) -> tuple[str, bytes]:
@@ -110,7 +114,7 @@ class QuotesResource:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         kind = preferred(req)
         quote = self.quote(req)
-        resp.content_type, resp.data = self.render(quote, kind, answer_stamp(req))
+        resp.content_type, resp.data = self.render(quote, kind, self.stamp(req))
         resp.set_header("Vary", "Accept")
 
 

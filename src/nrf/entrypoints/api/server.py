@@ -29,10 +29,10 @@ def gunicorn_command(
 
 
 def run_server(bind: str, environ: Mapping[str, str]) -> int:
-    """Refuse bad settings (exit 2, every problem named); bind the port and settle the pinned
+    """Refuse bad settings (exit 2, every problem named); bind the port and verify the pinned
     bundle as the worker does (exit 3, or 4 for synthetic data, one JSON line with the code);
     then exec gunicorn in our place on the bound socket, serving the verified local copy."""
-    from nrf.entrypoints.api.startup import announce, bind_port, settle_bundle
+    from nrf.entrypoints.api.startup import announce, bind_port, verify_bundle
     from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.settings import ConfigError
 
@@ -47,11 +47,11 @@ def run_server(bind: str, environ: Mapping[str, str]) -> int:
     bound = bind_port(bind)
     if isinstance(bound, int):
         return bound
-    settled = settle_bundle(settings)
-    if isinstance(settled, int):
-        return settled
-    announce(bound, settled)
-    env = {**environ, "NRF_REFERENCE_DATA": str(settled.reference_data)}
+    verified = verify_bundle(settings)
+    if isinstance(verified, int):
+        return verified
+    announce(bound, verified)
+    env = {**environ, "NRF_REFERENCE_DATA": str(verified.reference_data)}
     argv = gunicorn_command(bound.gunicorn_bind, api, settings.max_file_bytes)
     sys.stdout.flush()
     sys.stderr.flush()

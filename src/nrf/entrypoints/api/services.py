@@ -6,9 +6,10 @@ import threading
 
 from attrs import field, frozen
 
+from nrf.adapters.clock.system_clock import SystemClock
 from nrf.adapters.outputs.html_report import ReferenceFor
 from nrf.domain.model import BundleInfo
-from nrf.domain.ports import ResultFiles, ResultStore
+from nrf.domain.ports import Clock, ResultFiles, ResultStore
 from nrf.domain.validation import InputLimits
 from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.defra_boundary_check import CheckBoundaryAsDefra
@@ -29,6 +30,7 @@ class ApiServices:
     defra_check: CheckBoundaryAsDefra | None = None  # POST /check-boundary, Defra's contract
     unavailable: str | None = None
     bundle: BundleInfo | None = None
+    clock: Clock = field(factory=SystemClock)  # stamps each answer with when it was made
     # One assessment or report at a time per process: the bundle's geometries are shared and
     # GEOS builds their prepared indexes lazily, which is not safe from two threads at once
     # (a process serves several threads; seen as SIGSEGV under load). Bodies are read outside it.

@@ -1,4 +1,4 @@
-"""`nrf serve`'s start: claim the port, settle the pinned bundle as the worker does, say where.
+"""`nrf serve`'s start: claim the port, verify the pinned bundle as the worker does, say where.
 
 The port is bound first, so a port in use is one JSON line with a code, not minutes of download
 and then gunicorn's five retries. gunicorn inherits the bound socket (``fd://``), so nothing can
@@ -15,7 +15,7 @@ import socket
 from attrs import frozen
 
 from nrf.entrypoints.exit_codes import EXIT_FATAL
-from nrf.entrypoints.reference_bundle import settle_reference_data
+from nrf.entrypoints.reference_bundle import verify_reference_data
 from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.api")
@@ -62,9 +62,9 @@ def bind_port(bind: str) -> Bound | int:
     return Bound(sock, f"http://{shown}:{sock.getsockname()[1]}")
 
 
-def settle_bundle(settings: WorkerSettings) -> WorkerSettings | int:
+def verify_bundle(settings: WorkerSettings) -> WorkerSettings | int:
     """The worker's pin step, shared: download, verify, refuse synthetic without the opt-in."""
-    return settle_reference_data(settings, None, lambda: False, event=API_CANNOT_START)
+    return verify_reference_data(settings, None, lambda: False, event=API_CANNOT_START)
 
 
 def announce(bound: Bound, settings: WorkerSettings) -> None:

@@ -38,8 +38,8 @@ class InlineAcks:
         return future
 
 
-class Acknowledger:
-    """Delete or delay the message, then log the job as finished: settled on the queue."""
+class QueueAcknowledger:
+    """Acknowledge on the queue (delete or delay the message), then log the job as finished."""
 
     def __init__(self, inbox: JobInbox, metrics: Metrics | None = None) -> None:
         self._inbox, self._metrics = inbox, metrics
@@ -54,7 +54,7 @@ class Acknowledger:
             # Harmless: the message comes back and is found finished in the result store.
             log.warning("queue_ack_failed", extra={"job_id": outcome.job_id, "error": exc.message})
         log.info(
-            "heartbeat_stats",
+            "visibility_extension_stats",
             extra={
                 "job_id": outcome.job_id,
                 "count": tracked.extensions,

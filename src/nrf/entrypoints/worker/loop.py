@@ -21,7 +21,7 @@ from nrf.domain.job_request import IncomingJob
 from nrf.domain.jobs import QueueFatalError, QueueTransientError
 from nrf.domain.ports import Clock, HeartbeatStore, JobInbox
 from nrf.entrypoints.settings import WorkerSettings
-from nrf.entrypoints.worker.acks import Acknowledger, Acks, InlineAcks, Metrics
+from nrf.entrypoints.worker.acks import Acks, InlineAcks, Metrics, QueueAcknowledger
 from nrf.entrypoints.worker.exit_codes import ExitCode
 from nrf.entrypoints.worker.in_flight import InFlight, Tracked
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus, RetryPolicy
@@ -71,7 +71,7 @@ class WorkerLoop:
         self._executor, self._s, self._clock, self._stop = executor, settings, clock, stop
         self._retry, self._record_timeout = retry, record_timeout
         self._acks = acks or InlineAcks()
-        self._acknowledge = Acknowledger(inbox, metrics)
+        self._acknowledge = QueueAcknowledger(inbox, metrics)
         self._pending_acks: list[Future[None]] = []
         self._queue_failures = 0
 

@@ -53,12 +53,12 @@ class Supervisor:
         try:
             self._start_health()
             # Download and verify the pinned bundle first; the worker opens only that file.
-            from nrf.entrypoints.reference_bundle import settle_reference_data
+            from nrf.entrypoints.reference_bundle import verify_reference_data
 
-            settled = settle_reference_data(self._s, self._store, self._stopping.is_set)
-            if isinstance(settled, int):
-                return settled
-            self._s = settled
+            verified = verify_reference_data(self._s, self._store, self._stopping.is_set)
+            if isinstance(verified, int):
+                return verified
+            self._s = verified
             self._start_worker()
             return self._supervise()
         finally:

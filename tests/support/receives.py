@@ -23,7 +23,7 @@ from support.wiring import wired
 LEASE = 600
 
 
-class Deliveries:
+class Receives:
     """Call with a QueueMessage: what one receive of it does, claim to release.
 
     ``assess`` stands in for the assessment when given; ``settings`` are more WorkerSettings
