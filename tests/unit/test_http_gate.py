@@ -15,6 +15,7 @@ from nrf.entrypoints.http_server.gate import (
 from nrf.entrypoints.http_server.limits import HttpLimits
 from support.asgi_calls import LIMITS, App, run, scope, status_and_doc
 
+
 def test_the_body_is_counted_as_it_arrives_and_reading_stops_at_the_first_byte_over() -> None:
     app = App()
     # 4 + 4 = 8 <= 10; 8 + 4 = 12 > 10: refused after the third chunk, the fourth never read.

@@ -10,7 +10,6 @@ from nrf.domain.rate_limit import Rate
 from nrf.entrypoints.http_server.limits import MIB, HttpLimits
 from nrf.entrypoints.settings import ConfigError
 
-
 CLIENT_RATE = Rate(per_second=10.0, burst=40)
 KEY_RATE = Rate(per_second=25.0, burst=100)
 
