@@ -9,6 +9,7 @@ upgrade got an empty 500; refusals made before the app ran were not logged.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import time
@@ -30,6 +31,7 @@ from support.raw_http import (
 
 PROBLEM = "application/problem+json"
 MIB = 1024 * 1024
+OTHER_KEY = "another-test-key-0123456789"
 
 
 @pytest.fixture(scope="module")
@@ -133,26 +135,75 @@ def test_refusals_before_the_app_are_logged_without_the_key(api: Server) -> None
     for _ in range(20):
         answer = api.post("/v1/quotes", SMALL_JSON.read_bytes(), "application/geo+json", key=wrong)
         assert answer.status == 401
-    big = f"POST /v1/quotes HTTP/1.1\r\nHost: x\r\nx-api-key: {KEY}\r\nContent-Length: {10**9}\r\n\r\n"
-    assert raw(api.port, big.encode())[0] == 413
+    big = f"POST /v1/quotes HTTP/1.1\r\nHost: x\r\nx-api-key: {KEY}\r\nContent-Length: {10**9}"
+    assert raw(api.port, (big + "\r\n\r\n").encode())[0] == 413
     assert raw(api.port, b"GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n")[0] == 400
-    slow = (
-        f"POST /v1/quotes HTTP/1.1\r\nHost: x\r\nx-api-key: {KEY}\r\nContent-Length: 50\r\n\r\nab"
-    )
-    assert raw(api.port, slow.encode())[0] == 408  # NRF_API_BODY_TIMEOUT_SECONDS=1
     time.sleep(0.5)  # let the server's stderr reach the log file
     wrong_keys = [e for e in refusals(api.log, "unauthorized") if e.get("key_sha256")]
-    assert len(wrong_keys) >= 20
-    assert {e["key_sha256"] for e in wrong_keys} == {"%s" % _digest(wrong)}
+    assert len(wrong_keys) == 20
+    assert {e["key_sha256"] for e in wrong_keys} == {
+        hashlib.sha256(wrong.encode()).hexdigest()[:12]
+    }
     assert all(e["status"] == 401 and e["client"] == "127.0.0.1" for e in wrong_keys)
     assert all(e["method"] == "POST" and e["path"] == "/v1/quotes" for e in wrong_keys)
-    assert refusals(api.log, "body_too_large") and refusals(api.log, "body_timeout")
+    assert refusals(api.log, "body_too_large")[-1]["status"] == 413
     assert refusals(api.log, "bad_request")[-1]["client"] == "127.0.0.1"
     text = api.log.read_text()
     assert wrong not in text and KEY not in text
 
 
-def _digest(key: str) -> str:
-    import hashlib
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Rates so low that no token comes back while a test runs (one per 100 s), clients told
+    apart by X-Forwarded-For as behind the load balancer, and a 1 s body deadline."""
+    folder = tmp_path_factory.mktemp("limited")
+    env = serve_env(
+        folder / "results",
+        NRF_API_BODY_TIMEOUT_SECONDS="1",
+        NRF_API_RATE_PER_CLIENT="0.01",
+        NRF_API_BURST_PER_CLIENT="5",
+        NRF_API_RATE_PER_KEY="0.01",
+        NRF_API_BURST_PER_KEY="3",
+        NRF_API_TRUST_FORWARDED_FOR="true",
+        NRF_API_KEYS=f"{KEY},{OTHER_KEY}",
+    )
+    with running_server(env, folder / "serve.log") as running:
+        yield running
 
-    return hashlib.sha256(key.encode()).hexdigest()[:12]
+
+def test_a_client_or_key_past_its_rate_is_429_with_retry_after_and_health_is_exempt(
+    limited: Server,
+) -> None:
+    def get(path: str, client: str, key: str | None = None) -> tuple[int, dict[str, str]]:
+        headers = {"X-Forwarded-For": f"6.6.6.6, {client}"}  # the last is the balancer's
+        if key:
+            headers["x-api-key"] = key
+        answer = limited.request("GET", path, headers=headers)
+        return answer.status, dict(answer.headers)
+
+    # One client: a burst of 5, then 429 (a token per 100 s: Retry-After at most 100 s).
+    assert [get("/openapi.json", "198.51.100.1")[0] for _ in range(5)] == [200] * 5
+    status, headers = get("/openapi.json", "198.51.100.1")
+    assert status == 429 and 1 <= int(headers["retry-after"]) <= 100
+    assert headers["content-type"] == PROBLEM and headers["cache-control"] == "no-store"
+    # A wrong key from it is 429 too, before the key is looked at: floods cost a refusal.
+    assert get("/v1/jobs/x", "198.51.100.1", key="w" * 24)[0] == 429
+    # The probes are never limited.
+    assert [get("/health", "198.51.100.1")[0] for _ in range(20)] == [200] * 20
+    assert get("/ready", "198.51.100.1")[0] == 200
+    # Another client is not held back by the first.
+    assert get("/openapi.json", "198.51.100.2")[0] == 200
+    # One key from four clients: its burst of 3, then 429 for the key.
+    found = [get("/v1/jobs/nothing-here", f"203.0.113.{n}", key=KEY)[0] for n in range(4)]
+    assert found == [404, 404, 404, 429]
+    time.sleep(0.5)
+    limited_lines = refusals(limited.log, "rate_limited")
+    assert len(limited_lines) == 3 and all(e["retry_after"] for e in limited_lines)
+
+
+def test_a_body_past_its_deadline_is_logged(limited: Server) -> None:
+    slow = "POST /v1/quotes HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n"
+    slow += f"x-api-key: {OTHER_KEY}\r\nX-Forwarded-For: 192.0.2.77\r\n\r\nab"
+    assert raw(limited.port, slow.encode())[0] == 408  # NRF_API_BODY_TIMEOUT_SECONDS=1
+    time.sleep(0.5)
+    assert refusals(limited.log, "body_timeout")[-1]["path"] == "/v1/quotes"
