@@ -1,4 +1,4 @@
-"""Five of hypercorn's behaviours, changed at import (worker.py imports this module).
+"""Six of hypercorn's behaviours, changed at import (worker.py imports this module).
 
 - Its own refusals (a malformed request, headers over the limit) carry a problem document and
   the security headers instead of an empty body, and are logged.
@@ -9,6 +9,8 @@
 - A write waits for the client at most ``send_seconds`` (hypercorn waits for ever: a client
   that asks for a large answer and never reads it would hold it in memory as long as it
   stayed).
+- The header deadline logs a request cut off half-sent, and a stopping process gives each
+  connection without a request a moment to deliver one (it was closed unanswered).
 - Body chunks the app will never read are dropped: hypercorn hands them to the app through a
   queue of 10, and when the gate refused a request without reading its body (a 401, a body on
   a GET), a client that kept sending filled the queue; the end of the stream then waited for
@@ -118,12 +120,6 @@ async def _send_within_deadline(self: TCPServer, event: Event) -> None:
             await self.protocol.handle(Closed())
 
 
-H11Protocol._send_error_response = _send_problem  # type: ignore[method-assign]
-H11Protocol._check_protocol = _http1_only  # type: ignore[method-assign]
-H11Protocol._create_stream = _plain_http_stream  # type: ignore[method-assign]
-TCPServer.protocol_send = _send_within_deadline  # type: ignore[method-assign]
-
-
 async def _run_app(
     app: Any, config: Config, scope: Any, receive: Any, send: Any, finished: asyncio.Event
 ) -> None:
@@ -176,8 +172,36 @@ async def _spawn_app(
     return put
 
 
+# How long a connection with no request yet may still deliver one once the process stops.
+STOPPING_GRACE_SECONDS = 1.0
+
+
+async def _idle_timeout(self: TCPServer) -> None:
+    """hypercorn's header deadline, which now logs a request cut off half-sent, and gives a
+    connection a moment when the process stops: hypercorn closed every connection without a
+    request in progress at once, so one just accepted, its request on its way, was closed
+    unanswered (``RemoteDisconnected`` for the client) whenever a process was replaced."""
+    try:
+        await asyncio.wait_for(self.context.terminated.wait(), self.config.keep_alive_timeout)
+    except TimeoutError:
+        _log_cut_off_headers(self)
+    else:
+        await asyncio.sleep(STOPPING_GRACE_SECONDS)  # cancelled if a request arrives
+    await asyncio.shield(self._initiate_server_close())
+
+
+def _log_cut_off_headers(server: TCPServer) -> None:
+    wrapped = getattr(server.protocol, "protocol", None)  # hypercorn's ProtocolWrapper
+    connection = getattr(wrapped, "connection", None)
+    if isinstance(connection, h11.Connection) and connection.trailing_data[0]:
+        detail = "the request line and headers did not arrive in time"
+        client = server.writer.get_extra_info("peername")
+        log_refusal(problem(408, "header_timeout", detail), client=str(client[0]) if client else "")
+
+
 H11Protocol._send_error_response = _send_problem  # type: ignore[method-assign]
 H11Protocol._check_protocol = _http1_only  # type: ignore[method-assign]
 H11Protocol._create_stream = _plain_http_stream  # type: ignore[method-assign]
 TCPServer.protocol_send = _send_within_deadline  # type: ignore[method-assign]
 TaskGroup.spawn_app = _spawn_app  # type: ignore[method-assign]
+TCPServer._idle_timeout = _idle_timeout  # type: ignore[method-assign]

@@ -86,9 +86,11 @@ class HypercornWorker(Worker):
         config.include_server_header = False
         config.loglevel = "WARNING"
         # hypercorn's own max_requests stays unset: _until_stop replaces by count, in turn.
+        # Logged before the state changes, and worker_recycled after: in the log a replacement
+        # is always followed by its successor's worker_ready before the next worker_recycled.
+        log.info("worker_ready", extra={"worker_pid": self.pid})
         if self.replacements is not None:
             self.replacements.ready()
-        log.info("worker_ready", extra={"worker_pid": self.pid})
         app: Any = gate  # an ASGI app; hypercorn's types name each ASGI message
         asyncio.run(serve(app, config, shutdown_trigger=self._until_stop, mode="asgi"))
 
