@@ -256,8 +256,12 @@ def run_assess(
             progress.stage("validating", "sites"),
         )
         checked, developments = spool_developments(checking, folder)
-        for _ in checked:
-            pass  # every problem is raised together at the end
+        # Every problem is raised together at the end; ids given to several sites are told.
+        from nrf.domain.repeated_ids import repeated_ids, repeated_ids_sentence
+
+        repeated = repeated_ids_sentence(repeated_ids(site.id for site in checked))
+        if repeated:
+            print(f"warning: {repeated}", file=err)
         marks.append(("assessing", clock()))
         container = build_container(
             args.reference_data or environ.get("NRF_REFERENCE_DATA"),
