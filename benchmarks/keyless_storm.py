@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import json
 import os
 import socket
@@ -121,7 +122,7 @@ def storm(port: int, log: Path, requests: int) -> dict[str, Any]:
     stop.set()
     threads[0].join()
     answered = [at for at, seconds in probes if seconds is not None]
-    gaps = [b - a for a, b in zip(answered, answered[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(answered)]
     replaced = [e for e in log_events(log) if e.get("event") == "worker_recycled"]
     return {
         "requests": requests,

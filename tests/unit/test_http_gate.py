@@ -45,7 +45,9 @@ def test_a_body_that_stops_arriving_is_408_at_the_deadline() -> None:
 
 
 def test_an_admission_refusal_reads_no_body() -> None:
-    refusal = Answer(401, (("content-type", "application/problem+json"),), b"{}")
+    refusal = Answer(
+        status=401, headers=(("content-type", "application/problem+json"),), body=b"{}"
+    )
     seen: list[Head] = []
 
     def admit(head: Head) -> Answer:
@@ -77,7 +79,7 @@ def test_a_prefix_check_must_decide_once_the_window_is_full() -> None:
 
     def check(prefix: bytes, final: bool) -> Answer | Literal["more"] | None:
         looked.append(final)
-        return Answer(401, (), b"") if final else MORE
+        return Answer(status=401, headers=(), body=b"") if final else MORE
 
     gate = Gate(App(), LIMITS, lambda head: NeedsPrefix(4, check))
     sent, calls = run(gate, [b"ab", b"cd", b"ef"], scope(), end=False)

@@ -72,7 +72,7 @@ def test_zero_per_second_is_no_limit() -> None:
 
 def head(path: str = "/v1/quotes", key: str | None = None, client: str = "10.0.0.1") -> Head:
     headers = {"x-api-key": key} if key else {}
-    return Head("POST", path, headers, client=client)
+    return Head(method="POST", path=path, headers=headers, client=client)
 
 
 def test_the_api_limits_each_client_and_each_valid_key_and_never_the_probes() -> None:
@@ -98,8 +98,9 @@ def test_the_api_limits_each_client_and_each_valid_key_and_never_the_probes() ->
 
 
 def test_behind_the_balancer_the_client_is_the_last_forwarded_address() -> None:
-    forwarded = Head("GET", "/", {"x-forwarded-for": "6.6.6.6, 203.0.113.9"}, client="10.0.0.2")
+    xff = {"x-forwarded-for": "6.6.6.6, 203.0.113.9"}
+    forwarded = Head(method="GET", path="/", headers=xff, client="10.0.0.2")
     assert client_address(forwarded, trust_forwarded_for=True) == "203.0.113.9"
     assert client_address(forwarded, trust_forwarded_for=False) == "10.0.0.2"
-    bare = Head("GET", "/", {}, client="10.0.0.2")
+    bare = Head(method="GET", path="/", headers={}, client="10.0.0.2")
     assert client_address(bare, trust_forwarded_for=True) == "10.0.0.2"

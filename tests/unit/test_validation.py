@@ -182,7 +182,8 @@ def test_an_object_or_list_is_refused_as_text_not_written_as_python(
 ) -> None:
     # Issue 31: an id of {"a": 1} became the text "{'a': 1}".
     with pytest.raises(InvalidInput) as caught:
-        validate_features([raw(**{column: value})], LIMITS)
+        feature = RawFeature(index=1, properties={**GOOD, column: value}, geometry=SITE)
+        validate_features([feature], LIMITS)
     (problem,) = caught.value.problems
     assert (problem.code, problem.field) == ("invalid_text", column)
     assert "must be text or a number" in problem.message

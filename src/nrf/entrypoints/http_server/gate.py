@@ -105,7 +105,12 @@ class Gate:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one request; whatever goes wrong, the client gets a status with headers."""
         client = scope.get("client")
-        head = Head(scope["method"], scope["path"], _headers(scope), client=_address(client))
+        head = Head(
+            method=scope["method"],
+            path=scope["path"],
+            headers=_headers(scope),
+            client=_address(client),
+        )
         started: list[bool] = []
 
         async def tracked(message: dict[str, Any]) -> None:
@@ -293,4 +298,4 @@ def call_wsgi(app: WsgiApp, environ: dict[str, Any]) -> Answer:
             close()
     status, headers = started[0]
     lowered = tuple((name.lower(), value) for name, value in headers)
-    return Answer(int(status[:3]), lowered, b"".join(chunks))
+    return Answer(status=int(status[:3]), headers=lowered, body=b"".join(chunks))

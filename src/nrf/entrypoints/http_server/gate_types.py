@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from typing import Final, Literal
 
-from attrs import field, frozen
+from attrs import frozen
 
 PROBLEM_JSON = "application/problem+json"
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -26,24 +26,24 @@ EVERY_ANSWER_HEADERS = (
 )
 
 
-@frozen
+@frozen(kw_only=True)
 class Head:
     """A request before its body: method, path, headers (lower-case names), client address."""
 
     method: str
     path: str
     headers: Mapping[str, str]
-    client: str = field(default="", kw_only=True)
+    client: str = ""
 
 
-@frozen
+@frozen(kw_only=True)
 class Answer:
     """A whole response; ``code`` is the problem code of a refusal (logged)."""
 
     status: int
     headers: tuple[tuple[str, str], ...]
     body: bytes
-    code: str = field(default="", kw_only=True)
+    code: str = ""
 
 
 MORE: Final = "more"
@@ -78,4 +78,4 @@ def problem(
     }
     body = (json.dumps(doc, indent=2) + "\n").encode()
     own = (("content-type", PROBLEM_JSON), ("x-request-id", request_id))
-    return Answer(status, own + headers, body, code=code)
+    return Answer(status=status, headers=own + headers, body=body, code=code)
