@@ -117,3 +117,17 @@ def test_real_answers_match_the_documented_statuses_and_types(server: Server, sp
     )
     for path, method, answer in calls:
         _check(spec, path, method, answer)
+
+
+def test_every_rate_limited_route_documents_429_with_retry_after_and_the_probes_do_not(
+    spec: dict,
+) -> None:
+    from nrf.entrypoints.api.throttle import EXEMPT
+
+    for path, methods in ROUTES.items():
+        for method in methods:
+            responses = spec["paths"][path][method]["responses"]
+            if path in EXEMPT:
+                assert "429" not in responses, (path, method)
+            else:
+                assert "Retry-After" in responses["429"]["headers"], (path, method)

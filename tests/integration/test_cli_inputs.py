@@ -175,3 +175,24 @@ def test_a_copied_shapefile_folder_works_with_or_without_crs(
     out = tmp_path / "r.json"
     assert main(["assess", str(folder), *extra, "--output", str(out)]) == 0
     assert len(ids_assessed(out)) == BNW_SITES
+
+
+def test_an_id_given_to_two_sites_is_warned_about_and_both_are_quoted(tmp_path: Path) -> None:
+    # Issue 30: two sites with one id were accepted without a word.
+    sites = tmp_path / "sites.geojson"
+    good = {"Name": "x", "Dwel_Cat": "housing", "Source": "t", "Dwellings": 3}
+    features = [
+        {
+            "type": "Feature",
+            "properties": {**good, "id": site_id},
+            "geometry": box(X + 200 * n, Y, X + 200 * n + 100, Y + 100).__geo_interface__,
+        }
+        for n, site_id in enumerate(["PL/1", "PL/2", "PL/1"])
+    ]
+    crs = {"type": "name", "properties": {"name": "EPSG:27700"}}
+    sites.write_text(json.dumps({"type": "FeatureCollection", "crs": crs, "features": features}))
+    output = tmp_path / "out.json"
+    done = nrf("assess", str(sites), "--output", str(output))
+    assert done.returncode == 0, done.stderr
+    assert "warning: 1 site id(s) are used by more than one site: 'PL/1' (2 sites)" in done.stderr
+    assert ids_assessed(output) == ["PL/1", "PL/1", "PL/2"]

@@ -72,6 +72,14 @@ def test_deleting_twice_is_not_fatal(aws: MotoServer) -> None:
     [message] = queue.receive(1, 0, 30)
     queue.delete(message)
     queue.delete(message)  # at-least-once: a second delete must not stop the worker
+    # The message is gone for good, neither waiting nor in flight, and the queue still
+    # serves the next message.
+    names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+    found = aws.client("sqs").get_queue_attributes(QueueUrl=queue.queue_url, AttributeNames=names)
+    assert found["Attributes"] == {name: "0" for name in names}
+    queue.send("next")
+    [following] = queue.receive(1, 0, 30)
+    assert following.body == "next" and following.message_id != message.message_id
 
 
 def test_a_missing_queue_is_fatal(aws: MotoServer) -> None:

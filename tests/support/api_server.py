@@ -99,8 +99,9 @@ def multipart(
 
 
 def serve_env(results: Path, **overrides: str) -> dict[str, str]:
-    """A clean environment for `nrf serve`: one worker, local results, test key, and the
-    bundled synthetic data allowed (``NRF_ALLOW_SYNTHETIC_DATA=""`` to refuse it)."""
+    """A clean environment for `nrf serve`: one worker, local results, test key, the bundled
+    synthetic data allowed (``NRF_ALLOW_SYNTHETIC_DATA=""`` to refuse it), and no rate limits
+    (every test client is 127.0.0.1; the tests of the limits set their own)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "NRF_", "GOVUK_"))}
     env.update(
         {
@@ -108,6 +109,8 @@ def serve_env(results: Path, **overrides: str) -> dict[str, str]:
             "NRF_API_KEYS": KEY,
             "NRF_API_WORKERS": "1",
             "NRF_API_THREADS": "4",
+            "NRF_API_RATE_PER_CLIENT": "0",
+            "NRF_API_RATE_PER_KEY": "0",
             "NRF_RESULTS_DIR": str(results),
             "PYTHONUNBUFFERED": "1",
         }

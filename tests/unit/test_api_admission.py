@@ -19,7 +19,9 @@ FILE = b'--b\r\nContent-Disposition: form-data; name="boundary"; filename="s.jso
 
 
 def head(method: str = "POST", path: str = "/v1/quotes", **headers: str) -> Head:
-    return Head(method, path, {k.replace("_", "-"): v for k, v in headers.items()})
+    return Head(
+        method=method, path=path, headers={k.replace("_", "-"): v for k, v in headers.items()}
+    )
 
 
 def test_the_key_field_is_found_only_before_the_file() -> None:

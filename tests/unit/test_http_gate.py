@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
-from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Literal
 
 from nrf.entrypoints.http_server.gate import (
     MORE,
@@ -16,68 +13,7 @@ from nrf.entrypoints.http_server.gate import (
     NeedsPrefix,
 )
 from nrf.entrypoints.http_server.limits import HttpLimits
-
-LIMITS = HttpLimits(max_body_bytes=10, body_seconds=5.0, max_header_bytes=1024)
-
-
-class App:
-    """A WSGI app that records the body and thread it was called with."""
-
-    def __init__(self, content_type: str = "application/json") -> None:
-        self.bodies: list[bytes] = []
-        self.environs: list[dict[str, Any]] = []
-        self.threads: list[str] = []
-        self.content_type = content_type
-
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
-        self.environs.append(environ)
-        self.bodies.append(environ["wsgi.input"].read())
-        self.threads.append(threading.current_thread().name)
-        start_response("200 OK", [("Content-Type", self.content_type)])
-        return [b"ok"]
-
-
-def scope(method: str = "POST", headers: dict[str, str] | None = None) -> dict[str, Any]:
-    pairs = [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
-    return {
-        "type": "http",
-        "method": method,
-        "path": "/v1/quotes",
-        "raw_path": b"/v1/quotes",
-        "query_string": b"",
-        "headers": pairs,
-        "http_version": "1.1",
-        "server": ("127.0.0.1", 8080),
-        "client": ("127.0.0.1", 5000),
-    }
-
-
-def run(
-    gate: Gate, chunks: list[bytes], s: dict[str, Any], end: bool = True
-) -> tuple[list[dict[str, Any]], int]:
-    """Feed ``chunks`` (then wait for ever unless ``end``); the messages sent, receives made."""
-    sent: list[dict[str, Any]] = []
-    calls = 0
-
-    async def receive() -> dict[str, Any]:
-        nonlocal calls
-        calls += 1
-        if calls <= len(chunks):
-            last = end and calls == len(chunks)
-            return {"type": "http.request", "body": chunks[calls - 1], "more_body": not last}
-        await asyncio.Event().wait()  # a client that sends nothing more
-        raise AssertionError
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    asyncio.run(gate(s, receive, send))
-    return sent, calls
-
-
-def status_and_doc(sent: list[dict[str, Any]]) -> tuple[int, dict[str, str], bytes]:
-    headers = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
-    return sent[0]["status"], headers, sent[1]["body"]
+from support.asgi_calls import LIMITS, App, run, scope, status_and_doc
 
 
 def test_the_body_is_counted_as_it_arrives_and_reading_stops_at_the_first_byte_over() -> None:
@@ -109,7 +45,9 @@ def test_a_body_that_stops_arriving_is_408_at_the_deadline() -> None:
 
 
 def test_an_admission_refusal_reads_no_body() -> None:
-    refusal = Answer(401, (("content-type", "application/problem+json"),), b"{}")
+    refusal = Answer(
+        status=401, headers=(("content-type", "application/problem+json"),), body=b"{}"
+    )
     seen: list[Head] = []
 
     def admit(head: Head) -> Answer:
@@ -141,7 +79,7 @@ def test_a_prefix_check_must_decide_once_the_window_is_full() -> None:
 
     def check(prefix: bytes, final: bool) -> Answer | Literal["more"] | None:
         looked.append(final)
-        return Answer(401, (), b"") if final else MORE
+        return Answer(status=401, headers=(), body=b"") if final else MORE
 
     gate = Gate(App(), LIMITS, lambda head: NeedsPrefix(4, check))
     sent, calls = run(gate, [b"ab", b"cd", b"ef"], scope(), end=False)
@@ -176,11 +114,14 @@ def test_headers_over_the_limit_are_431_whatever_the_parser_let_through() -> Non
 def test_a_process_is_worn_only_over_its_limit_and_after_serving() -> None:
     from nrf.entrypoints.http_server.worker import worn
 
-    mib = 1024 * 1024
-    assert worn(1025 * mib, 1024 * mib, served=1)
-    assert not worn(1024 * mib, 1024 * mib, served=1)  # at the limit, not over it
-    assert not worn(2048 * mib, 1024 * mib, served=0)  # fresh: nothing a request left
-    assert not worn(None, 1024 * mib, served=5)  # no /proc: never
+    mib, quota = 1024 * 1024, 1000
+    assert worn(1025 * mib, 1024 * mib, served=1, quota=quota) == "rss"
+    assert worn(1024 * mib, 1024 * mib, served=1, quota=quota) is None  # at the limit
+    assert worn(2048 * mib, 1024 * mib, served=0, quota=quota) is None  # fresh
+    assert worn(None, 1024 * mib, served=5, quota=quota) is None  # no /proc: never
+    # Its quota of requests answered: due whatever its memory.
+    assert worn(10 * mib, 1024 * mib, served=999, quota=quota) is None
+    assert worn(10 * mib, 1024 * mib, served=1000, quota=quota) == "requests"
 
 
 def test_the_gate_counts_only_requests_the_app_answered() -> None:

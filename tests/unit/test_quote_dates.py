@@ -58,7 +58,13 @@ def test_the_quote_date_is_the_utc_day_of_the_moment() -> None:
     assert utc_day(moment(2027, 1, 1, 22, 0)) == date(2027, 1, 1)
 
 
-@pytest.mark.parametrize("text", ["2027-02-29", "2027-2-3", "27-03-01", "2027-03-01T00:00", ""])
+# Issue 31: an ISO week date and digits other than ASCII were read as days.
+OTHER_FORMS = ["2026-W01-1", "2026W011", "2026-001", "\u0662\u0660\u0662\u0666-01-01"]
+
+
+@pytest.mark.parametrize(
+    "text", ["2027-02-29", "2027-2-3", "27-03-01", "2027-03-01T00:00", "", *OTHER_FORMS]
+)
 def test_the_cli_refuses_a_quote_date_not_written_as_a_real_day(text: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match="YYYY-MM-DD"):
         quote_date_argument(text)
@@ -165,9 +171,36 @@ def test_the_api_quotes_today_unless_asked_for_another_day() -> None:
     assert site["pricing"] is None and site["levy_refusal"]["code"] == "no_charge_for_date"
 
 
-def test_the_api_refuses_a_quote_date_it_cannot_read() -> None:
+@pytest.mark.parametrize("text", ["26/11/2026", *OTHER_FORMS])
+def test_the_api_refuses_a_quote_date_it_cannot_read(text: str) -> None:
     answer = client().simulate_post(
-        "/v1/quotes", body=body(), headers=HEADERS, params={"quoteDate": "26/11/2026"}
+        "/v1/quotes", body=body(), headers=HEADERS, params={"quoteDate": text}
     )
     assert answer.status_code == 400
     assert answer.json["code"] == "bad_quote_date"
+
+
+def test_the_api_refuses_a_quote_date_given_twice() -> None:
+    # Issue 31: ?quoteDate=2027-01-01&quoteDate=2028-01-01 priced on one of them, unsaid.
+    answer = client().simulate_post(
+        "/v1/quotes",
+        body=body(),
+        headers=HEADERS,
+        query_string="quoteDate=2027-01-01&quoteDate=2028-01-01",
+    )
+    assert (answer.status_code, answer.json["code"]) == (400, "bad_quote_date")
+    assert "once" in answer.json["detail"]
+
+
+def test_the_cli_refuses_a_quote_date_given_twice(capsys: pytest.CaptureFixture[str]) -> None:
+    from nrf.entrypoints.assess_command import add_parser
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    argv = ["assess", "sites.geojson", "--quote-date", "2027-01-01", "--quote-date", "2028-01-01"]
+    with pytest.raises(SystemExit) as exited:
+        parser.parse_args(argv)
+    assert exited.value.code == 2
+    assert "--quote-date may be given once" in capsys.readouterr().err
+    once = parser.parse_args(["assess", "sites.geojson", "--quote-date", "2027-01-01"])
+    assert once.quote_date == date(2027, 1, 1)

@@ -143,6 +143,14 @@ def test_required_values_may_not_be_blank(column: str, blank: object) -> None:
         1e6,
         [1],
         {"n": 1},
+        # Issue 31: number forms no planner writes for a count ("1e3" was priced as 1,000).
+        "1e3",
+        "1E3",
+        "2e0",
+        "-0",
+        "0x10",
+        "\u0663",  # ARABIC-INDIC DIGIT THREE
+        "1 000",
     ],
 )
 def test_invalid_dwellings(value: object) -> None:
@@ -167,6 +175,44 @@ def test_invalid_dwellings(value: object) -> None:
 )
 def test_dwellings_that_are_whole_numbers_are_accepted(value: object, expected: int) -> None:
     assert validate_features([raw(dwellings=value)], LIMITS)[0].dwellings == expected
+
+
+@pytest.mark.parametrize("value", [{"a": 1}, [1, 2], ["x"], {}])
+@pytest.mark.parametrize("column", ["id", "name", "dwelling_category", "source"])
+def test_an_object_or_list_is_refused_as_text_not_written_as_python(
+    column: str, value: object
+) -> None:
+    # Issue 31: an id of {"a": 1} became the text "{'a': 1}".
+    with pytest.raises(InvalidInput) as caught:
+        feature = RawFeature(index=1, properties={**GOOD, column: value}, geometry=SITE)
+        validate_features([feature], LIMITS)
+    (problem,) = caught.value.problems
+    assert (problem.code, problem.field) == ("invalid_text", column)
+    assert "must be text or a number" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [
+        ("North\r\nField", "North  Field"),
+        ("a\x00b", "a b"),
+        ("tab\there", "tab here"),
+        ("\u202etxt.exe", "txt.exe"),
+        ("left\u2066iso\u2069 \u200fmark", "leftiso mark"),
+        ("caf\u00e9 \u2014 ok", "caf\u00e9 \u2014 ok"),  # ordinary text untouched
+        ("\x85next\x9f", "next"),  # C1 controls, then stripped
+    ],
+)
+def test_control_and_bidi_characters_in_site_text_are_neutralised(given: str, shown: str) -> None:
+    # Issue 31: NUL, CR/LF and U+202E reached the CSV, the HTML report and emails.
+    [site] = validate_features([raw(name=given, id=given, source=given)], LIMITS)
+    assert (site.name, site.id, site.source) == (shown, shown, shown)
+
+
+def test_text_of_only_controls_is_blank() -> None:
+    with pytest.raises(InvalidInput) as caught:
+        validate_features([raw(id="\r\n\u202e")], LIMITS)
+    assert [p.code for p in caught.value.problems] == ["missing_value"]
 
 
 def test_dwellings_message_names_feature_field_and_rule() -> None:
@@ -445,12 +491,17 @@ def test_random_features_raise_nothing_but_invalid_input(
         assert len(developments) == len(rows)
 
 
+# Text as it comes out: no control or bidi characters (those are neutralised on the way in).
+SHOWN = st.characters(
+    blacklist_categories=("Cc", "Cs"),
+    blacklist_characters="\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069",
+)
 VALID_ROW = st.fixed_dictionaries(
     {
-        "id": st.text(min_size=1, max_size=10).filter(lambda s: s.strip() == s and s != ""),
-        "name": st.text(max_size=10).map(str.strip),
+        "id": st.text(SHOWN, min_size=1, max_size=10).filter(lambda s: s.strip() == s != ""),
+        "name": st.text(SHOWN, max_size=10).map(str.strip),
         "dwelling_category": st.sampled_from(["housing", "flats", "care home"]),
-        "source": st.text(max_size=10).map(str.strip),
+        "source": st.text(SHOWN, max_size=10).map(str.strip),
         "dwellings": st.integers(0, 999_999),
     }
 )

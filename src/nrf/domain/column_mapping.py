@@ -63,6 +63,10 @@ def mapped_columns(names: Sequence[str], mapping: Mapping[str, str]) -> dict[str
                     )
                 ]
             )
+        if key in found:
+            # A column fills one of nrf's: the first would otherwise silently read as absent.
+            why = f"the file's column {key[:60]!r} is given for both {found[key]} and {ours}"
+            raise _refused(f"{why}; map each column once")
         found[key] = ours
     return found
 

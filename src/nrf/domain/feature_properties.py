@@ -16,6 +16,7 @@ import numpy as np
 
 from nrf.domain.errors import Problem
 from nrf.domain.job_request import MAX_DWELLINGS
+from nrf.domain.plain_text import plain_text
 
 # Snake-case column -> the name planning teams' files use for it (used only if snake is absent).
 COLUMNS: Mapping[str, str] = {
@@ -36,7 +37,9 @@ DEFAULTS: Mapping[str, str] = {
     "dwelling_category": "housing",
     "source": "",
 }
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+# Dwellings written as text: ASCII digits, perhaps with a zero fraction as spreadsheets write
+# it ("12.0"); a sign, an exponent ("1e3" was priced as 1,000) or other digits are refused.
+_NUMBER = re.compile(r"[+]?[0-9]+(\.0*)?")
 ABSENT = object()  # a column the feature does not have
 
 
@@ -76,9 +79,21 @@ def required_text(
     """A text column; name and source may be blank, id and dwelling_category may not.
 
     Text must be at most ``MAX_TEXT_CHARS`` and encodable as UTF-8: JSON can carry a lone
-    surrogate (``"\\ud800"``) that no answer, report or CSV could then be written with.
+    surrogate (``"\\ud800"``) that no answer, report or CSV could then be written with. It must
+    be text or a number: an object or list would be written as Python's ``{'a': 1}``. Control
+    and bidi characters are neutralised (``plain_text``).
     """
-    text = text_of(lookup(properties, column))
+    value = lookup(properties, column)
+    if isinstance(value, Mapping | list | tuple | set):
+        kind = "an object" if isinstance(value, Mapping) else "a list"
+        why = f"{column} is {kind}; it must be text or a number"
+        found.append(
+            Problem(code="invalid_text", message=f"feature {n}: {why}", feature=n, field=column)
+        )
+        return ""
+    text = text_of(value)
+    if text is not None:
+        text = plain_text(text) or None
     if text is not None and (len(text) > MAX_TEXT_CHARS or not encodable_text(text)):
         why = (
             f"{column} is {len(text):,} characters long; at most {MAX_TEXT_CHARS} are allowed"

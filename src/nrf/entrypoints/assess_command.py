@@ -48,9 +48,7 @@ class GivenOnce(argparse.Action):
         option_string: str | None = None,
     ) -> None:
         if getattr(namespace, self.dest, None) is not None:
-            parser.error(
-                f"{option_string} may be given once (one output a run; run again for another)"
-            )
+            parser.error(f"{option_string} may be given once")
         setattr(namespace, self.dest, values)
 
 
@@ -67,12 +65,12 @@ def columns_argument(text: str) -> dict[str, str]:
 
 def quote_date_argument(text: str) -> date:
     """``--quote-date``: a calendar day written YYYY-MM-DD, else a usage error."""
-    try:
-        if len(text) == 10:
-            return date.fromisoformat(text)
-    except ValueError:
-        pass
-    raise argparse.ArgumentTypeError(f"{text!r} is not a date written YYYY-MM-DD")
+    from nrf.domain.calendar_day import calendar_day
+
+    day = calendar_day(text)
+    if day is None:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a date written YYYY-MM-DD")
+    return day
 
 
 def crs_argument(text: str) -> str:
@@ -116,6 +114,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     assess.add_argument(
         "--quote-date",
         type=quote_date_argument,
+        action=GivenOnce,
         metavar="YYYY-MM-DD",
         help="price the levy as on this day, e.g. a later commencement (default: today, UTC)",
     )
@@ -257,8 +256,12 @@ def run_assess(
             progress.stage("validating", "sites"),
         )
         checked, developments = spool_developments(checking, folder)
-        for _ in checked:
-            pass  # every problem is raised together at the end
+        # Every problem is raised together at the end; ids given to several sites are told.
+        from nrf.domain.repeated_ids import repeated_ids, repeated_ids_sentence
+
+        repeated = repeated_ids_sentence(repeated_ids(site.id for site in checked))
+        if repeated:
+            print(f"warning: {repeated}", file=err)
         marks.append(("assessing", clock()))
         container = build_container(
             args.reference_data or environ.get("NRF_REFERENCE_DATA"),

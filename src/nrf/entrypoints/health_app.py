@@ -130,7 +130,11 @@ def get_app() -> falcon.App:
 
 
 def get_gate() -> Gate:
-    """The factory gunicorn's HypercornWorker loads: the health app behind its connection gate."""
+    """The factory gunicorn's HypercornWorker loads: the health app behind its connection gate
+    (its refusals logged as JSON lines, as the API's are)."""
+    from nrf.entrypoints.logging_setup import configure_logging
+
+    configure_logging()
     return Gate(get_app(), HEALTH_LIMITS)
 
 

@@ -56,11 +56,11 @@ def refusal(head: Head, detail: str) -> Answer:
     if head.path == FORM_PATH and "text/html" in head.headers.get("accept", ""):
         body = problem_page(problem).encode()
         page = (("content-type", "text/html; charset=utf-8"), ("x-request-id", request_id))
-        return Answer(401, page, body)
+        return Answer(status=401, headers=page, body=body, code=problem.code)
     body = (json.dumps(document(problem, request_id), indent=2) + "\n").encode()
     challenge = ("www-authenticate", f'ApiKey header="{HEADER}"')
     headers = (("content-type", PROBLEM_JSON), challenge, ("x-request-id", request_id))
-    return Answer(401, headers, body)
+    return Answer(status=401, headers=headers, body=body, code=problem.code)
 
 
 def admission(keys: ApiKeys) -> Admission:

@@ -29,6 +29,7 @@ from nrf.entrypoints.api.jobs import JobsResource
 from nrf.entrypoints.api.meta import HealthResource, OpenApiResource, ReadyResource
 from nrf.entrypoints.api.quotes import BoundaryChecksResource, QuotesResource
 from nrf.entrypoints.api.services import ApiServices
+from nrf.entrypoints.api.throttle import api_throttle
 from nrf.entrypoints.http_server.gate import Gate
 from nrf.entrypoints.settings import WorkerSettings
 
@@ -149,4 +150,7 @@ def get_gate() -> Gate:
     api = load_api_settings(os.environ)
     limits = http_limits(api, load_settings(os.environ).max_file_bytes)
     keys = ApiKeys(api.keys, api.allow_anonymous)
-    return Gate(get_app(), limits, admission(keys), {CHECK_BOUNDARY: too_large_answer})
+    throttle = api_throttle(
+        keys, api.client_rate, api.key_rate, trust_forwarded_for=api.trust_forwarded_for
+    )
+    return Gate(get_app(), limits, admission(keys), throttle, {CHECK_BOUNDARY: too_large_answer})

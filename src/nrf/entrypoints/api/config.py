@@ -6,8 +6,12 @@ from collections.abc import Mapping
 
 from attrs import frozen
 
+from nrf.domain.rate_limit import Rate
 from nrf.entrypoints.http_server.limits import MIB, HttpLimits
 from nrf.entrypoints.settings import ConfigError
+
+CLIENT_RATE = Rate(per_second=10.0, burst=40)
+KEY_RATE = Rate(per_second=25.0, burst=100)
 
 
 @frozen(kw_only=True)
@@ -22,6 +26,10 @@ class ApiSettings:
     send_timeout: float = 60.0
     max_requests: int = 1000
     max_rss_mb: int = 1024
+    # Token buckets (throttle.py): requests a second on average and at once, per process.
+    client_rate: Rate = CLIENT_RATE
+    key_rate: Rate = KEY_RATE
+    trust_forwarded_for: bool = False
 
     def __repr__(self) -> str:
         return f"ApiSettings(keys={len(self.keys)} set, allow_anonymous={self.allow_anonymous})"
@@ -48,14 +56,27 @@ def _number(
     return value
 
 
+def _flag(environ: Mapping[str, str], name: str, problems: list[str]) -> bool:
+    raw = environ.get(name, "").strip().lower()
+    if raw not in ("", "true", "false", "1", "0", "yes", "no"):
+        problems.append(f"{name} must be true or false")
+    return raw in ("true", "1", "yes")
+
+
+def _rate(environ: Mapping[str, str], name: str, default: Rate, problems: list[str]) -> Rate:
+    """``NRF_API_RATE_PER_<name>`` (requests a second, 0: no limit) and ``NRF_API_BURST_...``."""
+    per_second = _number(
+        environ, f"NRF_API_RATE_PER_{name}", default.per_second, 0, 10**6, problems
+    )
+    burst = int(_number(environ, f"NRF_API_BURST_PER_{name}", default.burst, 1, 10**6, problems))
+    return Rate(per_second=per_second, burst=burst)
+
+
 def load_api_settings(environ: Mapping[str, str]) -> ApiSettings:
     """Parse and check; refuse (ConfigError) to serve with no key unless anonymity is asked for."""
     problems: list[str] = []
     keys = tuple(k.strip() for k in environ.get("NRF_API_KEYS", "").split(",") if k.strip())
-    anonymous_raw = environ.get("NRF_API_ALLOW_ANONYMOUS", "").strip().lower()
-    if anonymous_raw not in ("", "true", "false", "1", "0", "yes", "no"):
-        problems.append("NRF_API_ALLOW_ANONYMOUS must be true or false")
-    anonymous = anonymous_raw in ("true", "1", "yes")
+    anonymous = _flag(environ, "NRF_API_ALLOW_ANONYMOUS", problems)
     if not keys and not anonymous:
         problems.append(
             "NRF_API_KEYS is empty: set one or more comma-separated keys, or "
@@ -73,6 +94,9 @@ def load_api_settings(environ: Mapping[str, str]) -> ApiSettings:
         send_timeout=_number(environ, "NRF_API_SEND_TIMEOUT_SECONDS", 60.0, 0.1, 3600, problems),
         max_requests=int(_number(environ, "NRF_API_MAX_REQUESTS", 1000, 1, 10**9, problems)),
         max_rss_mb=int(_number(environ, "NRF_API_MAX_RSS_MB", 1024, 64, 10**6, problems)),
+        client_rate=_rate(environ, "CLIENT", CLIENT_RATE, problems),
+        key_rate=_rate(environ, "KEY", KEY_RATE, problems),
+        trust_forwarded_for=_flag(environ, "NRF_API_TRUST_FORWARDED_FOR", problems),
     )
     if problems:
         raise ConfigError(problems)

@@ -28,7 +28,7 @@ from nrf.entrypoints.api.defra_check_json import check_document, document, statu
 from nrf.entrypoints.api.problems import TOO_LARGE, ApiProblem
 from nrf.entrypoints.api.quotes import available
 from nrf.entrypoints.api.services import ApiServices
-from nrf.entrypoints.http_server.gate import Answer
+from nrf.entrypoints.http_server.gate_types import Answer
 from nrf.service_layer.defra_boundary_check import DefraCheckRequest
 
 log = logging.getLogger("nrf.api")
@@ -66,7 +66,8 @@ def too_large_answer(detail: str) -> Answer:
     """The server gate's 413 for this route: Defra's document, ``file_size_too_large``."""
     refused = Refused("file_size_too_large", detail, nrf_code="body_too_large")
     body = json.dumps(document(error=refused.code)).encode()
-    return Answer(413, (("content-type", JSON), ("x-nrf-problem", refused.header())), body)
+    headers = (("content-type", JSON), ("x-nrf-problem", refused.header()))
+    return Answer(status=413, headers=headers, body=body, code=refused.code)
 
 
 class DefraCheckBoundaryResource:

@@ -27,9 +27,21 @@ def _problems(*statuses: int) -> dict[str, Any]:
         413: "Over a size limit",
         415: "Unsupported media or file type",
         422: "The boundary cannot be assessed",
+        429: "Too many requests from this client or key: wait Retry-After seconds",
         503: "The reference bundle or result store is unavailable",
     }
-    return {str(s): {"description": words[s], "content": content} for s in statuses}
+    answers: dict[str, Any] = {}
+    for status in statuses:
+        answers[str(status)] = {"description": words[status], "content": content}
+        if status == 429:
+            answers[str(status)]["headers"] = {"Retry-After": _RETRY_AFTER}
+    return answers
+
+
+_RETRY_AFTER = {
+    "description": "whole seconds until the next request would be let in",
+    "schema": {"type": "integer", "minimum": 1},
+}
 
 
 _BOUNDARY_BODY = {
@@ -301,7 +313,7 @@ def openapi_document() -> dict[str, Any]:
                             ),
                             "content": quote_content,
                         },
-                        **_problems(400, 401, 406, 408, 413, 415, 422, 503),
+                        **_problems(400, 401, 406, 408, 413, 415, 422, 429, 503),
                     },
                 }
             },
@@ -317,7 +329,7 @@ def openapi_document() -> dict[str, Any]:
                             "description": "Each site's overlaps and majorities",
                             "content": {"application/json": {"schema": _ref("BoundaryCheck")}},
                         },
-                        **_problems(400, 401, 406, 408, 413, 415, 422, 503),
+                        **_problems(400, 401, 406, 408, 413, 415, 422, 429, 503),
                     },
                 }
             },
@@ -371,7 +383,7 @@ def openapi_document() -> dict[str, Any]:
                                 "text/html": {"schema": {"type": "string"}},
                             },
                         },
-                        **_problems(401, 404, 406, 503),
+                        **_problems(401, 404, 406, 429, 503),
                     },
                 }
             },
@@ -384,7 +396,8 @@ def openapi_document() -> dict[str, Any]:
                         "200": {
                             "description": "An HTML form",
                             "content": {"text/html": {"schema": {"type": "string"}}},
-                        }
+                        },
+                        **_problems(429),
                     },
                 },
                 "post": {
@@ -403,7 +416,7 @@ def openapi_document() -> dict[str, Any]:
                             ),
                             "content": quote_content,
                         },
-                        **_problems(400, 401, 408, 413, 415, 422, 503),
+                        **_problems(400, 401, 408, 413, 415, 422, 429, 503),
                     },
                 },
             },
@@ -416,7 +429,8 @@ def openapi_document() -> dict[str, Any]:
                         "200": {
                             "description": "OpenAPI 3.1",
                             "content": {"application/json": {"schema": {"type": "object"}}},
-                        }
+                        },
+                        **_problems(429),
                     },
                 }
             },

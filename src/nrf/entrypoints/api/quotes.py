@@ -10,6 +10,7 @@ import falcon
 
 from nrf.adapters.outputs.html_report import ReferenceFor
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
+from nrf.domain.calendar_day import calendar_day
 from nrf.domain.column_mapping import parse_columns, renamed
 from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.ports import Clock
@@ -32,16 +33,17 @@ def available(services: ApiServices) -> ApiServices:
 
 
 def quote_date_from(req: falcon.Request) -> date | None:
-    """``?quoteDate=YYYY-MM-DD``: the day to price the levy on (None: today); else a 400."""
-    text = req.get_param("quoteDate")
-    if text is None:
+    """``?quoteDate=YYYY-MM-DD``, once: the day to price the levy on (None: today); else 400."""
+    given = req.get_param_as_list("quoteDate") or []
+    if len(given) > 1:
+        raise ApiProblem("bad_quote_date", "give quoteDate once")
+    if not given:
         return None
-    try:
-        if len(text) == 10:
-            return date.fromisoformat(text)
-    except ValueError:
-        pass
-    raise ApiProblem("bad_quote_date", f"quoteDate {text!r} is not a date written YYYY-MM-DD")
+    day = calendar_day(given[0])
+    if day is None:
+        shown = given[0][:40]
+        raise ApiProblem("bad_quote_date", f"quoteDate {shown!r} is not a date written YYYY-MM-DD")
+    return day
 
 
 def request_from(

@@ -1,32 +1,46 @@
 """An ASGI app in front of a WSGI app: a request gets a thread only once it has fully arrived.
 
 The event loop reads the body, counting bytes as they come (413 at the first byte over, chunked
-or not) against a deadline (408); an admission check sees the headers first and may refuse
-before a byte of body is read (a missing API key), or after a short prefix of it (the upload
-form's key field, which the form sends first). Then the WSGI app runs in a thread with the body
-in memory: a slow client holds a socket and a coroutine, never a thread. POSTs and reads use
-separate pools, so a queue of quotes never delays /health. Every HTML answer gets the headers
-that stop it being framed or sniffed.
+or not) against a deadline (408). Before a byte of body is read, a head with ambiguous framing,
+a WebSocket upgrade or a body on a read is refused (framing.py), a client or key past its rate
+is told to come back later (429, throttle.py), and an admission check may refuse (a missing API
+key), or ask to see a short prefix of the body first (the upload form's key field, which the
+form sends first). Then the WSGI app runs in a thread with the body in memory: a slow client
+holds a socket and a coroutine, never a thread. POSTs and reads use separate pools, so a queue
+of quotes never delays /health. Each refusal is logged (refusal_log.py); every answer carries
+the headers of gate_types.py, every HTML answer those that stop it being framed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
-import json
+import logging
 import sys
-import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from http import HTTPStatus
-from typing import Any, Final, Literal
+from typing import Any
 
-from attrs import frozen
-
+from nrf.entrypoints.http_server.framing import framing_refusal, has_body
+from nrf.entrypoints.http_server.gate_types import (
+    EVERY_ANSWER_HEADERS,
+    MORE,
+    PROBLEM_JSON,
+    READS,
+    Admission,
+    Answer,
+    Head,
+    NeedsPrefix,
+    Throttle,
+    problem,
+)
 from nrf.entrypoints.http_server.limits import HttpLimits
+from nrf.entrypoints.http_server.refusal_log import log_refusal
 
-PROBLEM_JSON = "application/problem+json"
-READS = frozenset({"GET", "HEAD", "OPTIONS"})
+__all__ = ["MORE", "PROBLEM_JSON", "READS", "Admission", "Answer", "Gate", "Head", "NeedsPrefix"]
+__all__ += ["Throttle", "problem"]
+
+log = logging.getLogger("nrf.http")
 # The form holds a key field and nothing on our pages loads from elsewhere or runs script.
 HTML_HEADERS = (
     (
@@ -36,7 +50,8 @@ HTML_HEADERS = (
     ),
     ("x-frame-options", "DENY"),
 )
-EVERY_ANSWER_HEADERS = (("x-content-type-options", "nosniff"),)
+# Seconds a client is told to wait when its request was cut by the process being replaced.
+REPLACED_RETRY_SECONDS = 5
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -44,55 +59,8 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
-@frozen
-class Head:
-    """A request before its body: method, path and headers (lower-case names)."""
-
-    method: str
-    path: str
-    headers: Mapping[str, str]
-
-
-@frozen
-class Answer:
-    """A whole response."""
-
-    status: int
-    headers: tuple[tuple[str, str], ...]
-    body: bytes
-
-
-MORE: Final = "more"
-
-
-@frozen
-class NeedsPrefix:
-    """Let ``check`` see the body so far as it arrives, up to ``size`` bytes: it refuses (an
-    Answer), admits (None) or asks for more (MORE), which it may not once ``final`` is true
-    (``size`` bytes came, or the whole body)."""
-
-    size: int
-    check: Callable[[bytes, bool], Answer | Literal["more"] | None]
-
-
-Admission = Callable[[Head], "Answer | NeedsPrefix | None"]
 # A route whose clients read their own shape of refusal (path -> the 413 answer for a detail).
 TooLarge = Mapping[str, Callable[[str], "Answer"]]
-
-
-def problem(status: int, code: str, detail: str) -> Answer:
-    """A problem document (RFC 9457) in the API's shape, with a fresh request id."""
-    request_id = uuid.uuid4().hex
-    doc = {
-        "type": f"urn:nrf:problem:{code}",
-        "title": HTTPStatus(status).phrase,
-        "status": status,
-        "detail": detail,
-        "code": code,
-        "request_id": request_id,
-    }
-    body = (json.dumps(doc, indent=2) + "\n").encode()
-    return Answer(status, (("content-type", PROBLEM_JSON), ("x-request-id", request_id)), body)
 
 
 class _Refused(Exception):
@@ -113,9 +81,11 @@ class Gate:
         app: WsgiApp,
         limits: HttpLimits,
         admission: Admission | None = None,
+        throttle: Throttle | None = None,
         too_large: TooLarge | None = None,
     ) -> None:
-        self.app, self.limits, self._admission = app, limits, admission
+        self.app, self.limits = app, limits
+        self._admission, self._throttle = admission, throttle
         self._too_large = dict(too_large or {})
         self.served = 0  # requests answered by the app: a fresh process has none
         self._work = ThreadPoolExecutor(limits.work_threads, thread_name_prefix="nrf-work")
@@ -139,20 +109,59 @@ class Gate:
                 return
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        head = Head(scope["method"], scope["path"], _headers(scope))
+        """Serve one request; whatever goes wrong, the client gets a status with headers."""
+        client = scope.get("client")
+        head = Head(
+            method=scope["method"],
+            path=scope["path"],
+            headers=_headers(scope),
+            client=_address(client),
+        )
+        started: list[bool] = []
+
+        async def tracked(message: dict[str, Any]) -> None:
+            started.append(True)
+            await send(message)
+
+        try:
+            await self._serve(scope, head, receive, tracked)
+        except asyncio.CancelledError:
+            # The process is being replaced and its grace period is over: say so and when to
+            # come back, rather than hypercorn's empty 500.
+            if not started:
+                retry = (("retry-after", str(REPLACED_RETRY_SECONDS)),)
+                detail = "this server process is being replaced: try again shortly"
+                answer = problem(503, "server_restarting", detail, retry)
+                await _refuse(send, head, answer, close=True)
+            raise
+        except Exception:
+            log.exception("request_failed", extra={"method": head.method, "path": head.path})
+            if not started:
+                answer = problem(500, "internal_error", "the server failed to answer")
+                await _refuse(send, head, answer, close=True)
+
+    async def _serve(self, scope: Scope, head: Head, receive: Receive, send: Send) -> None:
         if _head_bytes(scope) > self.limits.max_header_bytes:
             # h11 caps headers that arrive in pieces; this caps those that came in one read.
             detail = f"the request line and headers are over {self.limits.max_header_bytes:,} bytes"
-            await _send(send, problem(431, "headers_too_large", detail), close=True)
+            await _refuse(send, head, problem(431, "headers_too_large", detail), close=True)
             return
-        verdict = self._admission(head) if self._admission is not None else None
+        framing = framing_refusal(head)
+        if framing is not None:
+            await _refuse(send, head, framing, close=True)
+            return
+        verdict: Answer | NeedsPrefix | None = None
+        if self._throttle is not None:
+            verdict = self._throttle(head)
+        if verdict is None and self._admission is not None:
+            verdict = self._admission(head)
         if isinstance(verdict, Answer):
-            await _send(send, verdict, close=_has_body(head))
+            await _refuse(send, head, verdict, close=has_body(head))
             return
         try:
             body = await self._read_body(head, receive, verdict)
         except _Refused as refused:
-            await _send(send, refused.answer, close=True)
+            await _refuse(send, head, refused.answer, close=True)
             return
         except _Gone:
             return
@@ -216,12 +225,21 @@ def _head_bytes(scope: Scope) -> int:
     return line + sum(len(name) + len(value) + 4 for name, value in scope.get("headers", ()))
 
 
-def _has_body(head: Head) -> bool:
-    return "transfer-encoding" in head.headers or head.headers.get("content-length", "0") != "0"
+def _address(client: Any) -> str:
+    return str(client[0]) if client else ""
+
+
+async def _refuse(send: Send, head: Head, answer: Answer, close: bool) -> None:
+    """An answer the gate made without the app: logged, then sent."""
+    log_refusal(answer, head)
+    await _send(send, answer, close)
+
+
+_OURS = {"connection", *(name for name, _ in EVERY_ANSWER_HEADERS)}
 
 
 async def _send(send: Send, answer: Answer, close: bool) -> None:
-    headers = [(k, v) for k, v in answer.headers if k != "connection"]
+    headers = [(k, v) for k, v in answer.headers if k not in _OURS]
     if not any(k == "content-length" for k, _ in headers):
         headers.append(("content-length", str(len(answer.body))))
     headers += EVERY_ANSWER_HEADERS
@@ -291,4 +309,4 @@ def call_wsgi(app: WsgiApp, environ: dict[str, Any]) -> Answer:
             close()
     status, headers = started[0]
     lowered = tuple((name.lower(), value) for name, value in headers)
-    return Answer(int(status[:3]), lowered, b"".join(chunks))
+    return Answer(status=int(status[:3]), headers=lowered, body=b"".join(chunks))

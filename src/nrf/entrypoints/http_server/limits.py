@@ -33,9 +33,10 @@ class HttpLimits:
     # quotes queueing for the CPU never make /health wait for a thread.
     work_threads: int = 4
     read_threads: int = 2
-    # A process is replaced (gracefully, by gunicorn) after this many requests, plus up to the
-    # jitter so that two never restart together, or once its resident memory passes the RSS
-    # limit: what a hostile request leaves behind (PROJ's cache, a fragmented heap) goes with it.
+    # A process is replaced (gracefully, by gunicorn) after the app answered this many requests,
+    # plus up to the jitter, or once its resident memory passes the RSS limit: what a hostile
+    # request leaves behind (PROJ's cache, a fragmented heap) goes with it. Only one process is
+    # replaced at a time (replacements.py), so another always serves.
     max_requests: int = 1000
     max_requests_jitter: int = 100
     max_rss_bytes: int = 1024 * MIB

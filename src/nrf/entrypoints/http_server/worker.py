@@ -3,88 +3,29 @@
 gunicorn keeps what it does well (processes, replacing a silent or worn one, graceful stops);
 hypercorn reads requests with h11 in an event loop, where a connection that sends nothing, or
 headers a byte at a time, costs a socket and is closed ``header_seconds`` after it opened.
-Three of hypercorn's behaviours are changed here, at import: its own refusals (a malformed
-request, headers over the limit) carry a problem document instead of an empty body, a request
-never upgrades the connection to HTTP/2, which would bypass the header deadline, and a write
-waits for the client at most ``send_seconds`` (hypercorn waits for ever: a client that asks for
-a large answer and never reads it would hold the answer in memory as long as it stayed).
+Some of hypercorn's behaviours are changed by importing ``hypercorn_patches``. A worn process
+is replaced only while no sibling is being replaced (replacements.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import resource
 from typing import Any
 
-import h11
 from gunicorn.workers.base import Worker
 from hypercorn.asyncio import serve
-from hypercorn.asyncio.tcp_server import TCPServer
-from hypercorn.config import Config
-from hypercorn.events import Closed, Event, RawData
-from hypercorn.protocol.h11 import H11Protocol
 
-from nrf.entrypoints.http_server.gate import Gate, problem
+from nrf.entrypoints.http_server.gate import Gate
+from nrf.entrypoints.http_server.hypercorn_patches import DeadlineConfig
+from nrf.entrypoints.http_server.replacements import Replacements
 
-# h11's hint for a request it cannot parse -> our code and what to tell the client.
-_REFUSALS = {
-    431: ("headers_too_large", "the request line and headers are too long"),
-    501: ("unsupported_transfer_encoding", "only Transfer-Encoding: chunked is supported"),
-}
-_MALFORMED = ("bad_request", "the request is not valid HTTP/1.1")
-
-
-async def _send_problem(self: H11Protocol, status_code: int) -> None:
-    """Hypercorn's refusal of a request it could not parse, as a problem document."""
-    code, detail = _REFUSALS.get(status_code, _MALFORMED)
-    answer = problem(status_code, code, detail)
-    headers = [(k.encode(), v.encode()) for k, v in answer.headers]
-    headers += [
-        (b"content-length", str(len(answer.body)).encode()),
-        (b"connection", b"close"),
-        (b"x-content-type-options", b"nosniff"),
-    ]
-    await self._send_h11_event(h11.Response(status_code=status_code, headers=headers))
-    await self._send_h11_event(h11.Data(data=answer.body))
-    await self._send_h11_event(h11.EndOfMessage())
-
-
-async def _http1_only(self: H11Protocol, event: h11.Request) -> None:
-    """No h2c upgrade and no HTTP/2 prior knowledge: the request is served as HTTP/1.1."""
-
-
-_hypercorn_send = TCPServer.protocol_send
-
-
-class _Config(Config):
-    """Hypercorn's configuration, with how long a client has to take each write."""
-
-    send_seconds: float | None = None
-
-
-async def _send_within_deadline(self: TCPServer, event: Event) -> None:
-    """Hypercorn's write, with a deadline on waiting for the client to take it: past it the
-    connection is aborted, which drops what is buffered for it (a close would wait for it)."""
-    if not isinstance(event, RawData):
-        await _hypercorn_send(self, event)
-        return
-    async with self.send_lock:
-        try:
-            self.writer.write(event.data)
-            seconds = self.config.send_seconds if isinstance(self.config, _Config) else None
-            await asyncio.wait_for(self.writer.drain(), seconds)
-        except (ConnectionError, RuntimeError):
-            await self.protocol.handle(Closed())
-        except TimeoutError:
-            self.writer.transport.abort()
-            await self.protocol.handle(Closed())
-
-
-H11Protocol._send_error_response = _send_problem  # type: ignore[method-assign]
-H11Protocol._check_protocol = _http1_only  # type: ignore[method-assign]
-TCPServer.protocol_send = _send_within_deadline  # type: ignore[method-assign]
+log = logging.getLogger("nrf.http")
+# A replacement not ready this long after it began (its start failed) holds no sibling back.
+REPLACEMENT_STALE_SECONDS = 120.0
 
 
 def resident_bytes() -> int | None:
@@ -96,11 +37,17 @@ def resident_bytes() -> int | None:
         return None
 
 
-def worn(rss: int | None, limit: int, served: int) -> bool:
-    """Replace the process: over its RSS limit after serving requests. Only what requests left
-    counts: a process over the limit before any (a bundle bigger than the limit) would
-    otherwise be replaced for ever, once a second."""
-    return rss is not None and rss > limit and served > 0
+def worn(rss: int | None, limit: int, served: int, quota: int) -> str | None:
+    """Why the process should be replaced, or None: it has served its quota of requests, or is
+    over its RSS limit after serving some. Only what requests left counts: a process over the
+    limit before any (a bundle bigger than the limit) would otherwise be replaced for ever,
+    once a second. The quota counts requests the app answered, not refusals, which leave
+    nothing behind (a flood of 401s and 429s replaced processes for nothing)."""
+    if served >= quota:
+        return "requests"
+    if rss is not None and rss > limit and served > 0:
+        return "rss"
+    return None
 
 
 def open_files_up_to_the_hard_limit() -> None:
@@ -115,12 +62,19 @@ def open_files_up_to_the_hard_limit() -> None:
 class HypercornWorker(Worker):
     """Serves the Gate that gunicorn's app factory returned, on gunicorn's listening sockets."""
 
+    replacements: Replacements | None = None  # made in the arbiter, shared by its workers
+
+    @classmethod
+    def check_config(cls, cfg: Any, log: Any) -> None:
+        """Run by gunicorn's arbiter before it forks a worker: the shared replacement state."""
+        cls.replacements = Replacements(REPLACEMENT_STALE_SECONDS)
+
     def run(self) -> None:
         gate = self.wsgi
         if not isinstance(gate, Gate):
             raise TypeError("the app factory must return an nrf Gate")
         limits = gate.limits
-        config = _Config()
+        config = DeadlineConfig()
         config.send_seconds = limits.send_seconds
         config.bind = [f"fd://{sock.fileno()}" for sock in self.sockets]
         config.keep_alive_timeout = limits.header_seconds
@@ -131,8 +85,12 @@ class HypercornWorker(Worker):
         config.accesslog = None
         config.include_server_header = False
         config.loglevel = "WARNING"
-        # gunicorn drew this worker's own number from max_requests and its jitter.
-        config.max_requests = self.max_requests
+        # hypercorn's own max_requests stays unset: _until_stop replaces by count, in turn.
+        # Logged before the state changes, and worker_recycled after: in the log a replacement
+        # is always followed by its successor's worker_ready before the next worker_recycled.
+        log.info("worker_ready", extra={"worker_pid": self.pid})
+        if self.replacements is not None:
+            self.replacements.ready()
         app: Any = gate  # an ASGI app; hypercorn's types name each ASGI message
         asyncio.run(serve(app, config, shutdown_trigger=self._until_stop, mode="asgi"))
 
@@ -145,7 +103,10 @@ class HypercornWorker(Worker):
                 self.log.info("Parent changed, shutting down: %s", self)
                 return
             rss = resident_bytes()
-            if worn(rss, limit, self.wsgi.served):
-                self.log.warning("worker_recycled rss=%d limit=%d pid=%d", rss, limit, self.pid)
+            # gunicorn drew this worker's own quota from max_requests and its jitter.
+            why = worn(rss, limit, self.wsgi.served, self.max_requests)
+            if why is not None and (self.replacements is None or self.replacements.begin()):
+                fields = {"reason": why, "rss": rss, "served": self.wsgi.served}
+                log.warning("worker_recycled", extra={**fields, "worker_pid": self.pid})
                 return
             await asyncio.sleep(self.wsgi.limits.check_seconds)
