@@ -355,7 +355,7 @@ def openapi_document() -> dict[str, Any]:
                                 (422, "unsupported_crs, missing_crs or no file"),
                             )
                         },
-                        **_problems(401, 503),
+                        **_problems(401, 429, 503),
                     },
                 }
             },
