@@ -32,6 +32,7 @@ from nrf.domain.jobs import (
 from nrf.domain.levy_text import gbp, levy_lines, levy_sum
 from nrf.domain.ports import Notifier, ResultStore
 from nrf.domain.quote_update import quote_update_json
+from nrf.domain.result_links import REPORT_NAME, ResultLinks, expiry_words, file_lines
 from nrf.domain.result_port import BACKEND_RECIPIENT, BODY_FIELD, TRACE_FIELD
 from nrf.domain.results import AssessmentRun, SiteAssessment
 
@@ -178,14 +179,19 @@ class NotifySettings:
 
 
 def personalisation(
-    settings: NotifySettings, request: JobRequest, run: AssessmentRun | None
+    settings: NotifySettings,
+    request: JobRequest,
+    run: AssessmentRun | None,
+    links: ResultLinks | None = None,
 ) -> dict[str, str]:
-    """Job reference, development, results link and, once assessed, totals and levy amounts."""
-    base = settings.results_base_url.rstrip("/")
+    """Job reference, development and, once assessed, the links, totals and levy amounts.
+
+    ``links`` are the stored files' links the "completed" email carries (presigned in S3);
+    without them the links are made from ``results_base_url`` as before.
+    """
     personal = {
         "job_reference": request.job_id,
         "development_name": request.development_name or "Unnamed development",
-        "results_link": f"{base}/{request.job_id}" if base else request.job_id,
     }
     if run is not None:
         # Sum whole pennies: the sites' totals are already rounded to 2 dp.
@@ -193,7 +199,7 @@ def personalisation(
         p = sum(round(s.p_total * 100) for s in run.sites) / 100
         personal.update(
             {
-                "report_link": _report_link(settings, request.job_id),
+                **link_fields(settings, request.job_id, links),
                 "nitrogen_total_kg_per_year": f"{n:.2f}",
                 "phosphorus_total_kg_per_year": f"{p:.2f}",
                 "in_scope": "yes" if run.sites else "no",
@@ -211,15 +217,25 @@ def personalisation(
     return personal
 
 
-def _report_link(settings: NotifySettings, job_id: str) -> str:
-    """The page a planner reads and prints: result.html, stored beside result.json."""
-    base = settings.results_base_url.rstrip("/")
-    return f"{base}/{job_id}/result.html" if base else "result.html"
+def link_fields(settings: NotifySettings, job_id: str, links: ResultLinks | None) -> dict[str, str]:
+    """The report's link (the page a planner reads and prints), every file's, and their expiry."""
+    if links is None:
+        base = settings.results_base_url.rstrip("/")
+        links = ResultLinks(
+            files=((REPORT_NAME, f"{base}/{job_id}/{REPORT_NAME}" if base else REPORT_NAME),)
+        )
+    return {
+        "report_link": links.url(REPORT_NAME) or "the report could not be drawn",
+        "result_files": file_lines(links),
+        "links_expiry": expiry_words(links),
+    }
 
 
 # The completed email's fields that come from the assessment (checked against personalisation).
 RUN_FIELDS = (
     "report_link",
+    "result_files",
+    "links_expiry",
     "nitrogen_total_kg_per_year",
     "phosphorus_total_kg_per_year",
     "in_scope",
@@ -239,12 +255,14 @@ RUN_FIELDS = (
 IN_THE_REPORT = "see the report"
 
 
-def completed_without_run(settings: NotifySettings, request: JobRequest) -> dict[str, str]:
+def completed_without_run(
+    settings: NotifySettings, request: JobRequest, links: ResultLinks | None = None
+) -> dict[str, str]:
     """A completed email for a record saved without one: the figures live in the stored
     report, not the record, so each says where to read it (Notify needs every field)."""
     fields = personalisation(settings, request, None)
     fields.update(dict.fromkeys(RUN_FIELDS, IN_THE_REPORT))
-    fields["report_link"] = _report_link(settings, request.job_id)
+    fields.update(link_fields(settings, request.job_id, links))
     return fields
 
 

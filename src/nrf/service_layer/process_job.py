@@ -25,6 +25,7 @@ from nrf.domain.jobs import (
 from nrf.domain.model import Development
 from nrf.domain.ports import BoundaryDataRepository, Clock, JobBoundarySource, ResultStore
 from nrf.domain.quote_refusal import quote_refusal
+from nrf.domain.result_links import STORED_NAMES, ResultLinker, ResultLinks
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, validate_features
@@ -69,6 +70,7 @@ class ProcessJob:
         default_rules: str | None = None,
         report_results: bool = False,
         bundle: BoundaryDataRepository | None = None,
+        links: ResultLinker | None = None,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
         self._ledger, self._acks, self._fail = ledger, acks, fail
@@ -80,6 +82,8 @@ class ProcessJob:
         # The open bundle: its EDP names check a Defra quote's, its digest says whether a
         # quote refused for want of data was refused by another bundle (and so may run again).
         self._bundle = bundle
+        # The "completed" email's links to the stored files (presigned in S3).
+        self._links = links
 
     def __call__(self, job: IncomingJob) -> JobOutcome:
         ctx = {"job_id": job.job_id, "trace_id": job.trace_id}
@@ -134,7 +138,11 @@ class ProcessJob:
             details = personalisation(self._settings, request, None)
             details.update(failure_fields(record.job_id, record.error_codes, record.message))
             return request.email, details
-        return request.email, completed_without_run(self._settings, request)
+        links = self._links_to(request.job_id, STORED_NAMES)
+        return request.email, completed_without_run(self._settings, request, links)
+
+    def _links_to(self, job_id: str, names: tuple[str, ...]) -> ResultLinks | None:
+        return self._links.links(job_id, names, self._clock.now()) if self._links else None
 
     def _run(self, request: JobRequest, receipt: Receipt, started: float, body: str) -> JobOutcome:
         ctx: dict[str, Any] = {"job_id": request.job_id, "trace_id": request.trace_id}
@@ -190,7 +198,8 @@ class ProcessJob:
                 )
         told: tuple[NotificationRecord, ...] = ()
         if request.email:
-            details = personalisation(self._settings, request, run)
+            links = self._links_to(request.job_id, tuple(n for n in STORED_NAMES if n in files))
+            details = personalisation(self._settings, request, run, links)
             told = (intent(NotificationKind.COMPLETED, request.email, details),)
         if self._report_results and request.schema == "defra-quote":
             told += (result_intent(run.sites[0], request.trace_id),)
