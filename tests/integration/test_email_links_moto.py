@@ -1,8 +1,9 @@
-"""The "quote ready" email's links open the stored report and files from a private bucket.
+"""The shipped worker's emails: links that open the stored files, and no false warnings.
 
-The real `nrf worker` stores a job's results in S3 (moto's server) and sends the completed
-email through the fake GOV.UK Notify; the links in that email are fetched with a plain HTTP
-client, as a planner's browser would, with no AWS credentials.
+The real `nrf worker`, configured as worker.yaml configures it (S3 result store, links signed
+by a dedicated key, no "started" template), stores a job's results in S3 (moto's server) and
+sends the completed email through the fake GOV.UK Notify; the links in that email are fetched
+with a plain HTTP client, as a planner's browser would, with no AWS credentials.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,8 +27,13 @@ SIGNER = "AKIALINKSIGNER000001"  # the dedicated key's id, as worker.yaml's secr
 LIFETIME = 3600
 
 
-@pytest.fixture
-def stack(aws: MotoServer, tmp_path: Path) -> Iterator[tuple[Any, Any, FakeNotifyServer]]:
+@pytest.fixture(scope="module")
+def stack(
+    moto_server: MotoServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Any, Any, FakeNotifyServer]]:
+    aws = moto_server
+    aws.reset()
+    tmp_path = tmp_path_factory.mktemp("links")
     sqs, s3 = aws.client("sqs"), aws.client("s3")
     queues = make_queues(sqs, "link_jobs")
     s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": "eu-west-2"})
@@ -48,6 +53,8 @@ def stack(aws: MotoServer, tmp_path: Path) -> Iterator[tuple[Any, Any, FakeNotif
         )
         # Not the deployment's base URL: in S3 the links are presigned, whatever it says.
         env.pop("GOVUK_NOTIFY_RESULTS_BASE_URL")
+        # worker.yaml's default: NotifyTemplateStarted blank, so no "started" email.
+        env["GOVUK_NOTIFY_TEMPLATE_JOB_STARTED"] = ""
         worker = WorkerProcess(env).start()
         try:
             worker.wait_for("worker_started", timeout=90)
@@ -109,3 +116,28 @@ def test_the_completed_emails_links_fetch_the_stored_report_and_files(stack: Any
         for t in (ends, ends - 60)
     }
     assert personal["links_expiry"].split(" After")[0] in stated
+
+
+def test_a_kind_left_without_a_template_is_said_once_at_start_and_never_warned(
+    stack: Any,
+) -> None:
+    worker, (sqs, queue_url, _), notify = stack
+    sqs.send_message(QueueUrl=queue_url, MessageBody=job_body("quiet-1"))
+    worker.wait_for("job_finished", timeout=60, job_id="quiet-1")
+    sqs.send_message(QueueUrl=queue_url, MessageBody=job_body("quiet-2"))
+    worker.wait_for("job_finished", timeout=60, job_id="quiet-2")
+
+    # The two jobs' completed emails went; no started email was asked for.
+    sent = {(e["reference"], e["template_id"]) for e in notify.emails}
+    assert ("quiet-1", TEMPLATES["COMPLETED"]) in sent
+    assert ("quiet-2", TEMPLATES["COMPLETED"]) in sent
+    assert not [e for e in notify.emails if e["template_id"] == TEMPLATES["STARTED"]]
+    # Said once, at start (worker_env gives no "delayed" template either) ...
+    off = [e for e in worker.events if e.get("event") == "emails_not_sent"]
+    assert [e["kinds"] for e in off] == [["started", "delayed"]]
+    # ... and no job logs a warning (nor an error) about it, or about anything else.
+    for job in ("quiet-1", "quiet-2"):
+        lines = [e for e in worker.events if e.get("job_id") == job]
+        assert lines, job
+        assert [e for e in lines if e.get("level") not in ("info", "debug")] == []
+        assert not [e for e in lines if e.get("error") == "no_template_for_kind"]

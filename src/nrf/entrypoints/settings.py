@@ -102,6 +102,18 @@ class WorkerSettings:
     backend_callback_timeout: float = 30.0
     backend_callback_max_retries: int = 3
 
+    def emails_off(self) -> list[str]:
+        """The kinds of email GOV.UK Notify is given no template for, so never sent."""
+        if self.notifier != "govuk_notify":
+            return []
+        templates = {
+            "started": self.template_started,
+            "completed": self.template_completed,
+            "failed": self.template_failed,
+            "delayed": self.template_delayed,
+        }
+        return [kind for kind, template in templates.items() if not template]
+
     def secrets(self) -> list[str]:
         """Every configured key the log scrubber must hide: Notify's and the backend's."""
         keys = (self.notify_api_key, self.backend_api_key, self.result_link_secret_access_key)

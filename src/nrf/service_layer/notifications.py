@@ -23,6 +23,7 @@ from attrs import evolve, frozen
 
 from nrf.domain.job_request import JobRequest
 from nrf.domain.jobs import (
+    NO_TEMPLATE,
     JobRecord,
     JobStatus,
     Notification,
@@ -139,7 +140,7 @@ class NotificationLedger:
         be stored (the requester is told anyway; bad input is never retried).
         """
         sent = self._notifier.send(notification)
-        if not sent.sent:
+        if not sent.sent and sent.error != NO_TEMPLATE:
             log.warning(
                 "notification_failed",
                 extra={
@@ -163,7 +164,7 @@ class NotificationLedger:
                 log.warning("notification_outcome_unknown", extra=ctx)
                 return evolve(entry, pending=False, error=OUTCOME_UNKNOWN)
         sent = self._notifier.send(notification)
-        if not sent.sent:
+        if not sent.sent and sent.error != NO_TEMPLATE:
             log.warning(
                 "notification_failed", extra={**ctx, "error": sent.error, "pending": sent.pending}
             )

@@ -68,6 +68,9 @@ def worker_process_main(
     processes = container.job_processes()
     processes.warm_up()
     freeze_startup_heap()
+    if settings.emails_off():
+        # Once, here: a kind left without a template is a choice, so no job warns about it.
+        log.info("emails_not_sent", extra={"kinds": settings.emails_off()})
     log.info("worker_started", extra={"pid": os.getpid(), "concurrency": settings.concurrency})
     # One thread: acknowledgements stay in order and never pile up on the endpoint.
     acks = ThreadPoolExecutor(1, thread_name_prefix="nrf-ack")
