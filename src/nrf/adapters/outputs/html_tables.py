@@ -191,24 +191,24 @@ def figures(site: SiteAssessment) -> str:
     rid = site.site.rlb_id
     buffer_n = site.n_total - ((site.n_lu_post_suds or 0.0) + site.n_wwtw_perm)
     buffer_p = site.p_total - ((site.p_lu_post_suds or 0.0) + site.p_wwtw_perm)
-    steps = (
-        ("land use uplift", "uplift", site.n_lu_uplift, site.p_lu_uplift),
-        ("land use after SuDS", "post-suds", site.n_lu_post_suds, site.p_lu_post_suds),
-        ("wastewater (permanent)", "wastewater", site.n_wwtw_perm, site.p_wwtw_perm),
-        ("buffer", "buffer", buffer_n, buffer_p),
-        ("total", "total", site.n_total, site.p_total),
-    )
+    names = ("land use uplift", "land use after SuDS", "wastewater (permanent)", "buffer", "total")
+    keys = ("uplift", "post-suds", "wastewater", "buffer", "total")
+    n_values = (site.n_lu_uplift, site.n_lu_post_suds, site.n_wwtw_perm, buffer_n, site.n_total)
+    p_values = (site.p_lu_uplift, site.p_lu_post_suds, site.p_wwtw_perm, buffer_p, site.p_total)
     rows = "".join(
         row(
             f"<th>{name}</th>",
-            *(cell(kg(step[i]), key=f"site-{rid}-{step[1]}-{letter}") for step in steps),
+            *(
+                cell(kg(value), key=f"site-{rid}-{key}-{letter}")
+                for key, value in zip(keys, values, strict=True)
+            ),
         )
-        for name, letter, i in (("nitrogen", "n", 2), ("phosphorus", "p", 3))
+        for name, letter, values in (("nitrogen", "n", n_values), ("phosphorus", "p", p_values))
     )
     return (
         f'<table class="figures"><caption>Nutrient figures for site {rid} (kg/yr)</caption>'
         + "<thead>"
-        + head("kg/yr", *(step[0] for step in steps))
+        + head("kg/yr", *names)
         + "</thead><tbody>"
         + rows
         + "</tbody></table>"
