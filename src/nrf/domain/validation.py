@@ -20,6 +20,7 @@ from nrf.domain.feature_properties import (
     ABSENT,
     COLUMNS,
     DEFAULTS,
+    MISSING_COLUMN_FIX,
     columns_named,
     dwellings_of,
     lookup,
@@ -136,7 +137,8 @@ def validated(
     problems = [
         Problem(
             code="missing_column",
-            message=f"the file has no {c} column{missing_column_hint(c)}; {own}",
+            message=f"the file has no {c} column{missing_column_hint(c)}; {own}"
+            + (f"; {MISSING_COLUMN_FIX[c]}" if c in MISSING_COLUMN_FIX else ""),
             feature=None,
             field=c,
         )

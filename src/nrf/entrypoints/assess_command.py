@@ -16,15 +16,31 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+import attrs
 
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 from nrf.entrypoints.exit_codes import EXIT_OK, EXIT_USAGE
 from nrf.entrypoints.output_paths import output_argument
 
+if TYPE_CHECKING:
+    from nrf.domain.validation import RawFeature
+
 # A report page of more sites than this is refused: it is built whole in memory, and a page
 # of 5,000 sites (~15 MB of HTML) is already more than a browser shows usefully.
 HTML_MAX_SITES = 5_000
+
+
+def dwellings_argument(text: str) -> int:
+    """``--dwellings N``: a whole number of dwellings, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
 
 
 def positive_int(text: str) -> int:
@@ -143,6 +159,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "position, dwelling_category housing, name and source blank",
     )
     assess.add_argument(
+        "--dwellings",
+        type=dwellings_argument,
+        metavar="N",
+        help="the number of dwellings of a file of one site that has no dwellings column (a "
+        "polygon drawn in Google Earth); it beats the file's own value. A file of several "
+        "sites needs a column (name yours with --columns dwellings=COLUMN)",
+    )
+    assess.add_argument(
         "--crs",
         type=crs_argument,
         metavar="CRS",
@@ -157,6 +181,22 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     assess.set_defaults(func=cmd_assess)
     return assess
+
+
+def several_sites_refusal(count: int) -> str:
+    """--dwellings is one site's count: a file of several needs each site's own."""
+    return (
+        f"nrf assess: error: --dwellings gives the dwellings of a file of one site; this file "
+        f"has {count:,} sites, so each needs its own: give the file a dwellings column, or "
+        "name the column that holds them with --columns dwellings=COLUMN"
+    )
+
+
+def with_fields(feature: RawFeature, given: Mapping[str, object]) -> RawFeature:
+    """The feature with the values given on the command line over its own properties."""
+    if not given:
+        return feature
+    return attrs.evolve(feature, properties={**feature.properties, **given})
 
 
 def html_too_large(count: int) -> str:
@@ -233,6 +273,10 @@ def run_assess(
         )
         count = boundaries.count
         check_count(count, limits)
+        dwellings = getattr(args, "dwellings", None)
+        if dwellings is not None and count != 1:
+            print(several_sites_refusal(count), file=err)
+            return EXIT_USAGE
         if html and count > HTML_MAX_SITES:
             print(html_too_large(count), file=err)
             return EXIT_USAGE
@@ -241,7 +285,8 @@ def run_assess(
         )
         # ``--columns``: the file's columns under nrf's names, checked against every name.
         found = mapped_columns(file_columns(keys).names, getattr(args, "columns", None) or {})
-        columns = file_columns(renamed_keys(k, found) for k in keys)
+        given = {} if dwellings is None else {"dwellings": dwellings}
+        columns = file_columns((*renamed_keys(k, found), *given) for k in keys)
         del keys
         marks.append(("validating", clock()))
         folder = Path(
@@ -250,7 +295,7 @@ def run_assess(
             )
         )
         checking = validated(
-            (renamed_feature(f, found) for f in boundaries.features()),
+            (with_fields(renamed_feature(f, found), given) for f in boundaries.features()),
             count,
             columns,
             limits,
