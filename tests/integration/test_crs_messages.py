@@ -3,6 +3,7 @@ ring is located in the file's own coordinates."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ def refusal(doc: dict[str, Any]) -> list[Problem]:
     return list(caught.value.problems)
 
 
-def feature(ring: list[list[float]], **crs: Any) -> dict[str, Any]:
+def feature(ring: Sequence[Sequence[float]], **crs: Any) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "type": "Feature",
         "properties": {"dwellings": 5},
