@@ -159,6 +159,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "position, dwelling_category housing, name and source blank",
     )
     assess.add_argument(
+        "--reference",
+        metavar="TEXT",
+        help="the quote reference to print in every output (the report's title, the levy "
+        "table's Quote_Reference, the JSON's and GeoJSON's stamp); default none",
+    )
+    assess.add_argument(
         "--dwellings",
         type=dwellings_argument,
         metavar="N",
@@ -312,6 +318,7 @@ def run_assess(
         from nrf.domain.charging import utc_day
 
         quote_date = getattr(args, "quote_date", None) or utc_day(container.clock().now())
+        reference = (getattr(args, "reference", None) or "").strip() or None
         assess = container.assess_developments()
         assessing = progress.stage("assessing", "sites")
         from nrf.domain.output_stamp import OutputStamp
@@ -325,13 +332,13 @@ def run_assess(
             marks.append(("writing", clock()))
             # Every output says when and from which input it was made; a local run has no
             # reference.
-            stamp = OutputStamp(wall_clock(), source.name)
+            stamp = OutputStamp(wall_clock(), source.name, reference, quote_date)
             files = report_files(args.output, run, kept, container.boundary_data(), stamp)
         else:
             outcomes = assess.outcomes(developments, rules, quote_date, count, assessing)
             run = spool_run(outcomes, assess.provenance(rules), folder)
             marks.append(("writing", clock()))
-            stamp = OutputStamp(wall_clock(), source.name)
+            stamp = OutputStamp(wall_clock(), source.name, reference, quote_date)
             if args.output is not None:
                 writing = progress.stage("writing", "records")
                 files = render(args.output, run, developments, writing, stamp)

@@ -123,7 +123,7 @@ def _stamp(stamp: OutputStamp | None, run: AssessmentRun) -> str:
     if stamp is not None:
         parts.append(f'Made <span data-figure="made-at">{escape(stamp.made_at_text)}</span>')
         parts.append(f'from <span data-figure="input">{escape(stamp.input_name)}</span>')
-        reference = stamp.reference or "none (a local run)"
+        reference = stamp.reference or "none given"
         parts.append(f'quote reference <span data-figure="reference">{escape(reference)}</span>')
     if dates:
         parts.append(f"quote date {escape(', '.join(dates))}")
@@ -236,7 +236,7 @@ def job_stamp(clock: Clock | None, developments: Sequence[Development]) -> Outpu
         return None
     made = datetime.fromtimestamp(clock.now(), UTC)
     reference = developments[0].id
-    return OutputStamp(made, f"quote message {reference}", reference)
+    return OutputStamp(made, f"quote message {reference}", reference, quote_date=made.date())
 
 
 def report_renderer(

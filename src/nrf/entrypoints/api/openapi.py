@@ -77,6 +77,14 @@ _BOUNDARY_PARAMETERS = [
         "schema": {"type": "string"},
     },
     {
+        "name": "reference",
+        "in": "query",
+        "required": False,
+        "description": "the quote reference, printed in every output (the report's title, "
+        "the levy table's Quote_Reference, the stamp), as `nrf assess --reference`",
+        "schema": {"type": "string", "maxLength": 500},
+    },
+    {
         "name": "columns",
         "in": "query",
         "required": False,
@@ -166,6 +174,10 @@ def openapi_document() -> dict[str, Any]:
                         },
                         "rules": {"type": "string", "enum": sorted(RULE_SETS)},
                         "layer": {"type": "string", "description": "as the query parameter"},
+                        "reference": {
+                            "type": "string",
+                            "description": "as the query parameter (this field beats it)",
+                        },
                         "columns": {"type": "string", "description": "as the query parameter"},
                         "api_key": {"type": "string"},
                         "output": {

@@ -56,6 +56,8 @@ def request_from(
         allowed = ", ".join((*inputs.GEOJSON_TYPES, inputs.MULTIPART))
         raise ApiProblem("unsupported_media_type", f"send the boundary as {allowed}")
     quote_date = quote_date_from(req)
+    req.context.quote_date = quote_date
+    req.context.reference = req.get_param("reference")
     body = read_body(req, services.limits.max_file_bytes)
     rules = req.get_param("rules")
     if kind == inputs.MULTIPART:
@@ -64,6 +66,7 @@ def request_from(
             req.context.input_name = upload[0]
         if authorise is not None:
             authorise(fields)
+        req.context.reference = fields.get("reference") or req.context.reference
         layer = fields.get("layer", "").strip() or req.get_param("layer")
         columns = parse_columns(fields.get("columns") or req.get_param("columns") or "")
         features, given = inputs.form_features(upload, fields, services.limits, layer)
@@ -79,9 +82,13 @@ def request_from(
 
 
 def answer_stamp(req: falcon.Request) -> OutputStamp:
-    """Now, and the uploaded file's name (or the request, for a GeoJSON body)."""
+    """Now, the uploaded file's name (or the request, for a GeoJSON body), the quote
+    reference given (the ``reference`` parameter or form field) and the quote date."""
     name = getattr(req.context, "input_name", None) or f"{req.method} {req.path} body"
-    return OutputStamp(datetime.now(UTC), name)
+    made = datetime.now(UTC)
+    reference = (getattr(req.context, "reference", None) or "").strip() or None
+    quote_date = getattr(req.context, "quote_date", None) or made.date()
+    return OutputStamp(made, name, reference, quote_date)
 
 
 class QuotesResource:
