@@ -229,4 +229,4 @@ def test_printed_table_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["assess", str(SMALL_SHP)]) == 0
     out = capsys.readouterr().out
     assert "SYNTHETIC DEMONSTRATION DATA" in out
-    assert "24/00119/F" in out and "1 sites assessed" in out  # the small file's one site
+    assert "24/00119/F" in out and "1 site assessed" in out  # the small file's one site

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 import attrs
 
+from nrf.domain.counts import counted
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 from nrf.entrypoints.exit_codes import EXIT_OK, EXIT_USAGE
 from nrf.entrypoints.output_paths import output_argument
@@ -360,7 +361,7 @@ def run_assess(
         for (name, begin), (_, end) in zip(marks, [*marks[1:], ("", finished)], strict=True)
     )
     print(
-        f"assessed {count:,} sites in {finished - started:.1f} s "
+        f"assessed {counted(count, 'site')} in {finished - started:.1f} s "
         f"({len(run.sites):,} in scope, {len(run.out_of_scope):,} out of scope; {stages})",
         file=err,
     )

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from attrs import evolve, frozen
 
+from nrf.domain.counts import counted
 from nrf.domain.job_request import JobRequest
 from nrf.domain.jobs import (
     NO_TEMPLATE,
@@ -285,7 +286,7 @@ def levy_fields(run: AssessmentRun) -> dict[str, str]:
             if not total.quoted
             else "quoted"
             if not total.refused
-            else f"quoted for {total.quoted} sites, refused for {total.refused}"
+            else f"quoted for {counted(total.quoted, 'site')}, refused for {total.refused}"
         ),
         "levy_refusal_codes": ", ".join(r.code for r in refusals),
         "levy_details": "\n".join(details) or "No site was assessed, so no levy is due.",

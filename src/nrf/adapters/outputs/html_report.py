@@ -16,6 +16,7 @@ from pathlib import Path
 from nrf.adapters.outputs import html_tables as tables
 from nrf.adapters.outputs import svg_map
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE, job_files
+from nrf.domain.counts import counted
 from nrf.domain.model import Boundary, Development, SiteReferenceData
 from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.ports import BoundaryDataRepository, Clock
@@ -158,7 +159,7 @@ def render_report(
     overview = ""
     if len(developments) > 1:
         drawn_all = svg_map.overview_map(
-            ((d.rlb_id, d.boundary) for d in developments), f"{len(developments)} sites"
+            ((d.rlb_id, d.boundary) for d in developments), counted(len(developments), "site")
         )
         overview = "<h2>Where the sites are</h2>" + _figure(
             drawn_all, _overview_legend(), "overview"
