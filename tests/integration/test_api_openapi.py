@@ -205,7 +205,6 @@ def test_every_status_the_api_answers_is_documented_with_its_body(
         "layer with GeoJSON": ("/v1/quotes", "layer=x", body, gj),
         "not JSON": ("/v1/quotes", "", b"[", gj),
         "self-intersecting": ("/v1/quotes", "", bowtie, gj),
-        "too large": ("/v1/quotes", "", b" " * (MAX_BODY + 1), gj),
         "wrong type": ("/v1/quotes", "", body, "text/plain"),
     }
     seen = set()
@@ -214,7 +213,12 @@ def test_every_status_the_api_answers_is_documented_with_its_body(
         seen.add(answer.status)
         _check(spec, path, "post", answer, query)
         assert answer.status < 500, (name, answer.body[:300])
+    # Over the size limit: refused from Content-Length, before a byte of the body is sent
+    # (sending it would race the server's close), so only the head goes.
+    too_large = f"POST /v1/quotes HTTP/1.1\r\nHost: x\r\nContent-Type: {gj}\r\n"
+    too_large += f"x-api-key: {KEY}\r\nContent-Length: {MAX_BODY + 1}\r\n\r\n"
     for data in (
+        too_large.encode(),
         b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
         b"POST /v1/quotes HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
     ):

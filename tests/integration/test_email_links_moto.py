@@ -95,6 +95,7 @@ def test_the_completed_emails_links_fetch_the_stored_report_and_files(stack: Any
         "result.csv",
         "result.levy.csv",
         "result.geojson",
+        "result.bng.geojson",
         "result.provenance.json",
     ]
     for name, url in links.items():

@@ -226,6 +226,7 @@ def test_a_job_whose_report_cannot_be_drawn_still_stores_its_results() -> None:
     assert set(files) == {
         "result.json",
         "result.geojson",
+        "result.bng.geojson",
         "result.csv",
         "result.levy.csv",
         "result.provenance.json",

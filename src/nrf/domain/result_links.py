@@ -24,6 +24,7 @@ STORED_NAMES = (
     "result.csv",
     "result.levy.csv",
     "result.geojson",
+    "result.bng.geojson",
     "result.provenance.json",
 )
 
