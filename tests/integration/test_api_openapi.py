@@ -257,7 +257,11 @@ def test_the_upload_schema_names_every_form_field_the_api_reads(spec: dict) -> N
     from nrf.entrypoints.api.inputs import FIELDS
 
     upload = spec["components"]["schemas"]["Upload"]["properties"]
-    assert {"boundary", "rules", "layer", "columns", "api_key", "output", *FIELDS} <= set(upload)
+    from nrf.entrypoints.api.form import KEPT
+
+    # Every field the API reads (inputs.FIELDS) and every field the form sends.
+    sent = {"boundary", "rules", "layer", "columns", "api_key", "output", *FIELDS, *KEPT}
+    assert sent <= set(upload), sent - set(upload)
     assert ".kml" in upload["boundary"]["description"]
     assert ".kmz" in upload["boundary"]["description"]
 

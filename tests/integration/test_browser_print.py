@@ -290,3 +290,22 @@ def test_the_forms_answer_with_its_links_has_no_wcag_22_aa_violations(
     pages = printed(browser, path)
     assert pages and not any("This quote as files" in text for text in pages)
     assert "Summary" in pages[0]
+
+
+def test_the_forms_problem_page_has_no_wcag_22_aa_violations(
+    browser: Any, axe: str, tmp_path: Path
+) -> None:
+    """A refused upload's page (the problems, then the form again as it was filled in)."""
+    from support.api_server import KEY, multipart
+
+    bad = b'{"type": "Feature", "properties": {"dwellings": "many"}, "geometry": null}'
+    form, form_type = multipart(
+        {"boundary": ("bad.geojson", bad)}, {"api_key": KEY, "name": "Mill Lane"}
+    )
+    with running_server(serve_env(tmp_path / "results"), tmp_path / "serve.log") as server:
+        answer = server.post("/", form, form_type, key=None, accept="text/html")
+    assert answer.status == 422 and b"Back to the form" in answer.body
+    OUT.mkdir(exist_ok=True)
+    path = OUT / "axe-form-problem.html"
+    path.write_bytes(answer.body)
+    assert violations(browser, path.as_uri(), axe) == []

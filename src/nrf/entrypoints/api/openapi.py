@@ -178,6 +178,11 @@ def openapi_document() -> dict[str, Any]:
                             "type": "string",
                             "description": "as the query parameter (this field beats it)",
                         },
+                        "quoteDate": {
+                            "type": "string",
+                            "format": "date",
+                            "description": "as the query parameter (this field beats it)",
+                        },
                         "columns": {"type": "string", "description": "as the query parameter"},
                         "api_key": {"type": "string"},
                         "output": {

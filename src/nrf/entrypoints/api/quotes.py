@@ -33,8 +33,11 @@ def available(services: ApiServices) -> ApiServices:
 def quote_date_from(req: falcon.Request) -> date | None:
     """``?quoteDate=YYYY-MM-DD``: the day to price the levy on (None: today); else a 400."""
     text = req.get_param("quoteDate")
-    if text is None:
-        return None
+    return None if text is None else parse_quote_date(text)
+
+
+def parse_quote_date(text: str) -> date:
+    """A quote date written YYYY-MM-DD (the parameter, or the form's field); else a 400."""
     try:
         if len(text) == 10:
             return date.fromisoformat(text)
@@ -67,6 +70,9 @@ def request_from(
         if authorise is not None:
             authorise(fields)
         req.context.reference = fields.get("reference") or req.context.reference
+        if fields.get("quoteDate", "").strip():  # the form's date field beats the parameter
+            quote_date = parse_quote_date(fields["quoteDate"].strip())
+            req.context.quote_date = quote_date
         layer = fields.get("layer", "").strip() or req.get_param("layer")
         columns = parse_columns(fields.get("columns") or req.get_param("columns") or "")
         features, given = inputs.form_features(upload, fields, services.limits, layer)
@@ -94,6 +100,12 @@ def answer_stamp(req: falcon.Request) -> OutputStamp:
 class QuotesResource:
     def __init__(self, services: ApiServices) -> None:
         self._services = services
+
+    @property
+    def synthetic(self) -> bool:
+        """Whether the open bundle is synthetic demonstration data (the form says so)."""
+        bundle = self._services.bundle
+        return bool(bundle is not None and bundle.synthetic)
 
     @property
     def reference_for(self) -> ReferenceFor:
