@@ -4,6 +4,7 @@ form, and an XML entity bomb refused before GDAL parses it."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, rea
 from nrf.domain.errors import InvalidInput
 from nrf.domain.validation import InputLimits, validate_features
 from nrf.entrypoints.cli import main
-from nrf.entrypoints.exit_codes import EXIT_OK
+from nrf.entrypoints.exit_codes import EXIT_INVALID_INPUT, EXIT_OK, EXIT_USAGE
 from support.api_in_process import anonymous_client
 from support.api_server import multipart
 from support.reference import STRIP_ORIGIN
@@ -151,3 +152,49 @@ def test_nrf_assess_quotes_a_kml_whose_placemark_carries_its_dwellings(tmp_path:
     assert main(["assess", str(path), "--output", str(out)]) == EXIT_OK
     text = out.read_text()
     assert "Hall’s Farm" in text or "Hall\\u2019s Farm" in text
+
+
+def test_a_google_earth_polygon_without_dwellings_is_quoted_with_dwellings_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As Google Earth saves a drawn polygon: a name and nothing else (no ExtendedData).
+    lon, lat = Transformer.from_crs("EPSG:27700", "EPSG:4326", always_xy=True).transform(
+        620_100, 310_100
+    )
+    path = tmp_path / "drawn.kml"
+    path.write_bytes(kml(("Sites", [placemark("Mill Lane", lon, lat)])))
+    out = tmp_path / "out.json"
+    # Refused, and the refusal says how to mend it.
+    assert main(["assess", str(path), "--output", str(out)]) == EXIT_INVALID_INPUT
+    refusal = capsys.readouterr().err
+    assert "no dwellings column" in refusal and "--dwellings N" in refusal, refusal
+    assert "--columns" in refusal
+    # With --dwellings it is quoted for that many.
+    assert main(["assess", str(path), "--output", str(out), "--dwellings", "12"]) == EXIT_OK
+    [site] = json.loads(out.read_text())["sites"]
+    assert (site["site"]["name"], site["site"]["dwellings"]) == ("Mill Lane", 12)
+
+
+def test_dwellings_given_for_a_file_of_several_sites_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "two.kml"
+    path.write_bytes(kml(("Sites", [placemark("A"), placemark("B", LON + 0.01)])))
+    assert main(["assess", str(path), "--dwellings", "12"]) == EXIT_USAGE
+    refusal = capsys.readouterr().err
+    assert "has 2 sites, so each needs its own" in refusal
+    assert "--columns dwellings=COLUMN" in refusal
+
+
+def test_the_api_names_its_own_field_for_the_missing_dwellings() -> None:
+    client = anonymous_client()
+    body, content_type = multipart({"boundary": ("site.kml", kml(("S", [placemark("A")])))}, {})
+    answer = client.simulate_post(
+        "/v1/quotes",
+        body=body,
+        headers={"Content-Type": content_type, "Accept": "application/json"},
+    )
+    assert answer.status_code == 422, answer.text
+    [problem] = answer.json["problems"]
+    assert "the `dwellings` form field" in problem["message"]
+    assert "--" not in problem["message"]

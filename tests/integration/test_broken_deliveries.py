@@ -551,29 +551,6 @@ REFUSED: list[tuple[str, Breakage, int, str, str]] = [
         "line 2",
     ),
     (
-        "levy_latin1",
-        _after(
-            lambda _, paths: paths["charges"].write_bytes(
-                paths["charges"].read_bytes().replace(b"Yare EDP", b"Yare EDP \xe9t\xe9", 1)
-            )
-        ),
-        UNREADABLE,
-        "source_encoding",
-        "line 2",
-    ),
-    (
-        "levy_cp1252_pound",
-        _after(
-            lambda _, paths: paths["charges"].write_bytes(
-                paths["charges"].read_bytes().replace(b",2675.0000", b",\xa32675.0000")
-            )
-        ),
-        UNREADABLE,
-        "source_encoding",
-        # offset: the 85-character header and its newline, then 44 characters of line 2
-        "byte 0xa3 at offset 130 is not UTF-8; 0xa3 is '£' in Windows-1252: save the file as UTF-8",
-    ),
-    (
         "levy_utf16",
         _after(
             lambda _, paths: paths["charges"].write_bytes(
@@ -1114,6 +1091,32 @@ CLEANED: list[tuple[str, Breakage, str, str, str]] = [
         "occupancy_rates",
         "row 1",
         "NN_Catchment: byte-order mark dropped",
+    ),
+    # What Excel saves as "CSV (Comma delimited)" on a UK Windows: Windows-1252, dates day first.
+    (
+        "levy_cp1252_pound",
+        _after(
+            lambda _, paths: paths["charges"].write_bytes(
+                paths["charges"].read_bytes().replace(b",2675.0000", b",\xa32675.0000")
+            )
+        ),
+        "levy_charges",
+        "line 2",
+        "read as Windows-1252, not UTF-8 (byte 0xa3 is '£')",
+    ),
+    (
+        "levy_day_first_dates",
+        _levy_row("1,Yare EDP,01/04/2026,01/04/2026,31/03/2027,2675.0000"),
+        "levy_charges",
+        "line 2",
+        "charge_valid_to '31/03/2027' read as 2027-03-31 (day first, as '31/03/2027' in the file",
+    ),
+    (
+        "levy_day_first_ambiguous_alone_but_not_in_the_file",
+        _levy_row("1,Yare EDP,01/04/2026,01/04/2026,31/03/2027,2675.0000"),
+        "levy_charges",
+        "line 2",
+        "charge_valid_from '01/04/2026' read as 2026-04-01",
     ),
     (
         "levy_identical_repeat",

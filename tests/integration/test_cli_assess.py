@@ -94,7 +94,7 @@ def test_json_has_everything_and_catchments_add_up(outputs: Path, scope: Scope) 
 def test_geojson_carries_each_boundary(outputs: Path) -> None:
     info = pyogrio.read_info(outputs / "bnw.geojson")
     assert info["features"] == BNW_SITES
-    assert info["crs"] == "EPSG:27700"
+    assert info["crs"] == "EPSG:4326"  # RFC 7946 (the .bng.geojson copy: test_cli_outputs_gis)
 
 
 def test_shapefile_and_geojson_of_one_site_agree(tmp_path: Path) -> None:
@@ -229,4 +229,4 @@ def test_printed_table_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["assess", str(SMALL_SHP)]) == 0
     out = capsys.readouterr().out
     assert "SYNTHETIC DEMONSTRATION DATA" in out
-    assert "24/00119/F" in out and "1 sites assessed" in out  # the small file's one site
+    assert "24/00119/F" in out and "1 site assessed" in out  # the small file's one site

@@ -60,7 +60,7 @@ def test_the_closing_time_is_the_whole_run_stage_by_stage(tmp_path: Path) -> Non
     closing = err.strip().splitlines()[-1]
     # The small file's one site lies inside the Wensum catchment (test_cli_sample_facts.py).
     found = re.fullmatch(
-        r"assessed 1 sites in ([\d.]+) s \(1 in scope, 0 out of scope; (.*)\)", closing
+        r"assessed 1 site in ([\d.]+) s \(1 in scope, 0 out of scope; (.*)\)", closing
     )
     assert found, closing
     stages = dict(re.findall(r"(\w+) ([\d.]+) s", found.group(2)))
@@ -73,4 +73,4 @@ def test_a_small_quick_run_shows_no_progress_and_prints_the_table_on_stdout() ->
     code, out, err = run([str(SMALL_SHP)], StoppedClock())
     assert code == 0 and "24/00119/F" in out  # the small file's id (its .dbf)
     assert "%" not in err and "ETA" not in err
-    assert err.strip().splitlines()[-1].startswith("assessed 1 sites in 0.0 s")
+    assert err.strip().splitlines()[-1].startswith("assessed 1 site in 0.0 s")

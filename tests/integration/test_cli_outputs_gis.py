@@ -22,7 +22,7 @@ BNW = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("gis")
-    for name in ("bnw.csv", "bnw.json", "bnw.geojson"):
+    for name in ("bnw.csv", "bnw.json", "bnw.geojson", "bnw.bng.geojson"):
         assert main(["assess", str(BNW), "--output", str(out / name)]) == 0
     return out
 
@@ -30,7 +30,8 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_gdal_reads_one_geometry_type_typed_columns_and_the_crs(outputs: Path) -> None:
     info = pyogrio.read_info(outputs / "bnw.geojson")
     assert info["geometry_type"] == "MultiPolygon"
-    assert info["crs"] == "EPSG:27700"
+    assert info["crs"] == "EPSG:4326"  # RFC 7946: GDAL reads a GeoJSON without crs as WGS 84
+    assert pyogrio.read_info(outputs / "bnw.bng.geojson")["crs"] == "EPSG:27700"
     assert info["features"] == BNW_SITES
     types = dict(zip(info["fields"], info["dtypes"], strict=True))
     money = ("levy_excl_vat_gbp", "vat_gbp", "levy_incl_vat_gbp")
@@ -94,3 +95,27 @@ def test_the_legacy_csv_is_unchanged_for_the_tools_that_read_it(outputs: Path) -
     with open(outputs / "bnw.csv", newline="") as handle:
         records = list(csv.reader(handle))
     assert len(records) == 1 + len(json.loads((outputs / "bnw.json").read_text())["sites"])
+
+
+def test_the_geojson_is_rfc_7946_and_the_bng_copy_is_the_same_boundaries(outputs: Path) -> None:
+    import shapely
+    from pyproj import Transformer
+
+    rfc = json.loads((outputs / "bnw.geojson").read_text())
+    bng = json.loads((outputs / "bnw.bng.geojson").read_text())
+    assert "crs" not in rfc  # RFC 7946 section 4: WGS 84 longitude, latitude, no crs member
+    assert bng["crs"]["properties"]["name"] == "urn:ogc:def:crs:EPSG::27700"
+    to_bng = Transformer.from_crs("EPSG:4326", "EPSG:27700", always_xy=True)
+    assert len(rfc["features"]) == len(bng["features"]) == BNW_SITES
+    for degrees, metres in zip(rfc["features"], bng["features"], strict=True):
+        shape = shapely.geometry.shape(degrees["geometry"])
+        lon, lat = np.asarray(shapely.get_coordinates(shape)).T
+        assert (lon > -8).all() and (lon < 2).all() and (lat > 49).all() and (lat < 61).all()
+        # Exteriors anticlockwise, holes clockwise (RFC 7946 section 3.1.6).
+        for polygon in shape.geoms:
+            assert polygon.exterior.is_ccw
+            assert all(not ring.is_ccw for ring in polygon.interiors)
+        # Back in metres it is the boundary the BNG copy holds, to a few centimetres
+        # (seven decimals of a degree are about 1 cm; the projection round trip adds less).
+        back = shapely.transform(shape, lambda xy: np.column_stack(to_bng.transform(*xy.T)))
+        assert back.hausdorff_distance(shapely.geometry.shape(metres["geometry"])) < 0.05

@@ -141,3 +141,53 @@ def test_a_mount_point_naming_no_task_volume_is_refused() -> None:
     broken["Resources"]["TaskDefinition"]["Properties"] = {**task, "Volumes": []}
     with pytest.raises(ValueError, match="names no volume"):
         writable_paths(Stack(broken, deployed.parameters), "TaskDefinition")
+
+
+@needs_cfn_lint
+def test_the_emails_links_are_signed_by_a_key_that_may_only_read_job_results() -> None:
+    resources = _template()["Resources"]
+    # A dedicated user: a role's temporary credentials would end a presigned URL with the
+    # session (hours), long before the stated expiry.
+    [policy] = resources["ResultLinkSigner"]["Properties"]["Policies"]
+    [statement] = policy["PolicyDocument"]["Statement"]
+    assert statement == {
+        "Effect": "Allow",
+        "Action": "s3:GetObject",
+        "Resource": {"Fn::Sub": "${ResultsBucket.Arn}/${ResultsPrefix}/*"},
+    }
+    secrets = {s["Name"]: s["ValueFrom"] for s in _container()["Secrets"]}
+    secret = "${ResultLinkSignerSecret}"
+    assert secrets["NRF_RESULT_LINK_ACCESS_KEY_ID"] == {"Fn::Sub": f"{secret}:access_key_id::"}
+    assert secrets["NRF_RESULT_LINK_SECRET_ACCESS_KEY"] == {
+        "Fn::Sub": f"{secret}:secret_access_key::"
+    }
+    stored = resources["ResultLinkSignerSecret"]["Properties"]["SecretString"]["Fn::Sub"]
+    assert json.loads(stored.replace("${", "<").replace('}"', '>"')) == {
+        "access_key_id": "<ResultLinkSignerKey>",
+        "secret_access_key": "<ResultLinkSignerKey.SecretAccessKey>",
+    }
+    # The lifetime: the parameter's default is the worker's, inside SigV4's 7 days.
+    seconds = _template()["Parameters"]["ResultLinkSeconds"]
+    assert seconds["Default"] == WorkerSettings().result_link_seconds == 7 * 24 * 3600 - 3600
+    assert seconds["MaxValue"] == 7 * 24 * 3600
+    assert _env("NRF_RESULT_LINK_SECONDS") == {"Ref": "ResultLinkSeconds"}
+
+
+@needs_cfn_lint
+@pytest.mark.parametrize("template", [TEMPLATE, TEMPLATE.with_name("api.yaml")])
+def test_queues_and_log_groups_outlive_the_stack(template: Path) -> None:
+    import yaml
+
+    resources = yaml.safe_load(template.read_text())["Resources"]
+    kept = [
+        name
+        for name, r in resources.items()
+        if r["Type"] in ("AWS::SQS::Queue", "AWS::Logs::LogGroup", "AWS::S3::Bucket")
+    ]
+    assert kept
+    for name in kept:
+        policies = (
+            resources[name].get("DeletionPolicy"),
+            resources[name].get("UpdateReplacePolicy"),
+        )
+        assert policies == ("Retain", "Retain"), name

@@ -163,6 +163,21 @@ def test_the_worker_role_may_read_what_start_up_and_jobs_read(bundle: tuple[Path
     assert not role_allows(stack, "TaskRole", "s3:GetObject", other)
     assert not role_allows(stack, "TaskRole", "s3:PutObject", reference)
     assert role_allows(stack, "ExecutionRole", "secretsmanager:GetSecretValue", NOTIFY_SECRET)
+    links = stack.resolve({"Ref": "ResultLinkSignerSecret"})
+    assert role_allows(stack, "ExecutionRole", "secretsmanager:GetSecretValue", links)
+
+
+def test_the_link_signer_may_read_job_results_and_nothing_else(bundle: tuple[Path, str]) -> None:
+    stack = worker_stack(bundle[1])
+    bucket = stack.resolve({"Ref": "ResultsBucket"})
+    result = f"arn:{PARTITION}:s3:::{bucket}/results/job-1/result.html"
+    assert role_allows(stack, "ResultLinkSigner", "s3:GetObject", result)
+    assert not role_allows(stack, "ResultLinkSigner", "s3:PutObject", result)
+    # Nothing in the bucket outside the results prefix.
+    outside = f"arn:{PARTITION}:s3:::{bucket}/elsewhere/job-1/result.html"
+    assert not role_allows(stack, "ResultLinkSigner", "s3:GetObject", outside)
+    reference = f"arn:{PARTITION}:s3:::{REFERENCE_BUCKET}/{REFERENCE_KEY}"
+    assert not role_allows(stack, "ResultLinkSigner", "s3:GetObject", reference)
 
 
 def test_a_digest_that_is_not_one_is_refused_by_the_template() -> None:

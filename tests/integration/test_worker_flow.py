@@ -124,7 +124,8 @@ def test_a_job_flows_from_the_queue_to_a_stored_result_and_a_completed_email(flo
     personal = completed["personalisation"]
     assert personal["job_reference"] == "flow-ok-1"
     assert personal["development_name"] == "Site flow-ok-1"
-    assert personal["results_link"] == "https://nrf.example/results/flow-ok-1"
+    # The local store links each file under GOVUK_NOTIFY_RESULTS_BASE_URL (worker_env).
+    assert personal["report_link"] == "https://nrf.example/results/flow-ok-1/result.html"
     assert personal["nitrogen_total_kg_per_year"] == "28.46"
     assert personal["phosphorus_total_kg_per_year"] == "5.10"
     # The email's levy is the stored result's: its amount excluding VAT, or "not quoted" with

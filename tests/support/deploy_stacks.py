@@ -41,7 +41,17 @@ def worker_stack(sha256: str) -> Stack:
 
 
 def worker_env(stack: Stack) -> dict[str, str]:
-    return task_environment(stack, "TaskDefinition", {NOTIFY_SECRET: NOTIFY_KEY})
+    # The link signer's secret is the stack's own: ECS reads each JSON key of it.
+    links = stack.resolve({"Ref": "ResultLinkSignerSecret"})
+    return task_environment(
+        stack,
+        "TaskDefinition",
+        {
+            NOTIFY_SECRET: NOTIFY_KEY,
+            f"{links}:access_key_id::": "AKIALINKSIGNER000001",
+            f"{links}:secret_access_key::": "link-signer-secret",
+        },
+    )
 
 
 API_KEYS_SECRET = "arn:aws:secretsmanager:eu-west-2:123456789012:secret:nrf-api-keys-AbCdEf"

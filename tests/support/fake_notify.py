@@ -22,12 +22,14 @@ TOKEN_LEEWAY = 30  # seconds either side of now, as Notify allows
 # The service's templates and the ((placeholders)) each uses. Like Notify, the fake refuses
 # (400) a template it does not know and an email missing one of its template's fields.
 SERVICE_TEMPLATES: dict[str, frozenset[str]] = {
-    "tpl-started": frozenset({"job_reference", "development_name", "results_link"}),
+    "tpl-started": frozenset({"job_reference", "development_name"}),
     "tpl-completed": frozenset(
         {
             "job_reference",
             "development_name",
-            "results_link",
+            "report_link",
+            "result_files",
+            "links_expiry",
             "nitrogen_total_kg_per_year",
             "phosphorus_total_kg_per_year",
             "levy_amount",

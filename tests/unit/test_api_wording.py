@@ -38,12 +38,18 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "nrf"
         ),
         (
             "leave out --crs for a file that states its CRS",
-            "leave out a CRS other than the file's own for a file that states its CRS",
+            # (the API has no --crs, so it never says this: the substitution alone is checked)
+            "leave out a CRS stated in the file (a .prj beside the .shp, or a GeoJSON crs "
+            "member) such as for a file that states its CRS",
         ),
         ("raise it with --max-sites", "raise it with a file with fewer sites"),
         ("use --quote-date", "use the `quoteDate` parameter"),
         # Only a metavar goes with its flag, never the word after it.
-        ("--crs EPSG:27700 differs", "a CRS other than the file's own EPSG:27700 differs"),
+        (
+            "give --crs EPSG:27700",
+            "give a CRS stated in the file (a .prj beside the .shp, or a GeoJSON crs member) "
+            "such as EPSG:27700",
+        ),
         ("an unknown --some-flag stays readable", "an unknown some-flag stays readable"),
         ("a range 10 - 20 and a--b are not flags", "a range 10 - 20 and a--b are not flags"),
     ],

@@ -58,7 +58,8 @@ def test_a_refused_levy_shows_its_code_and_words_and_no_money() -> None:
     assert "Habitats Regulations Assessment" in html
     assert (shown["quoted"], shown["refused"]) == ("0", "1")
     assert "refused: excluded_area" in html  # the summary row
-    assert not any(k.startswith("site-1-") for k in shown)  # no per-site money cells
+    money = {"per-unit", "units", "provisional", "levy", "vat", "levy-including-vat"}
+    assert not {f"site-1-{key}" for key in money} & set(shown)  # no per-site money cells
     assert "No levy was quoted in this report." in html
 
 
@@ -83,14 +84,21 @@ def test_one_summary_row_per_site_before_any_site_section() -> None:
         )
     ]
     assert summary.count('<a href="#site-1">1</a>') == 1 and summary.count("<tr>") == 2
-    assert "£26,750.00" in summary and "£32,100.00" in summary and "1 Norfolk" in summary
+    assert "£26,750.00" in summary and "£32,100.00" in summary
+    # The EDP by its id in the row, named once in the key under the table.
+    assert "<td>1</td>" in summary and "Norfolk" not in summary
+    assert '<table id="edp-key">' in html and "<td>1</td><td>Norfolk</td>" in html
     assert html.index('id="summary"') < html.index('id="site-1"')
 
 
 def test_the_map_prints_its_catchment_and_edp_names_with_a_legend_beside_it() -> None:
     html = page(repo(), pricing=NORFOLK)
     assert re.search(r'<text data-role="nn-label"[^>]*>River Wensum SAC</text>', html)
-    assert re.search(r'<text data-role="edp-label"[^>]*>EDP: 1 Norfolk</text>', html)
+    assert re.search(
+        r'<text data-role="edp-label"[^>]*><title>EDP: 1 Norfolk</title>'
+        r"<tspan[^>]*>EDP: 1 Norfolk</tspan></text>",
+        html,
+    )
     figure = html[html.index('<figure class="site-map">') : html.index("</figure>")]
     assert "<figcaption>" in figure and "works catchment" in figure
 
@@ -148,7 +156,7 @@ def test_the_page_shows_the_sites_figures_worked_by_hand() -> None:
     assert (shown["sites"], shown["total-n"], shown["total-p"]) == ("1", "16.92", "1.38")
     # The site's table: the buffer row is what the total adds, 16.92 - (4.63 + 9.47) = 2.82
     # and 1.38 - (0.20 + 0.95) = 0.23.
-    assert "<th>buffer</th><td class=n>2.82</td><td class=n>0.23</td>" in html
+    assert (shown["site-1-buffer-n"], shown["site-1-buffer-p"]) == ("2.82", "0.23")
 
 
 def test_nothing_from_the_input_is_taken_as_markup() -> None:
@@ -218,6 +226,7 @@ def test_a_job_whose_report_cannot_be_drawn_still_stores_its_results() -> None:
     assert set(files) == {
         "result.json",
         "result.geojson",
+        "result.bng.geojson",
         "result.csv",
         "result.levy.csv",
         "result.provenance.json",
@@ -275,3 +284,32 @@ def test_the_overview_prints_each_site_number_on_its_site() -> None:
     labels = re.findall(r'<text data-role="site-label"[^>]*>(\d+)</text>', overview)
     assert labels == ["1", "2"]
     assert "labelled with its site number" in overview
+
+
+def test_a_site_refused_for_an_excluded_area_shows_the_area_on_its_map_with_a_key_entry() -> None:
+    from nrf.domain.model import ExcludedArea
+
+    data = repo()
+    # A buffered SSSI over the site's west half (the site is X0+100..X0+200).
+    fen = ExcludedArea(box(X0 + 50, Y0 + 50, X0 + 150, Y0 + 250), "Broad Fen SSSI buffer")
+    data._excluded.append(fen)
+    html = page(data, refusal=EXCLUDED, excluded=("Broad Fen SSSI buffer",))
+    [area] = re.findall(r'<path data-role="excluded-area"[^>]*>.*?</path>', html)
+    assert "<title>Broad Fen SSSI buffer</title>" in area
+    legend = dict(
+        (label, colour)
+        for colour, label in re.findall(r'<span style="background:(#\w+)"></span>([^<]+)', html)
+    )
+    assert f'fill="{legend["excluded area (SSSI and its buffer): no levy"]}"' in area
+    # Without excluded areas in view, nothing of the kind is drawn.
+    assert 'data-role="excluded-area"' not in page(repo(), pricing=NORFOLK)
+
+
+def test_a_summary_row_is_one_line_with_the_edp_named_once() -> None:
+    long_name = "Land north of the old railway line between Station Road and the Common"
+    html = page(repo(), long_name, pricing=NORFOLK)
+    summary = html[html.index('<table id="summary">') : html.index('<table id="edp-key">')]
+    # 36 characters at most: 35 of the name (trailing space dropped) and an ellipsis.
+    assert "<td>Land north of the old railway line\u2026</td>" in summary
+    assert long_name in html  # whole in the site's own heading
+    assert html.count("<td>Norfolk</td>") == 1  # the key

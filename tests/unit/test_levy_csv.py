@@ -98,3 +98,18 @@ def test_every_figure_has_two_decimals_and_the_money_adds_up_to_the_total() -> N
     assert (total["Levy_Excl_VAT_GBP"], total["Levy_Incl_VAT_GBP"]) == ("35136.14", "42163.37")
     assert total["N_kg_per_year"] == "5.07" and total["Units"] == "13"
     assert total["Name"] == "2 quoted, 2 refused, 1 out of scope"
+
+
+def test_a_refused_row_carries_the_quote_date_it_was_refused_on() -> None:
+    from datetime import date
+
+    stamp = OutputStamp(
+        datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC), "s.geojson", "NRL-7", date(2027, 3, 1)
+    )
+    sites = by_site(levy_csv.render(RUN, None, stamp))
+    for refused in (sites["S2"], sites["S4"]):
+        assert refused["Status"] == "refused"
+        assert refused["Quote_Date"] == "2027-03-01"
+        assert refused["Units"] == "" and refused["Quote_Reference"] == "NRL-7"
+    # A quoted row keeps the date its pricing gives.
+    assert sites["S1"]["Quote_Date"] == "2026-11-26"

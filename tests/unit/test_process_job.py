@@ -108,7 +108,10 @@ def test_a_job_is_stored_then_the_requester_is_told_with_totals_and_levy() -> No
     assert done["phosphorus_total_kg_per_year"] == "2.89"
     # The levy's words in the email (quoted or refused) are worked by hand in test_job_emails.
     assert "levy_amount" in done and "levy_details" in done
-    assert done["results_link"] == "https://results.example/jobs/job-1"
+    # The local store's links: under GOVUK_NOTIFY_RESULTS_BASE_URL (tests/support/deliveries.py),
+    # one per stored file (render() stores only result.json here), and they do not expire.
+    assert done["result_files"] == "* result.json: https://results.example/jobs/job-1/result.json"
+    assert done["links_expiry"] == "These links do not expire."
     assert [n.kind for n in store.records["job-1"].notifications] == [NotificationKind.COMPLETED]
     # The record names the bundle the fake repository declares (tests/support/reference.py).
     assert store.records["job-1"].bundle == BundleStamp(

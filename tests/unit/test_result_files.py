@@ -24,7 +24,10 @@ def test_the_streamed_text_is_the_document() -> None:
 
 def test_every_feature_is_a_multipolygon_with_the_same_flat_keys() -> None:
     doc = geojson_document(RUN, DEVELOPMENTS)
-    assert doc["crs"]["properties"]["name"] == "urn:ogc:def:crs:EPSG::27700"
+    assert "crs" not in doc  # RFC 7946: WGS 84, said by the format itself
+    bng = geojson_document(RUN, DEVELOPMENTS, bng=True)
+    assert bng["crs"]["properties"]["name"] == "urn:ogc:def:crs:EPSG::27700"
+    assert bng["features"][0]["properties"] == doc["features"][0]["properties"]
     features = doc["features"]
     assert [f["properties"]["rlb_id"] for f in features] == [1, 2, 3, 4, 5]
     assert {f["geometry"]["type"] for f in features} == {"MultiPolygon"}

@@ -236,6 +236,8 @@ def test_a_missing_dwellings_column_is_named_with_the_files_own_columns() -> Non
     assert (problem.code, problem.feature, problem.field) == ("missing_column", None, "dwellings")
     assert problem.message == (
         "the file has no dwellings column (or Dwellings); its columns are 'id', 'Name', 'Source'"
+        "; give the number with --dwellings N (a file of one site), or name the column that "
+        "holds it with --columns MAP (dwellings=COLUMN)"
     )
 
 

@@ -129,7 +129,9 @@ def _read_csv(
         )
         return []
     money = ("base_charge_per_unit",) if key == "levy_charges" else ()
-    rows = read_csv_rows(key, path, manifest.sources[key].columns, report, money=money)
+    dates = ("edp_start_date", "charge_valid_from", "charge_valid_to") if money else ()
+    columns = manifest.sources[key].columns
+    rows = read_csv_rows(key, path, columns, report, money=money, dates=dates)
     return rows or []
 
 

@@ -1,9 +1,11 @@
 """Read the charging schedule and the CIL index CSVs as text, so no penny is lost to floats.
 
-A file is refused, naming the line, when its meaning is in doubt: text that is not UTF-8, a
-separator other than a comma, two columns of one name, a row with more or fewer fields than
-the header. What is unambiguous is cleaned and listed: a BOM, CRLF line ends, header names in
-other case or with spaces, blank rows, and money written "£2,675.00". The values themselves are
+A file is refused, naming the line, when its meaning is in doubt: text in no known encoding,
+a separator other than a comma, two columns of one name, a row with more or fewer fields than
+the header. What Excel writes is cleaned and listed: a BOM, Windows-1252 text (Excel's "CSV
+(Comma delimited)" on a UK Windows), CRLF line ends, header names in other case or with spaces,
+blank rows, money written "£2,675.00", and day-first dates where the file shows they are
+(excel_dates.py). The values themselves are
 checked by the quality gate, on the bundle, so a bad value is reported once, with its line.
 A file larger than any schedule (``MAX_CSV_BYTES``) is refused before it is read.
 """
@@ -16,9 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from nrf.bundles.excel_dates import day_first_dates
 from nrf.bundles.numeric_text import POUND, parse_number
 from nrf.bundles.qc.report import QcReport
-from nrf.bundles.source_text import ENCODING, first_bad_byte
+from nrf.bundles.source_text import ENCODING, NUL, first_bad_byte
 
 FORMAT = "source_format"
 # A charging schedule or index is tens of rows; a million-row file cost the build 1.8 GB (the
@@ -73,11 +76,27 @@ def _text(key: str, path: Path, report: QcReport) -> str | None:
         data = data[len(BOM) :]
         report.add("cleaned", key, f"{path.name} line 1", "UTF-8 byte-order mark dropped")
     bad = first_bad_byte(data)
-    if bad is not None:
-        line = data[: bad[0]].count(b"\n") + 1
-        report.add(ENCODING, key, f"{path.name} line {line}", bad[1])
+    if bad is None:
+        return data.decode("utf-8")
+    line = data[: bad[0]].count(b"\n") + 1
+    where = f"{path.name} line {line}"
+    try:
+        if NUL in data:  # UTF-16 or binary: no single-byte reading makes it text
+            raise UnicodeDecodeError("cp1252", data, bad[0], bad[0] + 1, "NUL")
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        report.add(ENCODING, key, where, bad[1])
         return None
-    return data.decode("utf-8")
+    # A CSV is what Excel saves; on Windows it saves the ANSI code page, Windows-1252 in the UK.
+    char = data[bad[0] : bad[0] + 1].decode("cp1252")
+    report.add(
+        "cleaned",
+        key,
+        where,
+        f"read as Windows-1252, not UTF-8 (byte 0x{data[bad[0]]:02x} is {char!r}), as Excel "
+        "saves a CSV on Windows",
+    )
+    return text
 
 
 def _header(
@@ -116,7 +135,12 @@ def _value(key: str, column: str, text: str, money: bool, where: str, report: Qc
 
 
 def read_csv_rows(
-    key: str, path: Path, columns: Mapping[str, str], report: QcReport, money: tuple[str, ...] = ()
+    key: str,
+    path: Path,
+    columns: Mapping[str, str],
+    report: QcReport,
+    money: tuple[str, ...] = (),
+    dates: tuple[str, ...] = (),
 ) -> list[Row] | None:
     """Rows as {role: stripped text, "_line": line number}; None (reported) when unreadable.
 
@@ -155,4 +179,5 @@ def read_csv_rows(
             continue
         seen.add(row)
         out.append({"_line": rows.line_num, **values})
+    day_first_dates(key, path.name, out, dates, report)
     return out

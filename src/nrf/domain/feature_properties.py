@@ -43,6 +43,13 @@ _NUMBER = re.compile(r"[+]?[0-9]+(\.0*)?")
 ABSENT = object()  # a column the feature does not have
 
 
+# How to supply a required column a file lacks (a Google Earth polygon has no dwellings).
+MISSING_COLUMN_FIX = {
+    "dwellings": "give the number with --dwellings N (a file of one site), or name the "
+    "column that holds it with --columns MAP (dwellings=COLUMN)",
+}
+
+
 def missing_column_hint(column: str) -> str:
     """What else the column may be called, for a missing-column message."""
     legacy = COLUMNS[column]

@@ -47,6 +47,11 @@ class QueueMessage:
     sent_at: float | None = None  # epoch seconds
 
 
+# The error of an email the deployment chose not to send: its kind has no template (the
+# "started" email is optional). A decision, not a failure, so nobody is warned about it.
+NO_TEMPLATE = "no_template_for_kind"
+
+
 @frozen(kw_only=True)
 class NotificationRecord:
     """What happened to one notification; kept on the job so no failure is silent."""

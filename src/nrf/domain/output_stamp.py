@@ -8,7 +8,7 @@ is a label echoed in each of them, so it is cut to the 500 characters allowed of
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 from attrs import field, frozen
 
@@ -20,13 +20,20 @@ def label(name: str) -> str:
     return name if len(name) <= MAX_TEXT_CHARS else name[: MAX_TEXT_CHARS - 1] + "\u2026"
 
 
+def optional_label(name: str | None) -> str | None:
+    """A reference as ``label`` keeps it; none (or blank) stays None."""
+    return label(name) if name else None
+
+
 @frozen
 class OutputStamp:
-    """When (UTC), from what input and for which quote reference (None for a local run)."""
+    """When (UTC), from what input and for which quote reference (None when none was given),
+    and the day the levy was priced on (so a refused site's row still says which day)."""
 
     made_at: datetime
     input_name: str = field(converter=label)
-    reference: str | None = None
+    reference: str | None = field(default=None, converter=optional_label)
+    quote_date: date | None = None
 
     @property
     def made_at_text(self) -> str:

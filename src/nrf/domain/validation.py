@@ -6,6 +6,7 @@ list of what is refused is one read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import attrs
@@ -20,6 +21,7 @@ from nrf.domain.feature_properties import (
     ABSENT,
     COLUMNS,
     DEFAULTS,
+    MISSING_COLUMN_FIX,
     columns_named,
     dwellings_of,
     lookup,
@@ -136,7 +138,8 @@ def validated(
     problems = [
         Problem(
             code="missing_column",
-            message=f"the file has no {c} column{missing_column_hint(c)}; {own}",
+            message=f"the file has no {c} column{missing_column_hint(c)}; {own}"
+            + (f"; {MISSING_COLUMN_FIX[c]}" if c in MISSING_COLUMN_FIX else ""),
             feature=None,
             field=c,
         )
@@ -165,8 +168,12 @@ def validated(
         geometry = feature.geometry
         polygon_seen = polygon_seen or isinstance(geometry, Polygon | MultiPolygon)
         read_problems = read_problems or bool(feature.problems)
-        if not any(p.field == "geometry" for p in feature.problems):
-            found += geometry_problems(geometry, limits, feature=feature.index, crs=feature.crs)
+        # A reader's geometry problem stops the checks, but for a crossing it located in the
+        # file's own degrees (boundary_crs.py): the checks run, less their own crossing.
+        stopped = [p for p in feature.problems if p.field == "geometry"]
+        if all(p.code == CROSSING for p in stopped):
+            checks = geometry_problems(geometry, limits, feature=feature.index, crs=feature.crs)
+            found += [p for p in checks if not (stopped and p.code == CROSSING)]
         if isinstance(geometry, Polygon | MultiPolygon):
             total_vertices += int(shapely.get_num_coordinates(geometry))
         site_id = texts.get("id")
@@ -256,8 +263,7 @@ def _geometry_problems(
         text += "wide on average): its points lie on or near one line; draw the site's boundary"
         found.append(problem("zero_area", text))
     elif reason != "Valid Geometry":
-        text = f"geometry crosses itself ({reason}); redraw it so no edges cross"
-        found.append(problem("self_intersecting_geometry", text))
+        found.append(problem(CROSSING, _crossing_words(reason)))
     if area / 10_000 > limits.max_site_area_ha:
         text = f"site area is {area / 10_000:,.1f} ha; at most {limits.max_site_area_ha:,} ha "
         found.append(problem("site_too_large", text + "is allowed"))
@@ -275,6 +281,23 @@ def degenerate(area: float, perimeter: float, min_area: float, min_width: float)
     """An outline with under ``min_area`` of area or under ``min_width`` of mean width (twice
     the area over the perimeter: a rectangle's width when it is long), in its own units."""
     return area < min_area or (perimeter > 0 and 2 * area / perimeter < min_width)
+
+
+CROSSING = "self_intersecting_geometry"
+_AT = re.compile(r"(?:Ring )?Self-intersection\[(\S+) (\S+)\]")
+
+
+def _crossing_words(reason: str) -> str:
+    """Where the ring crosses itself, in British National Grid metres (the file's own
+    coordinates: a file in degrees has its crossing located by its reader)."""
+    at = _AT.fullmatch(reason)
+    if at is None:
+        return f"geometry crosses itself ({reason}); redraw it so no edges cross"
+    x, y = float(at.group(1)), float(at.group(2))
+    return (
+        f"geometry crosses itself at x {x:.2f}, y {y:.2f} (British National Grid metres); "
+        "redraw it so no edges cross"
+    )
 
 
 def _within(bounds: tuple[float, ...], box: tuple[float, ...]) -> bool:

@@ -16,15 +16,32 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
+import attrs
+
+from nrf.domain.counts import counted
 from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 from nrf.entrypoints.exit_codes import EXIT_OK, EXIT_USAGE
 from nrf.entrypoints.output_paths import output_argument
 
+if TYPE_CHECKING:
+    from nrf.domain.validation import RawFeature
+
 # A report page of more sites than this is refused: it is built whole in memory, and a page
 # of 5,000 sites (~15 MB of HTML) is already more than a browser shows usefully.
 HTML_MAX_SITES = 5_000
+
+
+def dwellings_argument(text: str) -> int:
+    """``--dwellings N``: a whole number of dwellings, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
 
 
 def positive_int(text: str) -> int:
@@ -142,6 +159,20 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "position, dwelling_category housing, name and source blank",
     )
     assess.add_argument(
+        "--reference",
+        metavar="TEXT",
+        help="the quote reference to print in every output (the report's title, the levy "
+        "table's Quote_Reference, the JSON's and GeoJSON's stamp); default none",
+    )
+    assess.add_argument(
+        "--dwellings",
+        type=dwellings_argument,
+        metavar="N",
+        help="the number of dwellings of a file of one site that has no dwellings column (a "
+        "polygon drawn in Google Earth); it beats the file's own value. A file of several "
+        "sites needs a column (name yours with --columns dwellings=COLUMN)",
+    )
+    assess.add_argument(
         "--crs",
         type=crs_argument,
         metavar="CRS",
@@ -156,6 +187,22 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     assess.set_defaults(func=cmd_assess)
     return assess
+
+
+def several_sites_refusal(count: int) -> str:
+    """--dwellings is one site's count: a file of several needs each site's own."""
+    return (
+        f"nrf assess: error: --dwellings gives the dwellings of a file of one site; this file "
+        f"has {count:,} sites, so each needs its own: give the file a dwellings column, or "
+        "name the column that holds them with --columns dwellings=COLUMN"
+    )
+
+
+def with_fields(feature: RawFeature, given: Mapping[str, object]) -> RawFeature:
+    """The feature with the values given on the command line over its own properties."""
+    if not given:
+        return feature
+    return attrs.evolve(feature, properties={**feature.properties, **given})
 
 
 def html_too_large(count: int) -> str:
@@ -232,6 +279,10 @@ def run_assess(
         )
         count = boundaries.count
         check_count(count, limits)
+        dwellings = getattr(args, "dwellings", None)
+        if dwellings is not None and count != 1:
+            print(several_sites_refusal(count), file=err)
+            return EXIT_USAGE
         if html and count > HTML_MAX_SITES:
             print(html_too_large(count), file=err)
             return EXIT_USAGE
@@ -240,7 +291,8 @@ def run_assess(
         )
         # ``--columns``: the file's columns under nrf's names, checked against every name.
         found = mapped_columns(file_columns(keys).names, getattr(args, "columns", None) or {})
-        columns = file_columns(renamed_keys(k, found) for k in keys)
+        given = {} if dwellings is None else {"dwellings": dwellings}
+        columns = file_columns((*renamed_keys(k, found), *given) for k in keys)
         del keys
         marks.append(("validating", clock()))
         folder = Path(
@@ -249,7 +301,7 @@ def run_assess(
             )
         )
         checking = validated(
-            (renamed_feature(f, found) for f in boundaries.features()),
+            (with_fields(renamed_feature(f, found), given) for f in boundaries.features()),
             count,
             columns,
             limits,
@@ -270,6 +322,7 @@ def run_assess(
         from nrf.domain.charging import utc_day
 
         quote_date = getattr(args, "quote_date", None) or utc_day(container.clock().now())
+        reference = (getattr(args, "reference", None) or "").strip() or None
         assess = container.assess_developments()
         assessing = progress.stage("assessing", "sites")
         from nrf.domain.output_stamp import OutputStamp
@@ -283,13 +336,13 @@ def run_assess(
             marks.append(("writing", clock()))
             # Every output says when and from which input it was made; a local run has no
             # reference.
-            stamp = OutputStamp(wall_clock(), source.name)
+            stamp = OutputStamp(wall_clock(), source.name, reference, quote_date)
             files = report_files(args.output, run, kept, container.boundary_data(), stamp)
         else:
             outcomes = assess.outcomes(developments, rules, quote_date, count, assessing)
             run = spool_run(outcomes, assess.provenance(rules), folder)
             marks.append(("writing", clock()))
-            stamp = OutputStamp(wall_clock(), source.name)
+            stamp = OutputStamp(wall_clock(), source.name, reference, quote_date)
             if args.output is not None:
                 writing = progress.stage("writing", "records")
                 files = render(args.output, run, developments, writing, stamp)
@@ -311,7 +364,7 @@ def run_assess(
         for (name, begin), (_, end) in zip(marks, [*marks[1:], ("", finished)], strict=True)
     )
     print(
-        f"assessed {count:,} sites in {finished - started:.1f} s "
+        f"assessed {counted(count, 'site')} in {finished - started:.1f} s "
         f"({len(run.sites):,} in scope, {len(run.out_of_scope):,} out of scope; {stages})",
         file=err,
     )

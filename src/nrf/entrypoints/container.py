@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 import boto3
+from botocore.config import Config
 from dependency_injector import containers, providers
 
 from nrf.adapters.aws_config import client_config
@@ -30,10 +31,12 @@ from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.notifier.ses_notifier import SesNotifier
 from nrf.adapters.outputs.html_report import report_renderer
 from nrf.adapters.result_store.local_ops_records import LocalOpsRecords
+from nrf.adapters.result_store.local_result_links import LocalResultLinks
 from nrf.adapters.result_store.local_result_store import LocalResultStore
 from nrf.adapters.result_store.local_store_inventory import LocalStoreInventory
 from nrf.adapters.result_store.result_file_readers import LocalResultFiles, S3ResultFiles
 from nrf.adapters.result_store.s3_ops_records import S3OpsRecords
+from nrf.adapters.result_store.s3_presigned_links import S3PresignedLinks
 from nrf.adapters.result_store.s3_result_store import S3ResultStore
 from nrf.adapters.result_store.s3_store_inventory import S3StoreInventory
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
@@ -140,6 +143,21 @@ def _by_result_store(config: Any, s3_client: Any, *, local: type, s3: type) -> A
     )
 
 
+def _link_signer(
+    region: str, endpoint_url: str | None, key_id: str | None, secret: str | None
+) -> Any:
+    """The S3 client that signs the email's links: SigV4, with the dedicated key when set
+    (a role's temporary credentials would end the links with the role's session)."""
+    keys = {"aws_access_key_id": key_id, "aws_secret_access_key": secret} if key_id else {}
+    return boto3.client(
+        "s3",
+        region_name=region,
+        endpoint_url=endpoint_url,
+        config=Config(signature_version="s3v4"),
+        **keys,
+    )
+
+
 class Container(containers.DeclarativeContainer):
     """Wires adapters to the domain; tests override providers with fakes."""
 
@@ -191,6 +209,25 @@ class Container(containers.DeclarativeContainer):
     )
 
     result_store = _by_result_store(config, s3_client, local=LocalResultStore, s3=S3ResultStore)
+    result_links = providers.Selector(
+        config.result_store,
+        local=providers.Singleton(
+            LocalResultLinks, root=config.results_dir, base_url=config.results_base_url
+        ),
+        s3=providers.Singleton(
+            S3PresignedLinks,
+            client=providers.Singleton(
+                _link_signer,
+                region=config.region,
+                endpoint_url=config.endpoint_url,
+                key_id=config.result_link_access_key_id,
+                secret=config.result_link_secret_access_key,
+            ),
+            bucket=config.results_bucket,
+            prefix=config.results_prefix,
+            seconds=config.result_link_seconds,
+        ),
+    )
 
     # Beside the results, in the same place: heartbeats, stall state, notices; and listings.
     ops_records = _by_result_store(config, s3_client, local=LocalOpsRecords, s3=S3OpsRecords)
@@ -308,6 +345,7 @@ class Container(containers.DeclarativeContainer):
         report_results=providers.Callable(bool, config.backend_base_url),
         bundle=boundary_data,
         quote_clock=providers.Callable(_quote_clock, config.test_quote_date),
+        links=result_links,
     )
 
     # The operator's commands (`nrf status`, `nrf housekeep`) and the fleet heartbeat.

@@ -15,11 +15,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from nrf.entrypoints.iso_time import iso_utc
+
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
 
 class JsonFormatter(logging.Formatter):
-    """``{"ts", "level", "logger", "event", ...extra}``; the message is the event name."""
+    """``{"ts", "time", "level", "logger", "event", ...extra}``; the message is the event name.
+
+    ``ts`` is epoch seconds (what dashboards read), ``time`` the same instant in ISO 8601 UTC.
+    """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         super().__init__()
@@ -28,6 +33,7 @@ class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
             "ts": round(record.created, 3),
+            "time": iso_utc(record.created),
             "level": record.levelname.lower(),
             "logger": record.name,
             "event": record.getMessage(),

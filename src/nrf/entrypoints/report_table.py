@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
 from nrf.adapters.outputs.spooled_run import in_order
+from nrf.domain.counts import counted
 from nrf.domain.levy_text import gbp, levy_sum, short_levy
 from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.results import AssessmentRun
@@ -43,12 +44,16 @@ def table_lines(run: AssessmentRun, stamp: OutputStamp | None = None) -> Iterato
     levy = levy_sum(run.sites)
     yield from [
         "-" * len(header),
-        f"{len(run.sites)} sites assessed; N {n_total:,.2f} kg/yr, P {p_total:,.2f} kg/yr",
+        f"{counted(len(run.sites), 'site')} assessed; "
+        f"N {n_total:,.2f} kg/yr, P {p_total:,.2f} kg/yr",
         f"levy {gbp(levy.excluding_vat)} excluding VAT, VAT {gbp(levy.vat)}, "
         f"{gbp(levy.including_vat)} including VAT ({levy.quoted} quoted, {levy.refused} refused)",
     ]
     if refused:
-        yield from ["", f"{refused} levies refused (the figures above still stand):"]
+        yield from [
+            "",
+            f"{counted(refused, 'levy', 'levies')} refused (the figures above still stand):",
+        ]
         for s in in_order(run.sites):
             if s.pricing is None and s.levy_refusal is not None:
                 yield (
@@ -56,7 +61,7 @@ def table_lines(run: AssessmentRun, stamp: OutputStamp | None = None) -> Iterato
                     f"{s.levy_refusal.message}"
                 )
     if run.out_of_scope:
-        yield from ["", f"{len(run.out_of_scope)} sites out of scope (not charged):"]
+        yield from ["", f"{counted(len(run.out_of_scope), 'site')} out of scope (not charged):"]
         for o in in_order(run.out_of_scope):
             yield f"{o.site.rlb_id:>4} {_cut(o.site.id, 12):<12} {o.reason_code}: {o.reason}"
     p = run.provenance

@@ -74,6 +74,12 @@ class WorkerSettings:
     template_failed: str | None = None
     template_delayed: str | None = None
     results_base_url: str = ""
+    # The "completed" email's presigned links (S3 store): how long they work, at most SigV4's
+    # 7 days; the default leaves an hour for the email to be sent and the clocks to differ.
+    result_link_seconds: int = 7 * 24 * 3600 - 3600
+    # The key the links are signed with: long-lived, as a role's session would end them early.
+    result_link_access_key_id: str | None = None
+    result_link_secret_access_key: str | None = None
     support_email: str | None = None
     allowed_domains: tuple[str, ...] = ()
     ses_from_address: str | None = None
@@ -102,9 +108,22 @@ class WorkerSettings:
     # Price every quote on this day instead of today (UTC): tests only, never a deployment.
     test_quote_date: date | None = None
 
+    def emails_off(self) -> list[str]:
+        """The kinds of email GOV.UK Notify is given no template for, so never sent."""
+        if self.notifier != "govuk_notify":
+            return []
+        templates = {
+            "started": self.template_started,
+            "completed": self.template_completed,
+            "failed": self.template_failed,
+            "delayed": self.template_delayed,
+        }
+        return [kind for kind, template in templates.items() if not template]
+
     def secrets(self) -> list[str]:
         """Every configured key the log scrubber must hide: Notify's and the backend's."""
-        return [key for key in (self.notify_api_key, self.backend_api_key) if key]
+        keys = (self.notify_api_key, self.backend_api_key, self.result_link_secret_access_key)
+        return [key for key in keys if key]
 
     def __repr__(self) -> str:
         # Keep the Notify key out of any log line or traceback that prints settings.
@@ -206,6 +225,9 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "GOVUK_NOTIFY_TEMPLATE_JOB_DELAYED": ("template_delayed", str),
     "GOVUK_NOTIFY_RESULTS_BASE_URL": ("results_base_url", str),
     "GOVUK_NOTIFY_SUPPORT_EMAIL": ("support_email", str),
+    "NRF_RESULT_LINK_SECONDS": ("result_link_seconds", _int(60, 7 * 24 * 3600)),
+    "NRF_RESULT_LINK_ACCESS_KEY_ID": ("result_link_access_key_id", str),
+    "NRF_RESULT_LINK_SECRET_ACCESS_KEY": ("result_link_secret_access_key", str),
     "GOVUK_NOTIFY_ALLOWED_DOMAINS": ("allowed_domains", _domains),
     "SES_FROM_ADDRESS": ("ses_from_address", str),
     "NRF_METRICS_NAMESPACE": ("metrics_namespace", str),
@@ -283,6 +305,10 @@ def _cross_checks(s: WorkerSettings) -> list[str]:
         problems.append("SES_FROM_ADDRESS is required when NRF_NOTIFIER=ses")
     if s.result_store == "s3" and not s.results_bucket:
         problems.append("NRF_RESULTS_BUCKET is required when NRF_RESULT_STORE=s3")
+    if bool(s.result_link_access_key_id) != bool(s.result_link_secret_access_key):
+        problems.append(
+            "NRF_RESULT_LINK_ACCESS_KEY_ID and NRF_RESULT_LINK_SECRET_ACCESS_KEY go together"
+        )
     if s.backend_base_url:
         problem = url_problem(s.backend_base_url, allow_loopback_http=s.backend_allow_loopback_http)
         if problem is not None:

@@ -13,6 +13,7 @@ from attrs import frozen
 
 from nrf.domain.fleet import WorkerBeat
 from nrf.domain.fleet_status import Concern, FleetStatus
+from nrf.entrypoints.iso_time import iso_utc
 
 
 @frozen(kw_only=True)
@@ -84,6 +85,7 @@ def _beat(beat: WorkerBeat, now: float) -> dict[str, Any]:
         "status": str(beat.state),
         "jobs_in_flight": beat.jobs_in_flight,
         "started_at": beat.started_at,
+        "started_at_utc": iso_utc(beat.started_at),
         "heartbeat_age_seconds": round(beat.age(now), 3),
         "nrf_version": beat.nrf_version,
         "bundle": {
@@ -92,6 +94,7 @@ def _beat(beat: WorkerBeat, now: float) -> dict[str, Any]:
             "sha256": beat.bundle.sha256,
         },
         "last_queue_contact": beat.last_queue_contact,
+        "last_queue_contact_utc": iso_utc(beat.last_queue_contact),
     }
 
 
@@ -100,6 +103,7 @@ def render_json(status: FleetStatus, found: list[Concern], sources: StatusSource
     return json.dumps(
         {
             "checked_at": now,
+            "checked_at_utc": iso_utc(now),
             "read": {
                 "queue": sources.queue,
                 "dead_letter_queue": sources.dead_letter_queue,
@@ -123,7 +127,12 @@ def render_json(status: FleetStatus, found: list[Concern], sources: StatusSource
             },
             "last_hour": {"finished": status.finished_last_hour, "failed": status.failed_last_hour},
             "stuck_jobs": [
-                {"job_id": s.job_id, "lease_ended_at": s.lease_ended_at} for s in status.stuck
+                {
+                    "job_id": s.job_id,
+                    "lease_ended_at": s.lease_ended_at,
+                    "lease_ended_at_utc": iso_utc(s.lease_ended_at),
+                }
+                for s in status.stuck
             ],
             "undelivered_callbacks": list(status.undelivered),
             "concerns": [

@@ -21,8 +21,10 @@ from collections.abc import Mapping, Sequence
 
 from attrs import evolve, frozen
 
+from nrf.domain.counts import counted
 from nrf.domain.job_request import JobRequest
 from nrf.domain.jobs import (
+    NO_TEMPLATE,
     JobRecord,
     JobStatus,
     Notification,
@@ -32,6 +34,7 @@ from nrf.domain.jobs import (
 from nrf.domain.levy_text import gbp, levy_lines, levy_sum
 from nrf.domain.ports import Notifier, ResultStore
 from nrf.domain.quote_update import quote_update_json
+from nrf.domain.result_links import REPORT_NAME, ResultLinks, expiry_words, file_lines
 from nrf.domain.result_port import BACKEND_RECIPIENT, BODY_FIELD, TRACE_FIELD
 from nrf.domain.results import AssessmentRun, SiteAssessment
 
@@ -141,7 +144,7 @@ class NotificationLedger:
         be stored (the requester is told anyway; bad input is never retried).
         """
         sent = self._notifier.send(notification)
-        if not sent.sent:
+        if not sent.sent and sent.error != NO_TEMPLATE:
             log.warning(
                 "notification_failed",
                 extra={
@@ -165,7 +168,7 @@ class NotificationLedger:
                 log.warning("notification_outcome_unknown", extra=ctx)
                 return evolve(entry, pending=False, error=OUTCOME_UNKNOWN)
         sent = self._notifier.send(notification)
-        if not sent.sent:
+        if not sent.sent and sent.error != NO_TEMPLATE:
             log.warning(
                 "notification_failed", extra={**ctx, "error": sent.error, "pending": sent.pending}
             )
@@ -181,14 +184,19 @@ class NotifySettings:
 
 
 def personalisation(
-    settings: NotifySettings, request: JobRequest, run: AssessmentRun | None
+    settings: NotifySettings,
+    request: JobRequest,
+    run: AssessmentRun | None,
+    links: ResultLinks | None = None,
 ) -> dict[str, str]:
-    """Job reference, development, results link and, once assessed, totals and levy amounts."""
-    base = settings.results_base_url.rstrip("/")
+    """Job reference, development and, once assessed, the links, totals and levy amounts.
+
+    ``links`` are the stored files' links the "completed" email carries (presigned in S3);
+    without them the links are made from ``results_base_url`` as before.
+    """
     personal = {
         "job_reference": request.job_id,
         "development_name": request.development_name or "Unnamed development",
-        "results_link": f"{base}/{request.job_id}" if base else request.job_id,
     }
     if run is not None:
         # Sum whole pennies: the sites' totals are already rounded to 2 dp.
@@ -196,7 +204,7 @@ def personalisation(
         p = sum(round(s.p_total * 100) for s in run.sites) / 100
         personal.update(
             {
-                "report_link": _report_link(settings, request.job_id),
+                **link_fields(settings, request.job_id, links),
                 "nitrogen_total_kg_per_year": f"{n:.2f}",
                 "phosphorus_total_kg_per_year": f"{p:.2f}",
                 "in_scope": "yes" if run.sites else "no",
@@ -214,15 +222,25 @@ def personalisation(
     return personal
 
 
-def _report_link(settings: NotifySettings, job_id: str) -> str:
-    """The page a planner reads and prints: result.html, stored beside result.json."""
-    base = settings.results_base_url.rstrip("/")
-    return f"{base}/{job_id}/result.html" if base else "result.html"
+def link_fields(settings: NotifySettings, job_id: str, links: ResultLinks | None) -> dict[str, str]:
+    """The report's link (the page a planner reads and prints), every file's, and their expiry."""
+    if links is None:
+        base = settings.results_base_url.rstrip("/")
+        links = ResultLinks(
+            files=((REPORT_NAME, f"{base}/{job_id}/{REPORT_NAME}" if base else REPORT_NAME),)
+        )
+    return {
+        "report_link": links.url(REPORT_NAME) or "the report could not be drawn",
+        "result_files": file_lines(links),
+        "links_expiry": expiry_words(links),
+    }
 
 
 # The completed email's fields that come from the assessment (checked against personalisation).
 RUN_FIELDS = (
     "report_link",
+    "result_files",
+    "links_expiry",
     "nitrogen_total_kg_per_year",
     "phosphorus_total_kg_per_year",
     "in_scope",
@@ -242,12 +260,14 @@ RUN_FIELDS = (
 IN_THE_REPORT = "see the report"
 
 
-def completed_without_run(settings: NotifySettings, request: JobRequest) -> dict[str, str]:
+def completed_without_run(
+    settings: NotifySettings, request: JobRequest, links: ResultLinks | None = None
+) -> dict[str, str]:
     """A completed email for a record saved without one: the figures live in the stored
     report, not the record, so each says where to read it (Notify needs every field)."""
     fields = personalisation(settings, request, None)
     fields.update(dict.fromkeys(RUN_FIELDS, IN_THE_REPORT))
-    fields["report_link"] = _report_link(settings, request.job_id)
+    fields.update(link_fields(settings, request.job_id, links))
     return fields
 
 
@@ -269,7 +289,7 @@ def levy_fields(run: AssessmentRun) -> dict[str, str]:
             if not total.quoted
             else "quoted"
             if not total.refused
-            else f"quoted for {total.quoted} sites, refused for {total.refused}"
+            else f"quoted for {counted(total.quoted, 'site')}, refused for {total.refused}"
         ),
         "levy_refusal_codes": ", ".join(r.code for r in refusals),
         "levy_details": "\n".join(details) or "No site was assessed, so no levy is due.",

@@ -25,6 +25,7 @@ from nrf.domain.jobs import (
 from nrf.domain.model import Development
 from nrf.domain.ports import BoundaryDataRepository, Clock, JobBoundarySource, ResultStore
 from nrf.domain.quote_refusal import quote_refusal
+from nrf.domain.result_links import STORED_NAMES, ResultLinker, ResultLinks
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, validate_features
@@ -70,6 +71,7 @@ class ProcessJob:
         report_results: bool = False,
         bundle: BoundaryDataRepository | None = None,
         quote_clock: Clock | None = None,
+        links: ResultLinker | None = None,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
         self._ledger, self._decider, self._fail = ledger, decider, fail
@@ -83,6 +85,8 @@ class ProcessJob:
         self._bundle = bundle
         # Whose UTC day prices a quote: the job's start on the clock, unless a test pins it.
         self._quote_clock = quote_clock
+        # The "completed" email's links to the stored files (presigned in S3).
+        self._links = links
 
     def __call__(self, job: IncomingJob) -> JobOutcome:
         ctx = {"job_id": job.job_id, "trace_id": job.trace_id}
@@ -139,7 +143,11 @@ class ProcessJob:
             details = personalisation(self._settings, request, None)
             details.update(failure_fields(record.job_id, record.error_codes, record.message))
             return request.email, details
-        return request.email, completed_without_run(self._settings, request)
+        links = self._links_to(request.job_id, STORED_NAMES)
+        return request.email, completed_without_run(self._settings, request, links)
+
+    def _links_to(self, job_id: str, names: tuple[str, ...]) -> ResultLinks | None:
+        return self._links.links(job_id, names, self._clock.now()) if self._links else None
 
     def _run(self, request: JobRequest, receipt: Receipt, started: float, body: str) -> JobOutcome:
         ctx: dict[str, Any] = {"job_id": request.job_id, "trace_id": request.trace_id}
@@ -196,7 +204,8 @@ class ProcessJob:
                 )
         told: tuple[NotificationRecord, ...] = ()
         if request.email:
-            details = personalisation(self._settings, request, run)
+            links = self._links_to(request.job_id, tuple(n for n in STORED_NAMES if n in files))
+            details = personalisation(self._settings, request, run, links)
             told = (intent(NotificationKind.COMPLETED, request.email, details),)
         if self._report_results and request.schema == "defra-quote":
             told += (result_intent(run.sites[0], request.trace_id, request.edp_labels),)

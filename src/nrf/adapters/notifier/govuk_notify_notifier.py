@@ -15,10 +15,12 @@ from nrf.adapters.notifier.notification_delivery import (
     full_jitter,
     normalise_domains,
     recipient_problem,
+    refused,
     scrub,
     send_or_refuse,
 )
 from nrf.domain.jobs import (
+    NO_TEMPLATE,
     Notification,
     NotificationFailed,
     NotificationKind,
@@ -92,7 +94,8 @@ class GovUkNotifyNotifier:
         problem = recipient_problem(notification.recipient, self._allowed)
         template = self._templates.get(notification.kind, "")  # empty ids were dropped above
         if problem is None and not template:
-            problem = "no_template_for_kind"
+            # Left blank on purpose (the worker says which at start): nothing to log per job.
+            return refused(notification, NO_TEMPLATE)
         return send_or_refuse(
             notification,
             problem,

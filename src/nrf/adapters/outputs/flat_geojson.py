@@ -1,4 +1,9 @@
-"""Results as GeoJSON that GIS opens right: flat typed attributes, MultiPolygon, CRS declared.
+"""Results as GeoJSON that GIS opens right: flat typed attributes, MultiPolygon, RFC 7946.
+
+RFC 7946 GeoJSON is WGS 84 longitude, latitude with no ``crs`` member, exteriors
+anticlockwise: what web maps and ``geojson.io`` assume. The boundaries are assessed in British
+National Grid, so a copy in those metres (declared in the old ``crs`` member, which QGIS and
+GDAL honour) is offered on request (``bng=True``: ``NAME.bng.geojson``, ``result.bng.geojson``).
 
 QGIS and GDAL make one attribute column per top-level property and guess its type from the
 values: a nested object becomes a text blob, money written as a string stays text, and a
@@ -9,18 +14,25 @@ does not apply) and every boundary is a MultiPolygon.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import numpy as np
 import shapely
+from numpy.typing import NDArray
+from pyproj import Transformer
 from shapely.geometry import MultiPolygon, Polygon
 
 from nrf.adapters.outputs.spooled_run import in_input_order, with_boundaries
-from nrf.domain.bng import bng_crs_member
+from nrf.domain.bng import BNG, bng_crs_member
 from nrf.domain.model import Development
 from nrf.domain.results import AssessmentRun, OutOfScopeSite, SiteAssessment
 
 CRS_MEMBER = bng_crs_member()
+# Seven decimals of a degree are about a centimetre: a boundary keeps its survey's precision.
+DEGREE_DECIMALS = 7
+_local = threading.local()
 _FIGURES = (
     "dev_area_ha",
     "area_in_nn_catchment_ha",
@@ -121,17 +133,29 @@ def site_properties(item: SiteAssessment | OutOfScopeSite, synthetic: bool) -> d
     return props
 
 
-def multipolygon(boundary: Polygon | MultiPolygon) -> dict[str, Any]:
-    """The boundary as a GeoJSON MultiPolygon (a Polygon becomes a one-part MultiPolygon)."""
+def multipolygon(boundary: Polygon | MultiPolygon, bng: bool = False) -> dict[str, Any]:
+    """The boundary as a GeoJSON MultiPolygon (a Polygon becomes a one-part MultiPolygon):
+    in WGS 84 degrees with anticlockwise exteriors (RFC 7946), or as assessed with ``bng``."""
     geometry = MultiPolygon([boundary]) if isinstance(boundary, Polygon) else boundary
+    if not bng:
+        geometry = shapely.orient_polygons(shapely.transform(geometry, _bng_to_wgs84))
     mapped: dict[str, Any] = shapely.geometry.mapping(geometry)
     return mapped
+
+
+def _bng_to_wgs84(xy: NDArray[np.float64]) -> NDArray[np.float64]:
+    if not hasattr(_local, "transformer"):  # not shared between threads (pyproj's rule)
+        _local.transformer = Transformer.from_crs(BNG, "EPSG:4326", always_xy=True)
+    lon, lat = _local.transformer.transform(xy[:, 0], xy[:, 1])
+    return np.round(np.column_stack([lon, lat]), DEGREE_DECIMALS)
 
 
 def features(
     run: AssessmentRun,
     developments: Iterable[Development],
     progress: Callable[[int, int], None] | None = None,
+    *,
+    bng: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """One feature per site, assessed or out of scope, in input order, made as they are read."""
     items = in_input_order(run.sites, run.out_of_scope)
@@ -141,7 +165,7 @@ def features(
         yield {
             "type": "Feature",
             "properties": site_properties(item, synthetic),
-            "geometry": multipolygon(boundary),
+            "geometry": multipolygon(boundary, bng),
         }
         if progress is not None:
             progress(done, total)

@@ -16,6 +16,7 @@ from pathlib import Path
 from nrf.adapters.outputs import html_tables as tables
 from nrf.adapters.outputs import svg_map
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE, job_files
+from nrf.domain.counts import counted
 from nrf.domain.model import Boundary, Development, SiteReferenceData
 from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.ports import BoundaryDataRepository, Clock
@@ -42,22 +43,26 @@ border:6px solid #0b0c0c;margin:0 0 16px}
 border:1px solid #505a5f;vertical-align:middle;margin:0 4px 0 12px}
 .map{max-width:100%;height:auto}figure{margin:8px 0}
 .out{color:#505a5f}code{font-size:12px;word-break:break-all}
+#summary td{white-space:nowrap}.print-key{display:none}
 a{color:#1d70b8}a:focus{outline:3px solid #ffdd00;background:#ffdd00;color:#0b0c0c}
 @page{size:A4;margin:12mm}
-@media print{body{margin:0;max-width:none;font-size:11px}table{font-size:11px;margin:3px 0 6px}
-th,td{padding:1px 6px}h1{font-size:20px}h2{font-size:16px;margin:10px 0 4px;padding-top:6px;
-break-after:avoid}h3{font-size:13px;margin:8px 0 3px;break-after:avoid}p,ol{margin:3px 0}
-.stamp,.legend{font-size:11px}.synthetic{font-size:13px;padding:6px;border-width:3px;
-margin:0 0 8px}section.site{break-inside:auto}figure,tr,caption{break-inside:avoid}
-thead{display:table-header-group}.map{width:85mm;height:85mm}figure{margin:3px 0}
-.overview .map{width:180mm;height:180mm}
-section.mapped{break-before:page}
+@media print{body{margin:0;max-width:none;font-size:11px}table{font-size:11px;margin:2px 0 3px}
+th,td{padding:0 4px}h1{font-size:18px}h2{font-size:13px;margin:6px 0 2px;padding-top:3px;
+border-top-width:1px;break-after:avoid}h3{font-size:11px;margin:3px 0 1px;break-after:avoid}
+p,ol{margin:2px 0}caption{padding:0;break-after:avoid}.stamp,.legend{font-size:10px}
+.synthetic{font-size:12px;padding:5px;border-width:3px;margin:0 0 6px}
+section.site{break-inside:avoid;overflow:hidden}section.site table{break-inside:avoid}
+thead{display:table-header-group}tr,figure{break-inside:avoid}
+.site-map{float:right;margin:0 0 2px 6px}.site-map .map{width:55mm;height:55mm}
+.site-map figcaption{display:none}.print-key{display:block}code{font-size:10px}
+.overview .map{width:170mm;height:170mm}figure{margin:2px 0}.refused{padding:1px 6px;margin:2px 0}
 .synthetic,th,.legend span{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 .downloads{display:none}}
 """
 
 
 def _site(site: SiteAssessment, dev: Development, map_svg: str) -> str:
+    """One site's section: heading, facts, its map beside the levy and the figures."""
     s = site.site
     plural = "" if s.dwellings == 1 else "s"
     facts = (
@@ -70,8 +75,8 @@ def _site(site: SiteAssessment, dev: Development, map_svg: str) -> str:
     return (
         f'<section class="site{mapped}" id="site-{s.rlb_id}" data-rlb-id="{s.rlb_id}">'
         f"<h2>Site {s.rlb_id}: {escape(s.name or s.id)} <small>({escape(s.id)})</small></h2>"
-        f"<p>{facts}</p>{tables.levy(site)}{map_svg}<h3>Nutrient figures (kg/yr)</h3>"
-        f"{tables.figures(site)}{tables.catchments(site)}</section>"
+        f"{map_svg}<p>{facts}</p>{tables.levy(site)}{tables.figures(site)}"
+        f"{tables.catchments(site)}</section>"
     )
 
 
@@ -84,6 +89,7 @@ def _figure(map_svg: str, legend: str, kind: str = "site-map") -> str:
 def _legend() -> str:
     """The key beside each site map: every line and fill the map can show, in words."""
     items = [("#d4351c", "site"), ("#00703c", "NN catchment"), ("#1d70b8", "works catchment")]
+    items += [(svg_map.EXCLUDED_FILL, "excluded area (SSSI and its buffer): no levy")]
     items += [(fill, _uplift_label(low, high)) for low, high, fill in svg_map.UPLIFT_CLASSES]
     spans = "".join(f'<span style="background:{c}"></span>{escape(t)}' for c, t in items)
     return f'<p class="legend">Key: {spans}</p>'
@@ -118,7 +124,7 @@ def _stamp(stamp: OutputStamp | None, run: AssessmentRun) -> str:
     if stamp is not None:
         parts.append(f'Made <span data-figure="made-at">{escape(stamp.made_at_text)}</span>')
         parts.append(f'from <span data-figure="input">{escape(stamp.input_name)}</span>')
-        reference = stamp.reference or "none (a local run)"
+        reference = stamp.reference or "none given"
         parts.append(f'quote reference <span data-figure="reference">{escape(reference)}</span>')
     if dates:
         parts.append(f"quote date {escape(', '.join(dates))}")
@@ -153,7 +159,7 @@ def render_report(
     overview = ""
     if len(developments) > 1:
         drawn_all = svg_map.overview_map(
-            ((d.rlb_id, d.boundary) for d in developments), f"{len(developments)} sites"
+            ((d.rlb_id, d.boundary) for d in developments), counted(len(developments), "site")
         )
         overview = "<h2>Where the sites are</h2>" + _figure(
             drawn_all, _overview_legend(), "overview"
@@ -194,10 +200,13 @@ def render_report(
         dev = by_id[out.site.rlb_id]
         sections.append(_out_of_scope(out, dev, drawn(dev, None, None)))
     unmapped = len(run.sites) + len(run.out_of_scope) - MAX_SITE_MAPS
-    note = ""
+    note = f"<p>{escape(tables.CATCHMENT_NOTE)}</p>" if run.sites else ""
     if unmapped > 0:
-        note = f"<p>Maps are drawn for the first {MAX_SITE_MAPS} sites; the other {unmapped} "
+        note += f"<p>Maps are drawn for the first {MAX_SITE_MAPS} sites; the other {unmapped} "
         note += "are on the overview map.</p>"
+    if MAX_SITE_MAPS > 0 and sections:
+        # Printed once, above the sites, instead of under each small map.
+        note += _legend().replace('class="legend"', 'class="legend print-key"', 1)
     banner = _banner(run)
     reference = stamp.reference if stamp is not None and stamp.reference else None
     title = "Nutrient levy report" + (f" {reference}" if reference else "")
@@ -228,7 +237,7 @@ def job_stamp(clock: Clock | None, developments: Sequence[Development]) -> Outpu
         return None
     made = datetime.fromtimestamp(clock.now(), UTC)
     reference = developments[0].id
-    return OutputStamp(made, f"quote message {reference}", reference)
+    return OutputStamp(made, f"quote message {reference}", reference, quote_date=made.date())
 
 
 def report_renderer(

@@ -72,16 +72,54 @@ def _levy_totals(levy: LevySum) -> str:
     )
 
 
+# A summary row stays one printed line: a longer name is cut (the site's section has it whole).
+NAME_CHARS = 36
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1].rstrip() + "\u2026"
+
+
+def _edp_ids(site: SiteAssessment) -> str:
+    if site.pricing is not None:
+        return str(site.pricing.edp_id)
+    return ", ".join(str(e.edp_id) for e in site.edps)
+
+
+def edp_names(run: AssessmentRun) -> dict[str, str]:
+    """Each EDP the run's sites meet, by id: named once in a key, not in every row."""
+    names: dict[str, str] = {}
+    for site in run.sites:
+        if site.pricing is not None:
+            names[str(site.pricing.edp_id)] = site.pricing.edp_name
+        for e in site.edps:
+            names.setdefault(str(e.edp_id), e.edp_name)
+    return names
+
+
+def edp_key(run: AssessmentRun) -> str:
+    """The key to the summary's EDP column: each EDP's id and full name, once."""
+    names = edp_names(run)
+    if not names:
+        return ""
+    rows = "".join(
+        row(cell(edp_id, numeric=False), cell(names[edp_id], numeric=False))
+        for edp_id in sorted(names, key=lambda i: (len(i), i))
+    )
+    return (
+        '<table id="edp-key"><caption>EDPs: the key to the EDP column</caption><thead>'
+        + head("EDP", "Environmental Delivery Plan")
+        + "</thead><tbody>"
+        + rows
+        + "</tbody></table>"
+    )
+
+
 def summary(run: AssessmentRun) -> str:
-    """One row per site, first thing after the totals, linking to the site's section."""
+    """One row per site, one line each, first thing after the totals, linking to the site."""
     items: list[tuple[int, str]] = []
     for site in run.sites:
         s, pricing = site.site, site.pricing
-        edp = (
-            f"{pricing.edp_id} {pricing.edp_name}"
-            if pricing
-            else ", ".join(f"{e.edp_id} {e.edp_name}" for e in site.edps)
-        )
         status = (
             "quoted"
             if pricing
@@ -95,9 +133,9 @@ def summary(run: AssessmentRun) -> str:
                 row(
                     f'<td><a href="#site-{s.rlb_id}">{s.rlb_id}</a></td>',
                     cell(s.id, numeric=False),
-                    cell(s.name, numeric=False),
+                    cell(_short(s.name), numeric=False),
                     cell(str(s.dwellings)),
-                    cell(edp or "–", numeric=False),
+                    cell(_edp_ids(site) or "–", numeric=False),
                     cell(kg(site.n_total)),
                     cell(kg(site.p_total)),
                     cell(gbp(pricing.amount_excluding_vat) if pricing else "–"),
@@ -114,7 +152,7 @@ def summary(run: AssessmentRun) -> str:
                 row(
                     f'<td><a href="#site-{s.rlb_id}">{s.rlb_id}</a></td>',
                     cell(s.id, numeric=False),
-                    cell(s.name, numeric=False),
+                    cell(_short(s.name), numeric=False),
                     cell(str(s.dwellings)),
                     cell("–", numeric=False),
                     cell("–"),
@@ -144,23 +182,44 @@ def summary(run: AssessmentRun) -> str:
         + "</thead><tbody>"
         + "".join(r for _, r in items)
         + "</tbody></table>"
+        + edp_key(run)
     )
 
 
 def figures(site: SiteAssessment) -> str:
+    """The site's loads, a step a column, nitrogen and phosphorus a row: three lines."""
+    rid = site.site.rlb_id
     buffer_n = site.n_total - ((site.n_lu_post_suds or 0.0) + site.n_wwtw_perm)
     buffer_p = site.p_total - ((site.p_lu_post_suds or 0.0) + site.p_wwtw_perm)
-    lines = (
-        ("land use uplift", site.n_lu_uplift, site.p_lu_uplift),
-        ("land use after SuDS", site.n_lu_post_suds, site.p_lu_post_suds),
-        ("wastewater (permanent)", site.n_wwtw_perm, site.p_wwtw_perm),
-        ("buffer", buffer_n, buffer_p),
-        ("total", site.n_total, site.p_total),
-    )
+    names = ("land use uplift", "land use after SuDS", "wastewater (permanent)", "buffer", "total")
+    keys = ("uplift", "post-suds", "wastewater", "buffer", "total")
+    n_values = (site.n_lu_uplift, site.n_lu_post_suds, site.n_wwtw_perm, buffer_n, site.n_total)
+    p_values = (site.p_lu_uplift, site.p_lu_post_suds, site.p_wwtw_perm, buffer_p, site.p_total)
     rows = "".join(
-        row(f"<th>{escape(name)}</th>", cell(kg(n)), cell(kg(p))) for name, n, p in lines
+        row(
+            f"<th>{name}</th>",
+            *(
+                cell(kg(value), key=f"site-{rid}-{key}-{letter}")
+                for key, value in zip(keys, values, strict=True)
+            ),
+        )
+        for name, letter, values in (("nitrogen", "n", n_values), ("phosphorus", "p", p_values))
     )
-    return "<table>" + head("kg/yr", "nitrogen", "phosphorus") + rows + "</table>"
+    return (
+        f'<table class="figures"><caption>Nutrient figures for site {rid} (kg/yr)</caption>'
+        + "<thead>"
+        + head("kg/yr", *names)
+        + "</thead><tbody>"
+        + rows
+        + "</tbody></table>"
+    )
+
+
+# Said once above the sites rather than under every catchment table.
+CATCHMENT_NOTE = (
+    "In each site's per-catchment table, land use is after SuDS; the SuDS reduction is in "
+    "the site's nutrient figures."
+)
 
 
 def catchments(site: SiteAssessment) -> str:
@@ -194,30 +253,26 @@ def catchments(site: SiteAssessment) -> str:
         "total N",
         "total P",
     )
-    note = "<p>Land use is after SuDS; the SuDS reduction is in the site's figures above.</p>"
-    return "<h3>Per catchment (kg/yr)</h3><table>" + header + rows + "</table>" + note
+    return (
+        f'<table class="catchments"><caption>Per catchment (kg/yr)</caption><thead>{header}'
+        f"</thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def levy(site: SiteAssessment) -> str:
-    """The site's levy: the charge row, index rows and each step; or the refusal, in words."""
+    """The site's levy: one row of amounts and the working as one paragraph; or the refusal."""
     pricing = site.pricing
     if pricing is None:
-        words = "".join(f"<p>{escape(line)}</p>" for line in levy_lines(site))
+        words = " ".join(escape(line) for line in levy_lines(site))
         code = site.levy_refusal.code if site.levy_refusal else "no_price"
         return (
-            f'<h3>Levy</h3><div class="refused" data-refusal="{escape(code)}">'
-            f"<p><strong>Levy not quoted</strong> (code <code>{escape(code)}</code>)</p>"
-            f"{words}</div>"
+            f'<div class="refused" data-refusal="{escape(code)}">'
+            f"<p><strong>Levy not quoted</strong> (code <code>{escape(code)}</code>). "
+            f"{words}</p></div>"
         )
     rid = site.site.rlb_id
-    # The table holds the figures; the dates, window and calculator are in the working below.
-    rows = (
-        ("EDP", f"{pricing.edp_id} {pricing.edp_name}", None),
-        ("base charge per unit", gbp_scheduled(pricing.base_charge_per_unit), None),
-        *(
-            (f"CIL index {r.charging_year}", f"{r.cil_index} (factor {r.index_factor})", None)
-            for r in pricing.index_rows
-        ),
+    # The amounts in one row; the EDP, charge row, index and calculator are in the working.
+    columns = (
         ("charge per unit", gbp(pricing.per_unit_charge), "per-unit"),
         ("units", str(pricing.units), "units"),
         ("provisional (before indexation)", gbp(pricing.base_amount), "provisional"),
@@ -225,14 +280,17 @@ def levy(site: SiteAssessment) -> str:
         (f"VAT at {percent(pricing.vat_rate)}", gbp(pricing.vat), "vat"),
         ("levy including VAT", gbp(pricing.amount_including_vat), "levy-including-vat"),
     )
-    table = "".join(
-        row(f"<th>{escape(name)}</th>", cell(value, key=f"site-{rid}-{key}" if key else None))
-        for name, value, key in rows
-    )
-    steps = "".join(f"<li>{escape(line)}</li>" for line in pricing_lines(pricing))
+    cells = "".join(cell(value, key=f"site-{rid}-{key}") for _, value, key in columns)
+    # The EDP by id (the summary's key names it): its long name once per site is a line.
+    lines = pricing_lines(pricing)
+    lines[0] = f"EDP {pricing.edp_id}; quote date {pricing.quote_date.isoformat()}"
+    working = "; ".join(escape(line) for line in lines)
     return (
-        f"<h3>Levy</h3><table><caption>Levy for site {rid}</caption>{table}</table>"
-        f"<p>How the levy was reached:</p><ol>{steps}</ol>"
+        f'<table class="levy"><caption>Levy for site {rid}: EDP {pricing.edp_id}</caption>'
+        + "<thead>"
+        + head(*(name for name, _, _ in columns))
+        + f"</thead><tbody><tr>{cells}</tr></tbody></table>"
+        + f'<p class="working">How the levy was reached: {working}.</p>'
     )
 
 

@@ -96,7 +96,7 @@ def _priced(pricing: LevyPricing) -> list[str]:
     ]
 
 
-def _site_row(site: SiteAssessment) -> list[str]:
+def _site_row(site: SiteAssessment, quote_date: str = "") -> list[str]:
     edp_id = edp_name = ""
     if site.pricing is not None:
         edp_id, edp_name = str(site.pricing.edp_id), site.pricing.edp_name
@@ -113,7 +113,8 @@ def _site_row(site: SiteAssessment) -> list[str]:
             if HRA_NAME not in note:
                 note = f"{note}; {HRA}"
     head = [*_who(site.site), "refused", edp_id, neutralise(edp_name), *figures]
-    return [*head, *[""] * _PRICING, code, neutralise(note)]
+    # Not priced, but priced as of a day: the row says which (the Quote_Date column).
+    return [*head, "", quote_date, *[""] * (_PRICING - 2), code, neutralise(note)]
 
 
 def _tail(stamp: OutputStamp | None, notice: str | None) -> list[str]:
@@ -135,10 +136,11 @@ def table_rows(
 ) -> Iterator[list[str]]:
     """The rows of ``table``, each made when asked for (a spooled run is read as it goes)."""
     tail = _tail(stamp, notice)
+    quote_date = stamp.quote_date.isoformat() if stamp and stamp.quote_date else ""
     yield list(COLUMNS)
     for item in in_input_order(run.sites, run.out_of_scope):
         if isinstance(item, SiteAssessment):
-            row = _site_row(item)
+            row = _site_row(item, quote_date)
             if item.pricing is not None:
                 row += [*_priced(item.pricing), "", ""]
         else:

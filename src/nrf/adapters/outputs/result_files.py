@@ -72,8 +72,10 @@ def levy_totals(run: AssessmentRun) -> dict[str, Any]:
     }
 
 
-def _geojson_head(run: AssessmentRun, stamp: OutputStamp | None) -> dict[str, Any]:
-    doc: dict[str, Any] = {"type": "FeatureCollection", "crs": flat_geojson.CRS_MEMBER}
+def _geojson_head(run: AssessmentRun, stamp: OutputStamp | None, bng: bool) -> dict[str, Any]:
+    doc: dict[str, Any] = {"type": "FeatureCollection"}
+    if bng:  # RFC 7946 has no crs member; a British National Grid copy must say what it is
+        doc["crs"] = flat_geojson.CRS_MEMBER
     if run.provenance.synthetic_data:
         doc["notice"] = SYNTHETIC_NOTICE
     doc.update(stamp_member(stamp))
@@ -83,11 +85,16 @@ def _geojson_head(run: AssessmentRun, stamp: OutputStamp | None) -> dict[str, An
 
 
 def geojson_document(
-    run: AssessmentRun, developments: Sequence[Development], stamp: OutputStamp | None = None
+    run: AssessmentRun,
+    developments: Sequence[Development],
+    stamp: OutputStamp | None = None,
+    *,
+    bng: bool = False,
 ) -> dict[str, Any]:
-    """Results with each site's boundary (EPSG:27700, declared in a ``crs`` member)."""
-    features = list(flat_geojson.features(run, developments))
-    return {**_geojson_head(run, stamp), "features": features}
+    """Results with each site's boundary: RFC 7946 (WGS 84, no ``crs`` member), or with
+    ``bng`` in EPSG:27700 as assessed, declared in a ``crs`` member."""
+    features = list(flat_geojson.features(run, developments, bng=bng))
+    return {**_geojson_head(run, stamp, bng), "features": features}
 
 
 def csv_sidecar(run: AssessmentRun, stamp: OutputStamp | None = None) -> str:
@@ -132,12 +139,15 @@ def geojson_text(
     developments: Iterable[Development],
     progress: Callable[[int, int], None] | None = None,
     stamp: OutputStamp | None = None,
+    *,
+    bng: bool = False,
 ) -> Iterator[str]:
     """The GeoJSON document's text, a feature at a time (the same text as json.dumps of
     geojson_document, plus a newline): a county's results never sit in memory as one string."""
-    head = json.dumps(_geojson_head(run, stamp))
+    head = json.dumps(_geojson_head(run, stamp, bng))
     yield head[:-1] + ', "features": ['
-    for number, feature in enumerate(flat_geojson.features(run, developments, progress)):
+    features = flat_geojson.features(run, developments, progress, bng=bng)
+    for number, feature in enumerate(features):
         yield (", " if number else "") + json.dumps(feature)
     yield "]}\n"
 
@@ -167,7 +177,9 @@ def render(
     if suffix == ".json":
         return {path: json_stream.result_text(run, notice, progress, stamp_member(stamp))}
     if suffix == ".geojson":
-        return {path: geojson_text(run, developments, progress, stamp)}
+        # NAME.bng.geojson asks for the British National Grid copy; any other, RFC 7946.
+        bng = path.name.lower().endswith(".bng.geojson")
+        return {path: geojson_text(run, developments, progress, stamp, bng=bng)}
     raise NrfError(
         "unsupported_output_type",
         f"cannot write {path.name}: the output must end in {', '.join(SUFFIXES)}",
@@ -216,9 +228,11 @@ def job_files(
     levy table and the provenance sidecar, all stamped alike."""
     notice = SYNTHETIC_NOTICE if run.provenance.synthetic_data else None
     geojson = geojson_document(run, developments, stamp)
+    bng = geojson_document(run, developments, stamp, bng=True)
     return {
         "result.json": (json.dumps(result_document(run, stamp), indent=2) + "\n").encode(),
         "result.geojson": (json.dumps(geojson) + "\n").encode(),
+        "result.bng.geojson": (json.dumps(bng) + "\n").encode(),
         "result.csv": legacy_csv.render(run.sites).encode(),
         "result.levy.csv": levy_csv.render(run, notice, stamp).encode(),
         "result.provenance.json": csv_sidecar(run, stamp).encode(),

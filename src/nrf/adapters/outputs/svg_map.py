@@ -25,6 +25,12 @@ UPLIFT_CLASSES = (
     (15.0, 30.0, "#ef8a3c"),
     (30.0, math.inf, "#c4561c"),
 )
+# Excluded areas (a buffered SSSI: no levy there): purple, dashed, so no uplift fill is read
+# as one, in colour or in grey.
+EXCLUDED_FILL, EXCLUDED_STROKE = "#912b88", "#4c2c92"
+# The map's heading (the EDPs) stays left of the north arrow: lines of at most this many
+# characters of 20 px Arial (a wide character is about 12 px), three lines at most.
+HEADING_CHARS, HEADING_LINES = 44, 3
 
 
 class Frame:
@@ -108,13 +114,47 @@ def site_map(
             0,
             _shape(frame, catchment.geometry, "nn-catchment", style, title=catchment.n2k_site_name),
         )
+    excluded = 'fill="{f}" fill-opacity="0.25" stroke="{s}" stroke-width="2" stroke-dasharray="3 3"'
+    for area in reference.excluded_areas:
+        style = excluded.format(f=EXCLUDED_FILL, s=EXCLUDED_STROKE)
+        name = area.name or "an unnamed excluded area"
+        layers.append(_shape(frame, area.geometry, "excluded-area", style, title=name))
     site = 'fill="none" stroke="#d4351c" stroke-width="3"'
     layers.append(_shape(frame, boundary, "site", site, element_id="site-boundary"))
     for catchment in catchments:
         layers.append(_area_label(frame, catchment.geometry, boundary, catchment.n2k_site_name))
     if edp_names:
-        layers.append(_label(16.0, 28.0, "EDP: " + "; ".join(edp_names), "edp-label", "start"))
+        layers.append(_heading("EDP: " + "; ".join(edp_names)))
     return _svg(frame, layers, label)
+
+
+def heading_lines(text: str) -> list[str]:
+    """``text`` in lines that end left of the north arrow: whole words, the last one cut."""
+    lines: list[str] = []
+    for word in text.split():
+        while len(word) > HEADING_CHARS:  # a word longer than a line is broken
+            lines.append(word[:HEADING_CHARS])
+            word = word[HEADING_CHARS:]
+        if lines and len(lines[-1]) + 1 + len(word) <= HEADING_CHARS:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    if len(lines) > HEADING_LINES:
+        lines = lines[:HEADING_LINES]
+        lines[-1] = lines[-1][: HEADING_CHARS - 1] + "\u2026"
+    return lines
+
+
+def _heading(text: str) -> str:
+    spans = "".join(
+        f'<tspan x="16" dy="{0 if n == 0 else 22}">{escape(line)}</tspan>'
+        for n, line in enumerate(heading_lines(text))
+    )
+    return (
+        '<text data-role="edp-label" x="16" y="28" text-anchor="start" font-size="20" '
+        'font-family="Arial,Helvetica,sans-serif" fill="#0b0c0c" stroke="#ffffff" '
+        f'stroke-width="3" paint-order="stroke"><title>{escape(text)}</title>{spans}</text>'
+    )
 
 
 def _label(x: float, y: float, text: str, role: str, anchor: str = "middle", size: int = 20) -> str:

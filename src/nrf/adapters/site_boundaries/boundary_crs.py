@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import reprlib
 import threading
 from functools import lru_cache
@@ -26,13 +27,26 @@ MAX_CRS_WKT_CHARS = 4_000
 _BNG_EXTENT = np.array(GB_BOUNDS[2:])
 _MIN_WIDTH_DEGREES = 1e-7  # of mean width: about a centimetre, as the validator's in metres
 _HOW = "use EPSG:27700 (British National Grid) or EPSG:4326 (WGS 84)"
+# A file that states no CRS: how to say which it is (worded for the API in api/wording.py).
+_GIVE = (
+    "if its coordinates are British National Grid metres give --crs EPSG:27700, if they are "
+    "WGS 84 degrees --crs EPSG:4326"
+)
+# Great Britain in WGS 84 degrees (with a margin): a ring whose x and y fall in each other's
+# range was written latitude first, as some tools write EPSG:4326 (its authority's axis order).
+_GB_LON, _GB_LAT = (-8.7, 2.1), (49.5, 61.1)
 
 
 def accepted_crs(declared: str | None, max_chars: int = MAX_CRS_WKT_CHARS) -> str:
     """BNG or WGS84 for a CRS given as text (EPSG code, URN, WKT); refuse anything else."""
     if declared is None or not str(declared).strip():
         raise InvalidInput(
-            [Problem(code="missing_crs", message=f"the file does not say its CRS; {_HOW}")]
+            [
+                Problem(
+                    code="missing_crs",
+                    message=f"the file does not say its CRS; {_GIVE} ({_HOW})",
+                )
+            ]
         )
     if len(str(declared)) > max_chars:
         message = f"the CRS is given as {len(str(declared)):,} characters of text; at most "
@@ -92,11 +106,19 @@ def to_bng(
         message += "-90 to 90 although the CRS is WGS 84 (a GeoJSON without a crs member is WGS "
         metres = bool((xy.min(axis=0) >= 0).all() and (xy.max(axis=0) <= _BNG_EXTENT).all())
         if metres:
-            message += "84); if they are British National Grid metres, declare EPSG:27700"
+            message += "84); if they are British National Grid metres, give --crs EPSG:27700"
         else:
             message += "84), nor are they British National Grid metres"
         code = "coordinates_look_like_metres" if metres else "coordinates_out_of_range"
         return None, (Problem(code=code, message=message, feature=feature, field="geometry"),)
+    if len(xy) and _inside(xy[:, 0], _GB_LAT) and _inside(xy[:, 1], _GB_LON):
+        message = f"feature {feature}: the coordinates are latitude first (x {xy[:, 0].min():g} "
+        message += f"to {xy[:, 0].max():g}, y {xy[:, 1].min():g} to {xy[:, 1].max():g}): that is "
+        message += "Great Britain with latitude and longitude swapped; GeoJSON and KML give "
+        message += "longitude first, so swap each pair"
+        return None, (
+            Problem(code="coordinates_swapped", message=message, feature=feature, field="geometry"),
+        )
     if _flat_in_degrees(geometry):
         message = f"feature {feature}: geometry has no area as drawn in WGS 84 (its points lie "
         message += "on or near one line); draw the site's boundary"
@@ -111,7 +133,33 @@ def to_bng(
                 code="outside_great_britain", message=message, feature=feature, field="geometry"
             ),
         )
-    return projected, ()
+    return projected, _crossing(geometry, feature)
+
+
+def _inside(values: NDArray[np.float64], bounds: tuple[float, float]) -> bool:
+    return bool(bounds[0] <= values.min() and values.max() <= bounds[1])
+
+
+def _crossing(geometry: shapely.Geometry, feature: int) -> tuple[Problem, ...]:
+    """A ring that crosses itself, located in the file's own degrees (the validator, which
+    sees the geometry in metres, leaves a crossing found here to this problem)."""
+    try:
+        reason = shapely.is_valid_reason(geometry)
+    except shapely.errors.GEOSException:
+        return ()  # the validator reports what GEOS cannot read
+    match = _CROSSING.fullmatch(reason or "")
+    if match is None:
+        return ()
+    lon, lat = float(match.group(1)), float(match.group(2))
+    message = f"feature {feature}: geometry crosses itself at longitude {lon:.6f}, latitude "
+    message += f"{lat:.6f} (WGS 84, as in the file); redraw it so no edges cross"
+    problem = Problem(
+        code="self_intersecting_geometry", message=message, feature=feature, field="geometry"
+    )
+    return (problem,)
+
+
+_CROSSING = re.compile(r"(?:Ring )?Self-intersection\[(\S+) (\S+)\]")
 
 
 def _flat_in_degrees(geometry: shapely.Geometry) -> bool:

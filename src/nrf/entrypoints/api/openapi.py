@@ -8,8 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from nrf import __version__
+from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import RULE_SETS
 from nrf.entrypoints.api.form_outputs import OUTPUTS
+from nrf.entrypoints.api.result_schema import record_schemas
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -28,10 +30,15 @@ def _problems(*statuses: int) -> dict[str, Any]:
         415: "Unsupported media or file type",
         422: "The boundary cannot be assessed",
         429: "Too many requests from this client or key: wait Retry-After seconds",
+        431: "The request line and headers are too long",
+        500: "The server failed to answer: the body names only the request id",
+        501: "A Transfer-Encoding other than chunked",
         503: "The reference bundle or result store is unavailable",
     }
+    # Any request can meet these, refused by the HTTP server or failing unexpectedly.
+    every = (*statuses, 431, 500, 501)
     answers: dict[str, Any] = {}
-    for status in statuses:
+    for status in sorted(set(every)):
         answers[str(status)] = {"description": words[status], "content": content}
         if status == 429:
             answers[str(status)]["headers"] = {"Retry-After": _RETRY_AFTER}
@@ -59,6 +66,46 @@ _RULES = {
     "description": "rule set, as `nrf assess --rules`",
     "schema": {"type": "string", "enum": sorted(RULE_SETS)},
 }
+# Every query parameter a boundary route reads (quotes.request_from); a test finds each
+# ``get_param`` of the API's code here.
+_BOUNDARY_PARAMETERS = [
+    _RULES,
+    {
+        "name": "quoteDate",
+        "in": "query",
+        "required": False,
+        "description": "the day the levy is priced on, YYYY-MM-DD (default today, UTC), as "
+        "`nrf assess --quote-date`: a later start is indexed, or refused where no charge "
+        "covers it",
+        "schema": {"type": "string", "format": "date"},
+    },
+    {
+        "name": "layer",
+        "in": "query",
+        "required": False,
+        "description": "multipart uploads only: the layer of a GeoPackage, the folder of a "
+        "KML/KMZ or the shapefile of a zip holding several (`nrf assess --layer`); a GeoJSON "
+        "body has one layer and is refused with this set",
+        "schema": {"type": "string"},
+    },
+    {
+        "name": "reference",
+        "in": "query",
+        "required": False,
+        "description": "the quote reference, printed in every output (the report's title, "
+        "the levy table's Quote_Reference, the stamp), as `nrf assess --reference`",
+        "schema": {"type": "string", "maxLength": 500},
+    },
+    {
+        "name": "columns",
+        "in": "query",
+        "required": False,
+        "description": "your file's column names for nrf's, as `nrf assess --columns`: "
+        "comma-separated `field=Column` of id, name, dwelling_category, source, dwellings",
+        "schema": {"type": "string"},
+        "example": "id=Site_Ref,dwellings=No_Dwellin",
+    },
+]
 _SITE_FIELDS = {
     "id": {
         "type": "string",
@@ -100,7 +147,27 @@ def openapi_document() -> dict[str, Any]:
                         "detail": {"type": "string"},
                         "code": {"type": "string"},
                         "request_id": {"type": "string"},
-                        "problems": {"type": "array", "items": {"type": "object"}},
+                        "problems": {
+                            "type": "array",
+                            "description": "every problem of the input, not only the first",
+                            "items": {
+                                "type": "object",
+                                "required": ["code", "message", "feature", "field", "site_id"],
+                                "properties": {
+                                    "code": {"type": "string"},
+                                    "message": {"type": "string"},
+                                    "feature": {
+                                        "type": ["integer", "null"],
+                                        "description": "1-based position in the file",
+                                    },
+                                    "field": {"type": ["string", "null"]},
+                                    "site_id": {
+                                        "type": ["string", "null"],
+                                        "description": "the feature's own id, when it has one",
+                                    },
+                                },
+                            },
+                        },
                     },
                 },
                 "GeoJson": {
@@ -115,9 +182,21 @@ def openapi_document() -> dict[str, Any]:
                         "boundary": {
                             "type": "string",
                             "contentMediaType": "application/octet-stream",
-                            "description": ".geojson, .json, .zip (shapefile) or .gpkg",
+                            "description": ".geojson, .json, .zip (a shapefile and its "
+                            "sidecars), .gpkg, or .kml / .kmz as Google Earth saves them",
                         },
                         "rules": {"type": "string", "enum": sorted(RULE_SETS)},
+                        "layer": {"type": "string", "description": "as the query parameter"},
+                        "reference": {
+                            "type": "string",
+                            "description": "as the query parameter (this field beats it)",
+                        },
+                        "quoteDate": {
+                            "type": "string",
+                            "format": "date",
+                            "description": "as the query parameter (this field beats it)",
+                        },
+                        "columns": {"type": "string", "description": "as the query parameter"},
                         "api_key": {"type": "string"},
                         "output": {
                             "type": "string",
@@ -128,9 +207,29 @@ def openapi_document() -> dict[str, Any]:
                     },
                 },
                 "Result": {
-                    "type": "object",
-                    "required": ["provenance", "sites", "out_of_scope"],
+                    "description": "`nrf assess --output NAME.json`: the typed results, with "
+                    "the synthetic-data notice when it applies and the stamp",
+                    "allOf": [
+                        _ref("AssessmentRun"),
+                        {
+                            "type": "object",
+                            "required": ["stamp"],
+                            "properties": {
+                                "notice": {"type": "string"},
+                                "stamp": {
+                                    "type": "object",
+                                    "required": ["made_at", "input", "reference"],
+                                    "properties": {
+                                        "made_at": {"type": "string", "format": "date-time"},
+                                        "input": {"type": "string"},
+                                        "reference": {"type": ["string", "null"]},
+                                    },
+                                },
+                            },
+                        },
+                    ],
                 },
+                **record_schemas(AssessmentRun),
                 "BoundaryCheck": {
                     "type": "object",
                     "required": ["provenance", "sites"],
@@ -281,7 +380,34 @@ def openapi_document() -> dict[str, Any]:
                         "error": {"type": ["string", "null"]},
                     },
                 },
-                "Job": {"type": "object", "required": ["job_id", "status"]},
+                "Job": {
+                    "type": "object",
+                    "required": [
+                        "job_id",
+                        "status",
+                        "finished_at",
+                        "error_codes",
+                        "message",
+                        "trace_id",
+                    ],
+                    "properties": {
+                        "job_id": {"type": "string"},
+                        "status": {"enum": ["succeeded", "failed"]},
+                        "finished_at": {"type": "number", "description": "Unix time, seconds"},
+                        "error_codes": {"type": "array", "items": {"type": "string"}},
+                        "defra_codes": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "Defra's code (nrf-library) beside each of nrf's",
+                        },
+                        "message": {"type": "string"},
+                        "trace_id": {"type": ["string", "null"]},
+                        "result": {
+                            "description": "a succeeded job's result.json (null if missing)",
+                            "anyOf": [_ref("Result"), {"type": "null"}],
+                        },
+                    },
+                },
                 "Status": {
                     "type": "object",
                     "required": ["status"],
@@ -302,7 +428,7 @@ def openapi_document() -> dict[str, Any]:
                     "operationId": "createQuote",
                     "summary": "Quote the sites of a boundary",
                     "security": secured,
-                    "parameters": [_RULES],
+                    "parameters": _BOUNDARY_PARAMETERS,
                     "requestBody": _BOUNDARY_BODY,
                     "responses": {
                         "200": {
@@ -322,7 +448,7 @@ def openapi_document() -> dict[str, Any]:
                     "operationId": "checkBoundary",
                     "summary": "EDPs, catchments, excluded areas, works, LPA and scope",
                     "security": secured,
-                    "parameters": [_RULES],
+                    "parameters": _BOUNDARY_PARAMETERS,
                     "requestBody": _BOUNDARY_BODY,
                     "responses": {
                         "200": {

@@ -101,7 +101,13 @@ def document(problem: ApiProblem, request_id: str | None) -> dict[str, Any]:
     }
     if problem.problems:
         doc["problems"] = [
-            {"code": p.code, "message": for_api(p.message), "feature": p.feature, "field": p.field}
+            {
+                "code": p.code,
+                "message": for_api(p.message),
+                "feature": p.feature,
+                "field": p.field,
+                "site_id": p.site_id,
+            }
             for p in problem.problems
         ]
     if request_id:

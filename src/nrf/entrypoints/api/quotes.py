@@ -37,11 +37,14 @@ def quote_date_from(req: falcon.Request) -> date | None:
     given = req.get_param_as_list("quoteDate") or []
     if len(given) > 1:
         raise ApiProblem("bad_quote_date", "give quoteDate once")
-    if not given:
-        return None
-    day = calendar_day(given[0])
+    return parse_quote_date(given[0]) if given else None
+
+
+def parse_quote_date(text: str) -> date:
+    """A quote date written YYYY-MM-DD (the parameter, or the form's field); else a 400."""
+    day = calendar_day(text)
     if day is None:
-        shown = given[0][:40]
+        shown = text[:40]
         raise ApiProblem("bad_quote_date", f"quoteDate {shown!r} is not a date written YYYY-MM-DD")
     return day
 
@@ -59,6 +62,8 @@ def request_from(
         allowed = ", ".join((*inputs.GEOJSON_TYPES, inputs.MULTIPART))
         raise ApiProblem("unsupported_media_type", f"send the boundary as {allowed}")
     quote_date = quote_date_from(req)
+    req.context.quote_date = quote_date
+    req.context.reference = req.get_param("reference")
     body = read_body(req, services.limits.max_file_bytes)
     rules = req.get_param("rules")
     if kind == inputs.MULTIPART:
@@ -67,6 +72,10 @@ def request_from(
             req.context.input_name = upload[0]
         if authorise is not None:
             authorise(fields)
+        req.context.reference = fields.get("reference") or req.context.reference
+        if fields.get("quoteDate", "").strip():  # the form's date field beats the parameter
+            quote_date = parse_quote_date(fields["quoteDate"].strip())
+            req.context.quote_date = quote_date
         layer = fields.get("layer", "").strip() or req.get_param("layer")
         columns = parse_columns(fields.get("columns") or req.get_param("columns") or "")
         features, given = inputs.form_features(upload, fields, services.limits, layer)
@@ -82,14 +91,24 @@ def request_from(
 
 
 def answer_stamp(req: falcon.Request, clock: Clock) -> OutputStamp:
-    """Now by ``clock``, and the uploaded file's name (or the request, for a GeoJSON body)."""
+    """Now by ``clock``, the uploaded file's name (or the request, for a GeoJSON body), the
+    quote reference given (the ``reference`` parameter or form field) and the quote date."""
     name = getattr(req.context, "input_name", None) or f"{req.method} {req.path} body"
-    return OutputStamp(datetime.fromtimestamp(clock.now(), UTC), name)
+    made = datetime.fromtimestamp(clock.now(), UTC)
+    reference = (getattr(req.context, "reference", None) or "").strip() or None
+    quote_date = getattr(req.context, "quote_date", None) or made.date()
+    return OutputStamp(made, name, reference, quote_date)
 
 
 class QuotesResource:
     def __init__(self, services: ApiServices) -> None:
         self._services = services
+
+    @property
+    def synthetic(self) -> bool:
+        """Whether the open bundle is synthetic demonstration data (the form says so)."""
+        bundle = self._services.bundle
+        return bool(bundle is not None and bundle.synthetic)
 
     @property
     def reference_for(self) -> ReferenceFor:

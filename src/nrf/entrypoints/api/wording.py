@@ -16,8 +16,9 @@ API_NAMES = {
     "--columns": "the `columns` parameter or form field",
     "--rules": "the `rules` parameter or form field",
     "--quote-date": "the `quoteDate` parameter",
+    "--dwellings": "the `dwellings` form field (or a dwellings property on the feature)",
     # No API counterpart: a file sent over HTTP states its CRS (a GeoJSON crs member, a .prj).
-    "--crs": "a CRS other than the file's own",
+    "--crs": "a CRS stated in the file (a .prj beside the .shp, or a GeoJSON crs member) such as",
     # The API's ceiling is the service's (NRF_MAX_SITES_PER_JOB), not the caller's to raise.
     "--max-sites": "a file with fewer sites",
 }

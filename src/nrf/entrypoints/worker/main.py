@@ -68,6 +68,9 @@ def worker_process_main(
     processes = container.job_processes()
     processes.warm_up()
     freeze_startup_heap()
+    if settings.emails_off():
+        # Once, here: a kind left without a template is a choice, so no job warns about it.
+        log.info("emails_not_sent", extra={"kinds": settings.emails_off()})
     log.info("worker_started", extra={"pid": os.getpid(), "concurrency": settings.concurrency})
     if settings.test_quote_date is not None:
         # A test setting: loud, so a deployment that carries it by mistake is seen at once.
