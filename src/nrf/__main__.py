@@ -2,4 +2,5 @@
 
 from nrf.entrypoints.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # importing the module (as the import check does) runs nothing
+    raise SystemExit(main())

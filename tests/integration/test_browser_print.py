@@ -48,7 +48,11 @@ if not all(TOOLS.values()):
         f"{missing} not installed (apt-get install chromium poppler-utils)", allow_module_level=True
     )
 sync_api = pytest.importorskip("playwright.sync_api")
-STAMP = OutputStamp(datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC), "sample.shp", "NRL-000123")
+STAMP = OutputStamp(
+    made_at=datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC),
+    input_name="sample.shp",
+    reference="NRL-000123",
+)
 
 
 def quoted(run: AssessmentRun) -> AssessmentRun:

@@ -49,7 +49,7 @@ def in_memory(source: Path, rules: str, folder: Path) -> dict[str, bytes]:
     developments = validate_features(read_boundary_file(source))
     container = build_container(None, assess_processes=1)
     run = container.assess_developments()(developments, rule_set_named(rules), QUOTE_DATE)
-    stamp = OutputStamp(MADE_AT, source.name, quote_date=QUOTE_DATE)
+    stamp = OutputStamp(made_at=MADE_AT, input_name=source.name, quote_date=QUOTE_DATE)
     for name in OUTPUTS:
         path = folder / name
         if name.endswith(".html"):

@@ -65,7 +65,11 @@ def test_a_refused_levy_shows_its_code_and_words_and_no_money() -> None:
 
 def test_the_page_is_stamped_with_time_input_and_reference() -> None:
     made = datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC)
-    html = page(repo(), pricing=NORFOLK, stamp=OutputStamp(made, "sites.geojson", "NRL-000123"))
+    html = page(
+        repo(),
+        pricing=NORFOLK,
+        stamp=OutputStamp(made_at=made, input_name="sites.geojson", reference="NRL-000123"),
+    )
     shown = dict(re.findall(r'data-figure="([\w-]+)">([^<]*)<', html))
     assert (shown["made-at"], shown["input"], shown["reference"]) == (
         "2026-11-26 09:05:07 UTC",

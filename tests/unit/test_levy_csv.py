@@ -11,7 +11,11 @@ from nrf.adapters.outputs import levy_csv
 from nrf.domain.output_stamp import OutputStamp
 from support.runs import RUN
 
-STAMP = OutputStamp(datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC), "sites.geojson", "NRL-000123")
+STAMP = OutputStamp(
+    made_at=datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC),
+    input_name="sites.geojson",
+    reference="NRL-000123",
+)
 
 
 def rows(text: str) -> list[list[str]]:
@@ -104,7 +108,10 @@ def test_a_refused_row_carries_the_quote_date_it_was_refused_on() -> None:
     from datetime import date
 
     stamp = OutputStamp(
-        datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC), "s.geojson", "NRL-7", date(2027, 3, 1)
+        made_at=datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC),
+        input_name="s.geojson",
+        reference="NRL-7",
+        quote_date=date(2027, 3, 1),
     )
     sites = by_site(levy_csv.render(RUN, None, stamp))
     for refused in (sites["S2"], sites["S4"]):

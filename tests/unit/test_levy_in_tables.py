@@ -13,7 +13,7 @@ from nrf.entrypoints.demo_report import results_table, stored_job_row
 from nrf.entrypoints.report_table import table_lines
 from support.runs import RUN
 
-STAMP = OutputStamp(datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC), "sites.geojson")
+STAMP = OutputStamp(made_at=datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC), input_name="sites.geojson")
 
 
 def test_the_terminal_table_shows_quotes_refusals_and_the_vat() -> None:

@@ -25,7 +25,7 @@ def optional_label(name: str | None) -> str | None:
     return label(name) if name else None
 
 
-@frozen
+@frozen(kw_only=True)
 class OutputStamp:
     """When (UTC), from what input and for which quote reference (None when none was given),
     and the day the levy was priced on (so a refused site's row still says which day)."""

@@ -336,13 +336,23 @@ def run_assess(
             marks.append(("writing", clock()))
             # Every output says when and from which input it was made; a local run has no
             # reference.
-            stamp = OutputStamp(wall_clock(), source.name, reference, quote_date)
+            stamp = OutputStamp(
+                made_at=wall_clock(),
+                input_name=source.name,
+                reference=reference,
+                quote_date=quote_date,
+            )
             files = report_files(args.output, run, kept, container.boundary_data(), stamp)
         else:
             outcomes = assess.outcomes(developments, rules, quote_date, count, assessing)
             run = spool_run(outcomes, assess.provenance(rules), folder)
             marks.append(("writing", clock()))
-            stamp = OutputStamp(wall_clock(), source.name, reference, quote_date)
+            stamp = OutputStamp(
+                made_at=wall_clock(),
+                input_name=source.name,
+                reference=reference,
+                quote_date=quote_date,
+            )
             if args.output is not None:
                 writing = progress.stage("writing", "records")
                 files = render(args.output, run, developments, writing, stamp)

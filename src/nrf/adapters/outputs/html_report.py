@@ -237,7 +237,12 @@ def job_stamp(clock: Clock | None, developments: Sequence[Development]) -> Outpu
         return None
     made = datetime.fromtimestamp(clock.now(), UTC)
     reference = developments[0].id
-    return OutputStamp(made, f"quote message {reference}", reference, quote_date=made.date())
+    return OutputStamp(
+        made_at=made,
+        input_name=f"quote message {reference}",
+        reference=reference,
+        quote_date=made.date(),
+    )
 
 
 def report_renderer(

@@ -97,7 +97,7 @@ def answer_stamp(req: falcon.Request, clock: Clock) -> OutputStamp:
     made = datetime.fromtimestamp(clock.now(), UTC)
     reference = (getattr(req.context, "reference", None) or "").strip() or None
     quote_date = getattr(req.context, "quote_date", None) or made.date()
-    return OutputStamp(made, name, reference, quote_date)
+    return OutputStamp(made_at=made, input_name=name, reference=reference, quote_date=quote_date)
 
 
 class QuotesResource:
