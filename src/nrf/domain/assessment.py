@@ -5,6 +5,7 @@ Over 200 lines: one site's figures are computed in one readable sequence of step
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
 from decimal import Decimal
@@ -37,6 +38,7 @@ from nrf.domain.wastewater import (
 )
 
 Progress = Callable[[int, int], None]
+READ_WINDOW = 2048  # sites read as one batch unless the site map has a window of its own
 
 
 def identity(dev: Development) -> SiteIdentity:
@@ -213,6 +215,8 @@ class AssessDevelopments:
     def __init__(self, repository: BoundaryDataRepository, site_map: SiteMap = map) -> None:
         self._repository = repository
         self._map = site_map
+        # Sites are read a window at a time; a map that holds a window itself sets its size.
+        self._window = int(getattr(site_map, "window", READ_WINDOW))
 
     def __call__(
         self,
@@ -250,14 +254,21 @@ class AssessDevelopments:
         repository = self._repository
         prices = LevyPrices(lookups)
 
-        def one(dev: Development) -> SiteAssessment | OutOfScopeSite:
-            ref = repository.reference_for(dev.boundary)
-            return assess_site(dev, ref, lookups, rules, quote_date, prices)
+        def one(item: tuple[Development, SiteReferenceData]) -> SiteAssessment | OutOfScopeSite:
+            return assess_site(item[0], item[1], lookups, rules, quote_date, prices)
 
-        for done, outcome in enumerate(self._map(one, developments), start=1):
-            if progress is not None:
-                progress(done, total)
-            yield outcome
+        # Each window's reference data is read as one batch (issue 32), before its sites are
+        # mapped, so a forked child inherits it; a window bounds what a national file holds.
+        done = 0
+        sites = iter(developments)
+        while window := list(itertools.islice(sites, self._window)):
+            refs = repository.references_for([dev.boundary for dev in window])
+            for outcome in self._map(one, list(zip(window, refs, strict=True))):
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+                yield outcome
+            del window, refs  # before the next window is read
 
 
 def levy_total_excluding_vat(sites: Iterable[SiteAssessment]) -> Decimal:

@@ -1,0 +1,55 @@
+"""A batch's reference data is read in one call per window of sites, not one call per site."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from shapely.geometry import box
+
+from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
+from nrf.domain.assessment import READ_WINDOW, AssessDevelopments
+from nrf.domain.model import Development
+from nrf.domain.rules import rule_set_named
+from support.reference import STRIP_ORIGIN, two_catchment_strip
+
+RULES = rule_set_named("iat-2026-04")
+QUOTE_DATE = date(2026, 11, 26)
+
+
+def sites(count: int) -> list[Development]:
+    """``count`` 1 m x 10 m sites along the strip's Wensum half (x within 0-300 m)."""
+    x0, y0 = STRIP_ORIGIN
+    return [
+        Development(
+            rlb_id=n + 1,
+            id=f"S-{n + 1}",
+            name=f"site {n + 1}",
+            dwelling_category="allocation",
+            source="test",
+            dwellings=5,
+            boundary=box(x0 + n, y0 + 10, x0 + n + 1, y0 + 20),
+        )
+        for n in range(count)
+    ]
+
+
+def test_a_batch_is_read_in_one_call() -> None:
+    repo = two_catchment_strip()
+    run = AssessDevelopments(repo)(sites(245), RULES, QUOTE_DATE)
+    assert repo.batches == [245]
+    assert len(repo.queries) == 245  # every site's data, each read once
+    assert len(run.sites) == 245
+
+
+def test_a_site_maps_window_bounds_each_read() -> None:
+    repo = two_catchment_strip()
+    site_map = ForkedSiteMap(2, spare_cpus=lambda: 0.0, window=50)  # never forks: no spare
+    run = AssessDevelopments(repo, site_map)(sites(120), RULES, QUOTE_DATE)
+    assert repo.batches == [50, 50, 20]
+    assert [s.site.rlb_id for s in run.sites] == list(range(1, 121))  # input order kept
+
+
+def test_without_a_window_the_default_one_applies() -> None:
+    repo = two_catchment_strip()
+    AssessDevelopments(repo)(sites(READ_WINDOW + 3), RULES, QUOTE_DATE)
+    assert repo.batches == [READ_WINDOW, 3]
