@@ -65,3 +65,4 @@ def test_the_batch_read_equals_one_read_per_site(tmp_path: Path, trusted: bool) 
         features += sum(map(len, want.values()))
     assert described(batch[-1]) == {layer: [] for layer in (*LAYERS, "coefficients")}
     assert features > 245 * 5  # the comparison compared something for most sites
+    assert alone.references_for([]) == []

@@ -209,8 +209,8 @@ class GeoPackageBoundaryData:
         """Every site's reference data in one pass: the parcels decoded in one call, each
         small layer asked once for all the sites' boxes (per-site calls were ~20 % of a
         245-site batch's reading, issue 32). One site takes the scalar path."""
-        if len(boundaries) == 1:
-            return [self.reference_for(boundaries[0])]
+        if len(boundaries) <= 1:
+            return [self.reference_for(b) for b in boundaries]
         bounds = shapely.bounds(np.asarray(boundaries, dtype=object))
         envelopes = shapely.box(bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3])
         db, sql = self._connection(), self._coefficient_sql
