@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from datetime import date
 
+import attrs
 from shapely.geometry import box
 
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
-from nrf.domain.assessment import READ_WINDOW, AssessDevelopments
+from nrf.domain.assessment import READ_AHEAD_HA, READ_WINDOW, AssessDevelopments
 from nrf.domain.model import Development
 from nrf.domain.rules import rule_set_named
 from support.reference import STRIP_ORIGIN, two_catchment_strip
@@ -53,3 +54,23 @@ def test_without_a_window_the_default_one_applies() -> None:
     repo = two_catchment_strip()
     AssessDevelopments(repo)(sites(READ_WINDOW + 3), RULES, QUOTE_DATE)
     assert repo.batches == [READ_WINDOW, 3]
+
+
+def test_sites_past_the_read_ahead_budget_are_read_alone() -> None:
+    """Three sites of 9,900 ha boxes (99 km x 1 km), then one small site: the budget
+    (20,000 ha) takes the first two (19,800 ha) and the small one (10 m²); the third does not
+    fit in the 200 ha left and is read when it is assessed."""
+    assert READ_AHEAD_HA == 20_000
+    x0, y0 = STRIP_ORIGIN
+    big = [box(x0, y0 + 1000 * n, x0 + 99_000, y0 + 1000 * (n + 1)) for n in range(3)]
+    devs = sites(4)
+    devs = [
+        Development(**{**attrs.asdict(d, recurse=False), "boundary": b})
+        for d, b in zip(devs, [*big, devs[3].boundary], strict=True)
+    ]
+    repo = two_catchment_strip()
+    run = AssessDevelopments(repo)(devs, RULES, QUOTE_DATE)
+    assert repo.batches == [3]
+    assert repo.queries == [big[0], big[1], devs[3].boundary, big[2]]
+    assessed = [s.site.rlb_id for s in run.sites] + [o.site.rlb_id for o in run.out_of_scope]
+    assert sorted(assessed) == [1, 2, 3, 4]
