@@ -141,12 +141,17 @@ class InMemoryBoundaryData:
             sha256="0" * 64,
         )
         self.queries: list[Boundary] = []
+        self.batches: list[int] = []  # sites per references_for call
 
     def info(self) -> BundleInfo:
         return self._info
 
     def lookups(self) -> LookupTables:
         return self._lookups
+
+    def references_for(self, boundaries: Sequence[Boundary]) -> list[SiteReferenceData]:
+        self.batches.append(len(boundaries))
+        return [self.reference_for(b) for b in boundaries]
 
     def reference_for(self, boundary: Boundary) -> SiteReferenceData:
         self.queries.append(boundary)

@@ -198,6 +198,7 @@ class UnreadableBundle(InMemoryBoundaryData):
     def __init__(self) -> None:
         self._inner = repo()
         self.report_reads = 0
+        self.batches: list[int] = []
 
     def info(self) -> BundleInfo:
         return self._inner.info()

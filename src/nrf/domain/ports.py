@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from nrf.domain.claims import Lease
@@ -42,6 +42,10 @@ class BoundaryDataRepository(Protocol):
         The polygons are valid: a repository refuses (BrokenBundle) rather than return an
         invalid one, so the calculation does not check them again on every site.
         """
+        ...
+
+    def references_for(self, boundaries: Sequence[Boundary]) -> list[SiteReferenceData]:
+        """``reference_for`` of each boundary, in order, read as one batch."""
         ...
 
 

@@ -11,6 +11,7 @@ candidates, which every caller tests for a real intersection anyway.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -37,6 +38,7 @@ _POLYGON = int(shapely.GeometryType.POLYGON)
 _MULTIPOLYGON = int(shapely.GeometryType.MULTIPOLYGON)
 _POLYGONAL = (_POLYGON, _MULTIPOLYGON)
 
+_MAX_KEYS = 900  # host parameters a statement may bind: SQLite before 3.32 allows 999
 Row = dict[str, Any]
 Connect = Callable[[], sqlite3.Connection]
 
@@ -141,6 +143,19 @@ def select_rows(table: TableSchema) -> tuple[str, list[str]]:
     return f"SELECT {q(table.key)}, {names} FROM {q(table.name)}", ["_key", *wanted]
 
 
+def per_envelope(
+    tree: shapely.STRtree, envelopes: NDArray[np.object_], keys: NDArray[np.int64] | None = None
+) -> list[list[int]]:
+    """The tree's indices (or their ``keys``, ascending with them) each envelope's box meets,
+    ascending: one array query for every envelope instead of one query each."""
+    found, hit = tree.query(envelopes)
+    order = np.lexsort((hit, found))
+    found, hit = found[order], hit[order]
+    edges = np.searchsorted(found, np.arange(len(envelopes) + 1)).tolist()
+    hits = (hit if keys is None else keys[hit]).tolist()
+    return [hits[a:b] for a, b in itertools.pairwise(edges)]
+
+
 class EagerLayer:
     """A whole small layer with an STRtree over its envelopes."""
 
@@ -152,6 +167,11 @@ class EagerLayer:
 
     def near(self, envelope: shapely.Geometry) -> tuple[Any, ...]:
         return tuple(self.features[i] for i in sorted(self.tree.query(envelope)))
+
+    def near_each(self, envelopes: NDArray[np.object_]) -> list[tuple[Any, ...]]:
+        """``near`` of every envelope, from one query of the tree."""
+        features = self.features
+        return [tuple(features[i] for i in hits) for hits in per_envelope(self.tree, envelopes)]
 
 
 class LazyLayer:
@@ -213,7 +233,25 @@ class LazyLayer:
             self._load(missing)
         return tuple(self._cache[f] for f in fids if f in self._cache)
 
+    def near_each(self, envelopes: NDArray[np.object_]) -> list[tuple[Any, ...]]:
+        """``near`` of every envelope; past the first few lookups, one query of the tree."""
+        if self._tree is None and self._lookups + len(envelopes) <= self.SQL_LOOKUPS:
+            return [self.near(e) for e in envelopes]
+        if self._tree is None:
+            self._tree = self._boxes()
+        ids, tree = self._tree
+        each = per_envelope(tree, envelopes, ids)
+        cache = self._cache
+        missing = sorted({f for fids in each for f in fids if f not in cache})
+        if missing:
+            self._load(missing)
+        return [tuple(cache[f] for f in fids if f in cache) for fids in each]
+
     def _load(self, fids: list[int]) -> None:
+        for start in range(0, len(fids), _MAX_KEYS):
+            self._load_some(fids[start : start + _MAX_KEYS])
+
+    def _load_some(self, fids: list[int]) -> None:
         marks = ", ".join("?" * len(fids))
         sql = f"{self._sql} WHERE {self._key} IN ({marks}) ORDER BY {self._key}"
         rows = [dict(zip(self._names, r, strict=True)) for r in self._connect().execute(sql, fids)]
