@@ -9,6 +9,12 @@ from attrs import frozen
 from nrf.entrypoints.http_server.limits import MIB, HttpLimits
 from nrf.entrypoints.settings import ConfigError
 
+# A process's start (imports, the bundle opened and hashed) costs 1.5-3.5 s of CPU; replaced
+# every 1,000 requests, that was 1.5-3.5 ms a quote, more than the quote itself (0.6 ms), and
+# cut the API from ~1,000 to ~200-300 quotes/s (docs/benchmark.md). At 100,000 it is under
+# 0.04 ms; a process whose memory grows is still replaced at NRF_API_MAX_RSS_MB.
+DEFAULT_MAX_REQUESTS = 100_000
+
 
 @frozen(kw_only=True)
 class ApiSettings:
@@ -20,7 +26,7 @@ class ApiSettings:
     threads: int = 4
     body_timeout: float = 30.0
     send_timeout: float = 60.0
-    max_requests: int = 1000
+    max_requests: int = DEFAULT_MAX_REQUESTS
     max_rss_mb: int = 1024
 
     def __repr__(self) -> str:
@@ -71,7 +77,9 @@ def load_api_settings(environ: Mapping[str, str]) -> ApiSettings:
         threads=int(_number(environ, "NRF_API_THREADS", 4, 1, 256, problems)),
         body_timeout=_number(environ, "NRF_API_BODY_TIMEOUT_SECONDS", 30.0, 0.1, 3600, problems),
         send_timeout=_number(environ, "NRF_API_SEND_TIMEOUT_SECONDS", 60.0, 0.1, 3600, problems),
-        max_requests=int(_number(environ, "NRF_API_MAX_REQUESTS", 1000, 1, 10**9, problems)),
+        max_requests=int(
+            _number(environ, "NRF_API_MAX_REQUESTS", DEFAULT_MAX_REQUESTS, 1, 10**9, problems)
+        ),
         max_rss_mb=int(_number(environ, "NRF_API_MAX_RSS_MB", 1024, 64, 10**6, problems)),
     )
     if problems:
