@@ -50,7 +50,7 @@ def _client(port: int, path: str, body: bytes, seconds: float, interval: float, 
     """
     headers = {"Content-Type": "application/geo+json", "x-api-key": KEY}
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    latencies, errors, reconnects = [], 0, 0
+    latencies, errors, lost = [], 0, []
     begin = time.perf_counter()
     deadline = begin + seconds
     sent = 0
@@ -65,17 +65,17 @@ def _client(port: int, path: str, body: bytes, seconds: float, interval: float, 
         try:
             status = _post(connection, path, body, headers)
         except (http.client.RemoteDisconnected, ConnectionError):
+            lost.append((time.perf_counter() - started) * 1000)
             # The server may close a kept-alive connection between requests (a process
             # replaced after its max_requests): a client then sends again on a new one, as
             # urllib3 does; the time of both attempts counts.
-            reconnects += 1
             connection.close()
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
             status = _post(connection, path, body, headers)
         latencies.append((time.perf_counter() - started) * 1000)
         errors += status != 200
     connection.close()
-    out.put((latencies, errors, reconnects))
+    out.put((latencies, errors, lost))
 
 
 def _post(
@@ -118,7 +118,11 @@ def phase(
         "seconds": round(elapsed, 1),
         "requests": len(latencies),
         "errors": sum(e for _, e, _ in results),
-        "reconnects": sum(r for _, _, r in results),
+        # Requests sent again on a new connection, and the longest wait for the lost answer.
+        "reconnects": sum(len(lost) for _, _, lost in results),
+        "lost_answer_max_ms": round(
+            max((ms for _, _, lost in results for ms in lost), default=0), 1
+        ),
         "per_second": round(len(latencies) / elapsed, 1),
         "p50_ms": percentile(latencies, 50),
         "p95_ms": percentile(latencies, 95),
