@@ -9,10 +9,10 @@ from attrs import frozen
 from nrf.entrypoints.http_server.limits import MIB, HttpLimits
 from nrf.entrypoints.settings import ConfigError
 
-# A process's start (imports, the bundle opened and hashed) costs 1.5-3.5 s of CPU; replaced
-# every 1,000 requests, that was 1.5-3.5 ms a quote, more than the quote itself (0.6 ms), and
-# cut the API from ~1,000 to ~200-300 quotes/s (docs/benchmark.md). At 100,000 it is under
-# 0.04 ms; a process whose memory grows is still replaced at NRF_API_MAX_RSS_MB.
+# A process's start (imports, the bundle opened and hashed) costs 0.8-3 s of CPU; replaced
+# every 1,000 requests, that was 0.8-3 ms a quote, more than the quote itself (0.6-1 ms), and
+# cut the API from ~1,000 to ~200-300 quotes/s (docs/benchmark.md). At 100,000 it is
+# 0.03 ms; a process whose memory grows is still replaced at NRF_API_MAX_RSS_MB.
 DEFAULT_MAX_REQUESTS = 100_000
 
 
