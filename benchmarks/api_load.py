@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -149,12 +150,14 @@ def report_timing(repeats: int = 5) -> dict[str, Any]:
     }
 
 
-def start_server(port: int, log: Any, settings: list[str] = ()) -> subprocess.Popen[bytes]:
+def start_server(port: int, log: Any, settings: Sequence[str] = ()) -> subprocess.Popen[bytes]:
     """``settings``: NAME=VALUE pairs added to the server's environment."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NRF_", "AWS_"))}
     env["NRF_API_KEYS"] = KEY
     env["NRF_ALLOW_SYNTHETIC_DATA"] = "true"  # the bundled demo bundle
-    env.update(item.split("=", 1) for item in settings)
+    for item in settings:
+        name, _, value = item.partition("=")
+        env[name] = value
     argv = [sys.executable, "-m", "nrf.entrypoints.cli", "serve", "--bind", f"127.0.0.1:{port}"]
     server = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 60

@@ -106,7 +106,7 @@ def profile_quotes(count: int, top: int) -> None:
         finally:
             profiler.disable()
 
-    gate_module.call_wsgi = profiled  # type: ignore[assignment]
+    gate_module.call_wsgi = profiled
     asyncio.run(_quotes(gate, body, count))
     stats = pstats.Stats(profiler)
     stats.sort_stats("tottime").print_stats(top)
