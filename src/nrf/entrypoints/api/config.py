@@ -10,8 +10,17 @@ from nrf.domain.rate_limit import Rate
 from nrf.entrypoints.http_server.limits import MIB, HttpLimits
 from nrf.entrypoints.settings import ConfigError
 
-CLIENT_RATE = Rate(per_second=10.0, burst=40)
-KEY_RATE = Rate(per_second=25.0, burst=100)
+# Per process, far above what one client needs of a two-core task (about 1,000 quotes/s in
+# all, docs/benchmark.md): Defra's backend sends every applicant's boundary from one address,
+# so a limit a quote client could meet would throttle the service itself. They stop one client
+# taking several tasks' worth; a deployment that faces the public sets lower ones.
+CLIENT_RATE = Rate(per_second=1500.0, burst=3000)
+KEY_RATE = Rate(per_second=1500.0, burst=3000)
+# A process's start (imports, the bundle opened and hashed) costs 0.8-3 s of CPU; replaced
+# every 1,000 requests, that was 0.8-3 ms a quote, more than the quote itself (0.6-1 ms), and
+# cut the API from ~1,000 to ~200-300 quotes/s (docs/benchmark.md). At 100,000 it is
+# 0.03 ms; a process whose memory grows is still replaced at NRF_API_MAX_RSS_MB.
+DEFAULT_MAX_REQUESTS = 100_000
 
 
 @frozen(kw_only=True)
@@ -24,7 +33,7 @@ class ApiSettings:
     threads: int = 4
     body_timeout: float = 30.0
     send_timeout: float = 60.0
-    max_requests: int = 1000
+    max_requests: int = DEFAULT_MAX_REQUESTS
     max_rss_mb: int = 1024
     # Token buckets (throttle.py): requests a second on average and at once, per process.
     client_rate: Rate = CLIENT_RATE
@@ -92,7 +101,9 @@ def load_api_settings(environ: Mapping[str, str]) -> ApiSettings:
         threads=int(_number(environ, "NRF_API_THREADS", 4, 1, 256, problems)),
         body_timeout=_number(environ, "NRF_API_BODY_TIMEOUT_SECONDS", 30.0, 0.1, 3600, problems),
         send_timeout=_number(environ, "NRF_API_SEND_TIMEOUT_SECONDS", 60.0, 0.1, 3600, problems),
-        max_requests=int(_number(environ, "NRF_API_MAX_REQUESTS", 1000, 1, 10**9, problems)),
+        max_requests=int(
+            _number(environ, "NRF_API_MAX_REQUESTS", DEFAULT_MAX_REQUESTS, 1, 10**9, problems)
+        ),
         max_rss_mb=int(_number(environ, "NRF_API_MAX_RSS_MB", 1024, 64, 10**6, problems)),
         client_rate=_rate(environ, "CLIENT", CLIENT_RATE, problems),
         key_rate=_rate(environ, "KEY", KEY_RATE, problems),
