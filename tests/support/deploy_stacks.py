@@ -40,18 +40,18 @@ def worker_stack(sha256: str) -> Stack:
     return Stack(load_template(DEPLOY / "worker.yaml"), worker_parameters(sha256))
 
 
-def worker_env(stack: Stack) -> dict[str, str]:
-    # The link signer's secret is the stack's own: ECS reads each JSON key of it.
+def link_signer_secrets(stack: Stack) -> dict[str, str]:
+    """The link signer's secret, as ECS reads each JSON key of it (the stack's own secret)."""
     links = stack.resolve({"Ref": "ResultLinkSignerSecret"})
-    return task_environment(
-        stack,
-        "TaskDefinition",
-        {
-            NOTIFY_SECRET: NOTIFY_KEY,
-            f"{links}:access_key_id::": "AKIALINKSIGNER000001",
-            f"{links}:secret_access_key::": "link-signer-secret",
-        },
-    )
+    return {
+        f"{links}:access_key_id::": "AKIALINKSIGNER000001",
+        f"{links}:secret_access_key::": "link-signer-secret",
+    }
+
+
+def worker_env(stack: Stack) -> dict[str, str]:
+    secrets = {NOTIFY_SECRET: NOTIFY_KEY, **link_signer_secrets(stack)}
+    return task_environment(stack, "TaskDefinition", secrets)
 
 
 API_KEYS_SECRET = "arn:aws:secretsmanager:eu-west-2:123456789012:secret:nrf-api-keys-AbCdEf"

@@ -17,7 +17,13 @@ from attrs import frozen
 
 from support.bundle_copies import relabelled_bundle
 from support.cloudformation import Stack, read_only_root, task_environment, writable_paths
-from support.deploy_stacks import NOTIFY_SECRET, REFERENCE_BUCKET, REFERENCE_KEY, worker_stack
+from support.deploy_stacks import (
+    NOTIFY_SECRET,
+    REFERENCE_BUCKET,
+    REFERENCE_KEY,
+    link_signer_secrets,
+    worker_stack,
+)
 from support.fake_notify import SERVICE_TEMPLATES, FakeNotifyServer
 from support.moto_server import FAKE_CREDENTIALS, REGION, MotoServer, free_port
 from support.worker_jobs import Queues, make_queues
@@ -67,7 +73,8 @@ def worker_task(aws: MotoServer, notify: FakeNotifyServer, workdir: Path) -> Wor
     s3, sqs = aws.client("s3"), aws.client("sqs")
     _bucket(s3, REFERENCE_BUCKET)
     s3.upload_file(str(bundle), REFERENCE_BUCKET, REFERENCE_KEY)
-    template_env = task_environment(stack, "TaskDefinition", {NOTIFY_SECRET: notify.api_key})
+    secrets = {NOTIFY_SECRET: notify.api_key, **link_signer_secrets(stack)}
+    template_env = task_environment(stack, "TaskDefinition", secrets)
     assert not HARNESS_NAMES & set(template_env), "the harness would override the template"
     _bucket(s3, template_env["NRF_RESULTS_BUCKET"])
     _bucket(s3, template_env["NRF_INPUT_BUCKET"])
