@@ -183,31 +183,30 @@ class Gate:
         if declared.isdigit() and int(declared) > limit:
             detail = f"the request body is {int(declared):,} bytes; at most {limit:,} are allowed"
             raise _Refused(self._over(head, detail))
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + seconds
         body = bytearray()
         more = True
-        while more:
-            left = deadline - loop.time()
-            try:
-                message = await asyncio.wait_for(receive(), max(left, 0.0))
-            except TimeoutError:
-                detail = f"the request body did not arrive within {seconds:g} s"
-                raise _Refused(problem(408, "body_timeout", detail)) from None
-            if message["type"] == "http.disconnect":
-                raise _Gone()
-            body += message.get("body", b"")
-            more = bool(message.get("more_body"))
-            if len(body) > limit:
-                detail = f"the request body is over {limit:,} bytes, the most allowed"
-                raise _Refused(self._over(head, detail))
-            if prefix is not None:
-                final = len(body) >= prefix.size or not more
-                verdict = prefix.check(bytes(body[: prefix.size]), final)
-                if isinstance(verdict, Answer):
-                    raise _Refused(verdict)
-                if verdict is None or final:
-                    prefix = None
+        try:
+            # One deadline for the whole body (a timer, not a task and a timer for each chunk).
+            async with asyncio.timeout(seconds):
+                while more:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        raise _Gone()
+                    body += message.get("body", b"")
+                    more = bool(message.get("more_body"))
+                    if len(body) > limit:
+                        detail = f"the request body is over {limit:,} bytes, the most allowed"
+                        raise _Refused(self._over(head, detail))
+                    if prefix is not None:
+                        final = len(body) >= prefix.size or not more
+                        verdict = prefix.check(bytes(body[: prefix.size]), final)
+                        if isinstance(verdict, Answer):
+                            raise _Refused(verdict)
+                        if verdict is None or final:
+                            prefix = None
+        except TimeoutError:
+            detail = f"the request body did not arrive within {seconds:g} s"
+            raise _Refused(problem(408, "body_timeout", detail)) from None
         return bytes(body)
 
 

@@ -111,8 +111,14 @@ async def _send_within_deadline(self: TCPServer, event: Event) -> None:
     async with self.send_lock:
         try:
             self.writer.write(event.data)
+            if self.writer.transport.get_write_buffer_size() == 0:
+                # The kernel took it all: nothing to wait for (drain returns at once, or
+                # raises if the connection is gone), and no timer to arm and cancel.
+                await self.writer.drain()
+                return
             seconds = self.config.send_seconds if isinstance(self.config, DeadlineConfig) else None
-            await asyncio.wait_for(self.writer.drain(), seconds)
+            async with asyncio.timeout(seconds):
+                await self.writer.drain()
         except (ConnectionError, RuntimeError):
             await self.protocol.handle(Closed())
         except TimeoutError:

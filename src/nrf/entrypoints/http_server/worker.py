@@ -4,7 +4,8 @@ gunicorn keeps what it does well (processes, replacing a silent or worn one, gra
 hypercorn reads requests with h11 in an event loop, where a connection that sends nothing, or
 headers a byte at a time, costs a socket and is closed ``header_seconds`` after it opened.
 Some of hypercorn's behaviours are changed by importing ``hypercorn_patches``. A worn process
-is replaced only while no sibling is being replaced (replacements.py).
+is replaced only while no sibling is being replaced (replacements.py), and a stopping process
+stops accepting before it drains (stopping.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from hypercorn.asyncio import serve
 from nrf.entrypoints.http_server.gate import Gate
 from nrf.entrypoints.http_server.hypercorn_patches import DeadlineConfig
 from nrf.entrypoints.http_server.replacements import Replacements
+from nrf.entrypoints.http_server.stopping import stop_accepting
 
 log = logging.getLogger("nrf.http")
 # A replacement not ready this long after it began (its start failed) holds no sibling back.
@@ -95,7 +97,12 @@ class HypercornWorker(Worker):
         asyncio.run(serve(app, config, shutdown_trigger=self._until_stop, mode="asgi"))
 
     async def _until_stop(self) -> None:
-        """Tell gunicorn we are alive each check; return when we should stop (hypercorn drains)."""
+        """Return when we should stop, having stopped accepting (hypercorn then drains)."""
+        await self._until_due()
+        await stop_accepting(self.sockets)
+
+    async def _until_due(self) -> None:
+        """Tell gunicorn we are alive each check; return when we should stop."""
         limit = self.wsgi.limits.max_rss_bytes
         while self.alive:
             self.notify()
