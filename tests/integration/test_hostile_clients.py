@@ -29,7 +29,7 @@ from support.hostile_clients import (
     trickled_form_uploads,
     trickled_headers,
 )
-from support.raw_http import log_events
+from support.raw_http import log_events, raw
 
 CLIENT_TIMEOUT = 10.0
 PROBLEM = "application/problem+json"
@@ -83,27 +83,6 @@ def closed_by_server(sock: socket.socket, within: float) -> bool:
     except TimeoutError:
         return False
     return True
-
-
-def raw(port: int, data: bytes) -> tuple[int, dict[str, str], bytes]:
-    """Send raw bytes and read one whole answer (the server closes or sends its length)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT) as sock:
-        sock.sendall(data)
-        reply = b""
-        while True:
-            head, sep, body = reply.partition(b"\r\n\r\n")
-            if sep:
-                lines = head.decode("latin-1").split("\r\n")
-                headers = dict(
-                    (name.strip().lower(), value.strip())
-                    for name, _, value in (line.partition(":") for line in lines[1:])
-                )
-                if len(body) >= int(headers.get("content-length", "-1")) >= 0:
-                    return int(lines[0].split()[1]), headers, body
-            chunk = sock.recv(65536)
-            if not chunk:
-                raise AssertionError(f"connection closed mid-answer: {reply[:300]!r}")
-            reply += chunk
 
 
 @pytest.mark.parametrize("target", ["api", "health"])
