@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import socket
 import time
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ from support.hostile_clients import (
     trickled_form_uploads,
     trickled_headers,
 )
-from support.raw_http import log_events, raw
+from support.raw_http import children_rss, log_events, raw
 
 CLIENT_TIMEOUT = 10.0
 PROBLEM = "application/problem+json"
@@ -202,19 +201,8 @@ def test_html_answers_cannot_be_framed_or_sniffed(api: Server) -> None:
 
 
 def _workers_rss(parent: int) -> int:
-    """Resident bytes of ``parent``'s child processes (gunicorn's workers), from /proc."""
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            statm = (entry / "statm").read_text()
-        except OSError:
-            continue
-        if int(stat.rpartition(")")[2].split()[1]) == parent:
-            total += int(statm.split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    return total
+    """Resident bytes of ``parent``'s child processes (gunicorn's workers) together."""
+    return sum(children_rss(parent).values())
 
 
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads RSS from /proc")
