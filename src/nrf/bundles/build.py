@@ -201,6 +201,7 @@ def _write_provenance(
     write_provenance(writer, info, sources, column_rows(manifest, read))
 
 
+# Long: the build's steps in order (read, clean, gate, write, vouch), with progress between.
 def build_bundle(request: BuildRequest, progress: Progress | None = None) -> BuildOutcome:
     check_output_folder(request.output)
     for stale in sweep_stale_staging(request.output):

@@ -83,6 +83,7 @@ def _code(row: Row, manifest: Manifest, report: QcReport) -> int | None:
     return code
 
 
+# Long: each known dirt of Defra's permits table cleaned and listed where it is met.
 def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> Table:
     """One row per works code; duplicates dropped when identical, else by the manifest policy."""
     kept: dict[int, tuple[tuple[object, ...], int]] = {}

@@ -62,6 +62,7 @@ def bundle_key(prefix: str, info: BundleInfo) -> str:
     return (f"{folder}/" if folder else "") + f"{name}/{version}/{name}-{version}.gpkg"
 
 
+# Long: check, hash, upload and verify in one place, so a half-published bundle cannot be.
 def publish_bundle(
     client: Any,
     bundle: Path,

@@ -56,6 +56,7 @@ def identity(dev: Development) -> SiteIdentity:
     )
 
 
+# Long: Defra's calculation step by step as docs/calculation.md numbers it; split next (issue 32).
 def assess_site(
     dev: Development,
     ref: SiteReferenceData,

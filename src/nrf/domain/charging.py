@@ -50,6 +50,7 @@ def charge_on(charges: Sequence[LevyCharge], edp_id: int, day: date) -> LevyChar
     return next((c for c in charges if c.edp_id == edp_id and c.covers(day)), None)
 
 
+# Long: the charging schedule's rules in order, as docs/calculation.md gives them.
 def price_levy(
     *,
     edp_id: int,

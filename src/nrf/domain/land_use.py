@@ -54,6 +54,7 @@ def greenspace_applies(dev_area_ha: float, rules: RuleSet) -> bool:
     return rules.greenspace_enabled and dev_area_ha >= rules.greenspace_threshold_ha
 
 
+# Long: the overlay's fast path (catchments that hold the whole site) and general path together.
 def piece_areas(
     parts: np.ndarray,
     catchments: np.ndarray,
@@ -140,6 +141,7 @@ def _cut_to_site(
     return others
 
 
+# Long: the hot loop of the batch, kept flat so no call is paid per piece.
 def land_use_pieces(
     boundary: Boundary,
     coefficients: Sequence[CoefficientPolygon],

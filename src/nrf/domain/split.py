@@ -15,6 +15,7 @@ def _sign(x: float) -> float:
     return (x > 0) - (x < 0)
 
 
+# Long: Defra's IAT split, land use by piece and wastewater by share, in one pass.
 def split_by_catchment(
     pieces: Sequence[Piece],
     *,

@@ -123,6 +123,7 @@ def file_columns(keys: Iterable[KeySet]) -> FileColumns:
     return FileColumns(absent=absent, names=names)
 
 
+# Long: each input rule checked in the order its problem is reported, one generator over features.
 def validated(
     features: Iterable[RawFeature],
     total: int,

@@ -101,6 +101,7 @@ def crs_argument(text: str) -> str:
         raise argparse.ArgumentTypeError(exc.problems[0].message) from None
 
 
+# Long: one add_argument per `nrf assess` option, with its help text.
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     assess: argparse.ArgumentParser = sub.add_parser(
         "assess",
@@ -227,6 +228,7 @@ def cmd_assess(args: argparse.Namespace) -> int:
     return run_assess(args)
 
 
+# Long: the command's phases, timings and exit codes; to move to the service layer (issue 29).
 def run_assess(
     args: argparse.Namespace,
     *,

@@ -149,6 +149,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# Long: one add_argument per `nrf bundle` option, with its help text.
 def register(bundle_sub: Any) -> None:
     """Add build, check and diff under ``nrf bundle``."""
     fmt = argparse.RawDescriptionHelpFormatter

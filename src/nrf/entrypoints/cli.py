@@ -158,6 +158,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(Path(args.results), args.limit, args.concurrency)
 
 
+# Long: one subcommand per line group with its options and help.
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nrf", description="Nature Restoration Fund nutrient impact assessment."

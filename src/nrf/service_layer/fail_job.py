@@ -99,6 +99,7 @@ class FailJob:
         """
         return self(job.job_id, timeout_error(seconds), job.email, job.trace_id, job.receipt)
 
+    # Long: a failure's store, settle and decide steps; to move into one JobEnd seam (issue 29).
     def __call__(
         self,
         job_id: str,

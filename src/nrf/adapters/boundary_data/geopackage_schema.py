@@ -70,6 +70,7 @@ class TableSchema:
     rtree: str | None = None
 
 
+# Long: one check per required layer and table, in the order a data manager reads them.
 def check_schema(db: sqlite3.Connection) -> tuple[dict[str, TableSchema], list[str]]:
     """The schema of every required (and present optional) layer and table, and what is wrong."""
     names = {

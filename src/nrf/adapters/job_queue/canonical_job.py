@@ -17,6 +17,7 @@ from nrf.domain.jobs import validate_job_id
 from nrf.domain.trace_id import header_safe
 
 
+# Long: one parse step per field of the canonical message, each with its own error.
 def canonical_request(data: Mapping[str, Any]) -> JobRequest:
     problems: list[Problem] = []
     job_id = text_field(data, "job_id", problems, required=True)

@@ -27,6 +27,7 @@ _DEFRA_REFERENCE = re.compile(r"(NRL|NRF)-[0-9]{6}")
 MAX_EDP_LABELS = 100
 
 
+# Long: one parse step per field of Defra's message, each with its own error.
 def defra_request(data: Mapping[str, Any]) -> JobRequest:
     problems: list[Problem] = []
     reference = text_field(data, "reference", problems, required=True)

@@ -142,6 +142,7 @@ def _out_of_scope(site: OutOfScopeSite, dev: Development, map_svg: str) -> str:
     )
 
 
+# Long: the page's sections in print order; each is a call, the length is the HTML frame.
 def render_report(
     run: AssessmentRun,
     developments: Sequence[Development],

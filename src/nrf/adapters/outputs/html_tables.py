@@ -115,6 +115,7 @@ def edp_key(run: AssessmentRun) -> str:
     )
 
 
+# Long: the summary table's columns written out once, in the order they print.
 def summary(run: AssessmentRun) -> str:
     """One row per site, one line each, first thing after the totals, linking to the site."""
     items: list[tuple[int, str]] = []

@@ -71,6 +71,7 @@ def _rows(db: sqlite3.Connection, t: TableSchema) -> list[dict[str, Any]]:
     return out
 
 
+# Long: every column of a charge row checked, collecting all problems into one finding.
 def _charge(
     row: dict[str, Any], named: ColumnNames, edp_layer: ColumnNames, report: QcReport
 ) -> Charge | None:

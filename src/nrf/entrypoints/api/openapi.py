@@ -118,6 +118,7 @@ _SITE_FIELDS = {
 }
 
 
+# Long: the OpenAPI document is data, one literal; split by path next (issue 29).
 def openapi_document() -> dict[str, Any]:
     secured: list[dict[str, list[str]]] = [{"apiKey": []}]
     defra = _ref("DefraBoundaryCheck")

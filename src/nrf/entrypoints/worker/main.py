@@ -22,6 +22,7 @@ log = logging.getLogger("nrf.main")
 STALE_TEMPORARY_SECONDS = 3600.0
 
 
+# Long: the worker's start, loop and drain in order, so shutdown is read in one place.
 def worker_process_main(
     settings: WorkerSettings, heartbeat: object, supervisor_pid: int | None = None
 ) -> None:
