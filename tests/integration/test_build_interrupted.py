@@ -83,13 +83,14 @@ def _stop_while_staged(
         with fifo.open("wb"):  # returns once the child waits in its gate
             staged = _staging(out)
             child.send_signal(signum)
-            status = child.wait(timeout=120)
+            # Read stderr while waiting: a build's progress lines can pass a pipe's 64 KiB,
+            # and a child blocked writing them never exits (wait alone hung here once).
+            _, stderr = child.communicate(timeout=120)
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
-    stderr = child.stderr.read() if child.stderr else ""
-    return status, stderr, staged, out
+    return child.returncode, stderr, staged, out
 
 
 @pytest.mark.parametrize(
