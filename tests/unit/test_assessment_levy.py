@@ -259,7 +259,7 @@ def test_labelled_catchments_are_listed_apart_but_the_iat_split_stays_per_n2k_si
     # The IAT's split is per N2K site still (the Broads one row, id its lowest OID, 12), and
     # every figure is the one the unlabelled layer gives: the labels move no N or P.
     before = assessed(site)
-    assert [(c.n2k_site_name, c.edp_id) for c in result.catchments] == [
+    assert [(c.n2k_site_name, c.lowest_oid) for c in result.catchments] == [
         (WENSUM, "11"),
         (BROADS, "12"),
     ]

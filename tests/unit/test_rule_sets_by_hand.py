@@ -252,7 +252,7 @@ def test_one_site_under_each_rule_set(
     assert {name: getattr(result, name) for name in figures} == figures
     # One catchment: its share is the whole site.
     (share,) = result.catchments
-    assert (share.n2k_site_name, share.edp_id, share.area_ha) == ("River Wensum SAC", "1", 2.0)
+    assert (share.n2k_site_name, share.lowest_oid, share.area_ha) == ("River Wensum SAC", "1", 2.0)
     shared = (
         "n_lu_post_suds",
         "p_lu_post_suds",

@@ -27,7 +27,9 @@ class CatchmentImpact:
     """A site's share of impact inside one NN catchment; shares add up to the site totals."""
 
     n2k_site_name: str
-    edp_id: str
+    # The lowest OID of the N2K site's catchment polygons, as text: one row may span several
+    # catchments (Labels), so it is not a ``catchment_id`` of ``catchment_overlaps``, nor an EDP.
+    lowest_oid: str
     area_ha: float
     n_lu_post_suds: float
     p_lu_post_suds: float

@@ -79,7 +79,7 @@ def split_by_catchment(
     return tuple(
         CatchmentImpact(
             n2k_site_name=name,
-            edp_id=ids[name],
+            lowest_oid=ids[name],
             **{column: values[i] for column, values in columns.items()},
         )
         for i, name in enumerate(keys)
