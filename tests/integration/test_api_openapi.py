@@ -216,6 +216,8 @@ def test_every_status_the_api_answers_is_documented_with_its_body(
         ),
         "form upload with layer": ("/v1/quotes", "layer=s", form, form_type),
         "bad quote date": ("/v1/quotes", "quoteDate=1/3/2027", body, gj),
+        "crs with a JSON answer": ("/v1/quotes", "crs=EPSG:27700", body, gj),
+        "crs with a boundary check": ("/v1/boundary-checks", "crs=EPSG:27700", body, gj),
         "layer with GeoJSON": ("/v1/quotes", "layer=x", body, gj),
         "not JSON": ("/v1/quotes", "", b"[", gj),
         "self-intersecting": ("/v1/quotes", "", bowtie, gj),
@@ -227,6 +229,10 @@ def test_every_status_the_api_answers_is_documented_with_its_body(
         seen.add(answer.status)
         _check(spec, path, "post", answer, query)
         assert answer.status < 500, (name, answer.body[:300])
+    # The British National Grid GeoJSON: a 200 the GeoJson schema documents.
+    bng = server.post("/v1/quotes?crs=EPSG:27700", body, gj, accept=gj)
+    assert bng.status == 200 and "crs" in bng.json()
+    _check(spec, "/v1/quotes", "post", bng, "crs=EPSG:27700")
     # Over the size limit: refused from Content-Length, before a byte of the body is sent
     # (sending it would race the server's close), so only the head goes.
     too_large = f"POST /v1/quotes HTTP/1.1\r\nHost: x\r\nContent-Type: {gj}\r\n"
@@ -261,7 +267,7 @@ def _accepted_query_parameters() -> set[str]:
 
 def test_every_query_parameter_the_api_reads_is_documented(spec: dict) -> None:
     accepted = _accepted_query_parameters()
-    assert {"rules", "quoteDate", "layer", "columns"} <= accepted  # the scan finds them
+    assert {"rules", "quoteDate", "layer", "columns", "crs"} <= accepted  # the scan finds them
     for path in ("/v1/quotes", "/v1/boundary-checks"):
         documented = {p["name"] for p in spec["paths"][path]["post"]["parameters"]}
         assert accepted <= documented, (path, accepted - documented)

@@ -105,6 +105,16 @@ _BOUNDARY_PARAMETERS = [
         "schema": {"type": "string"},
         "example": "id=Site_Ref,dwellings=No_Dwellin",
     },
+    {
+        "name": "crs",
+        "in": "query",
+        "required": False,
+        "description": "`EPSG:27700`: a GeoJSON answer in British National Grid metres, "
+        "declared in a `crs` member, as `nrf assess --output x.bng.geojson`; without it "
+        "GeoJSON is RFC 7946 (WGS 84). Any other value, or crs with an answer that is not "
+        "GeoJSON (a boundary check's never is), is 400 `bad_crs`",
+        "schema": {"type": "string", "enum": ["EPSG:27700"]},
+    },
 ]
 _SITE_FIELDS = {
     "id": {

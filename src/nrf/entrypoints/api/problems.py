@@ -44,6 +44,7 @@ MALFORMED = frozenset(
         "missing_file",
         "incomplete_body",
         "bad_quote_date",
+        "bad_crs",
     }
 )
 STATUS = {

@@ -15,6 +15,7 @@ from nrf.domain.column_mapping import parse_columns, renamed
 from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.ports import Clock
 from nrf.entrypoints.api import inputs
+from nrf.entrypoints.api.answer_crs import wants_bng
 from nrf.entrypoints.api.body import read_body
 from nrf.entrypoints.api.boundary_check_json import boundary_check_document
 from nrf.entrypoints.api.problems import ApiProblem
@@ -126,16 +127,25 @@ class QuotesResource:
         return answer_stamp(req, self._services.clock)
 
     def render(
-        self, quote: Quote, kind: str, stamp: OutputStamp | None = None, *, downloads: str = ""
+        self,
+        quote: Quote,
+        kind: str,
+        stamp: OutputStamp | None = None,
+        *,
+        downloads: str = "",
+        bng: bool = False,
     ) -> tuple[str, bytes]:
         """The answer in ``kind``; a report reads the bundle's geometries, so under the lock."""
         with self._services.geo_lock:
-            return render_quote(quote, kind, self.reference_for, stamp, downloads=downloads)
+            return render_quote(
+                quote, kind, self.reference_for, stamp, downloads=downloads, bng=bng
+            )
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         kind = preferred(req)
+        bng = wants_bng(req, kind)  # refused before the body is read
         quote = self.quote(req)
-        resp.content_type, resp.data = self.render(quote, kind, self.stamp(req))
+        resp.content_type, resp.data = self.render(quote, kind, self.stamp(req), bng=bng)
         resp.set_header("Vary", "Accept")
 
 
@@ -144,7 +154,7 @@ class BoundaryChecksResource:
         self._services = services
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        preferred(req, (JSON,))
+        wants_bng(req, preferred(req, (JSON,)))  # crs is for GeoJSON: refused here
         services = available(self._services)
         assert services.check is not None
         request = request_from(req, services)

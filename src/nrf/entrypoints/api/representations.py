@@ -40,14 +40,16 @@ def render_quote(
     stamp: OutputStamp | None = None,
     *,
     downloads: str = "",
+    bng: bool = False,
 ) -> tuple[str, bytes]:
-    """(Content-Type, body) of ``quote`` as ``kind``; ``downloads`` goes in an HTML report."""
+    """(Content-Type, body) of ``quote`` as ``kind``; ``downloads`` goes in an HTML report;
+    ``bng`` makes GeoJSON the British National Grid copy (``--output x.bng.geojson``)."""
     run, developments = quote.run, quote.developments
     if kind == CSV:
         notice = SYNTHETIC_NOTICE if run.provenance.synthetic_data else None
         return "text/csv; charset=utf-8", levy_csv.render(run, notice, stamp).encode()
     if kind == GEOJSON:
-        doc = geojson_document(run, developments, stamp)
+        doc = geojson_document(run, developments, stamp, bng=bng)
         return GEOJSON, (json.dumps(doc) + "\n").encode()
     if kind == HTML:
         page = render_report(run, developments, reference_for, stamp, downloads=downloads)
