@@ -196,3 +196,6 @@ def test_an_id_given_to_two_sites_is_warned_about_and_both_are_quoted(tmp_path: 
     assert done.returncode == 0, done.stderr
     assert "warning: 1 site id(s) are used by more than one site: 'PL/1' (2 sites)" in done.stderr
     assert ids_assessed(output) == ["PL/1", "PL/1", "PL/2"]
+    # The file says so too, for whoever reads it without the terminal.
+    [warning] = json.loads(output.read_text())["warnings"]
+    assert (warning["code"], warning["site_ids"]) == ("repeated_site_ids", ["PL/1"])

@@ -110,4 +110,6 @@ def site(
 
 
 def run_of(*sites: SiteAssessment, out: tuple[OutOfScopeSite, ...] = ()) -> AssessmentRun:
-    return _build(AssessmentRun, provenance=PROVENANCE, sites=tuple(sites), out_of_scope=out)
+    return _build(
+        AssessmentRun, provenance=PROVENANCE, warnings=(), sites=tuple(sites), out_of_scope=out
+    )

@@ -17,6 +17,7 @@ from nrf.domain.land_use import land_use_pieces, post_suds, suds_applies
 from nrf.domain.majority import majority_value
 from nrf.domain.model import BundleInfo, Development, LookupTables, SiteReferenceData
 from nrf.domain.ports import BoundaryDataRepository, SiteMap
+from nrf.domain.repeated_ids import repeated_ids_warnings
 from nrf.domain.results import (
     AssessmentRun,
     LevyPricing,
@@ -238,6 +239,7 @@ class AssessDevelopments:
             (sites if isinstance(outcome, SiteAssessment) else out).append(outcome)  # type: ignore[arg-type]
         return AssessmentRun(
             provenance=self.provenance(rules),
+            warnings=repeated_ids_warnings(d.id for d in developments),
             sites=tuple(sites),
             out_of_scope=tuple(out),
             levy_total_excluding_vat=levy_total_excluding_vat(sites),

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from nrf.domain.results import RunWarning
+
 SHOWN = 10  # ids named in the sentence; the rest are counted
 
 
@@ -31,3 +33,12 @@ def repeated_ids_sentence(repeated: dict[str, int]) -> str:
         f"{len(repeated):,} site id(s) are used by more than one site: {named}{more}; "
         "each site is quoted, but results read by id will mix them"
     )
+
+
+def repeated_ids_warnings(ids: Iterable[str]) -> tuple[RunWarning, ...]:
+    """The run's ``repeated_site_ids`` warning, naming every repeated id; () when none repeat."""
+    repeated = repeated_ids(ids)
+    if not repeated:
+        return ()
+    sentence = repeated_ids_sentence(repeated)
+    return (RunWarning(code="repeated_site_ids", message=sentence, site_ids=tuple(repeated)),)

@@ -171,10 +171,20 @@ class Provenance:
 
 
 @frozen(kw_only=True)
+class RunWarning:
+    """Something a run quoted through but the user must be told (a stable code and plain words)."""
+
+    code: str
+    message: str
+    site_ids: tuple[str, ...] = ()  # the site ids it is about, when it is about some
+
+
+@frozen(kw_only=True)
 class AssessmentRun:
     """The outcome of assessing a batch of sites (each site independent of the others)."""
 
     provenance: Provenance
+    warnings: tuple[RunWarning, ...] = ()  # said in every output a person or program reads
     sites: tuple[SiteAssessment, ...]
     out_of_scope: tuple[OutOfScopeSite, ...]
     # The levy of every priced site from its EDP's charging schedule, pounds excluding VAT.

@@ -311,11 +311,11 @@ def run_assess(
         )
         checked, developments = spool_developments(checking, folder)
         # Every problem is raised together at the end; ids given to several sites are told.
-        from nrf.domain.repeated_ids import repeated_ids, repeated_ids_sentence
+        from nrf.domain.repeated_ids import repeated_ids_warnings
 
-        repeated = repeated_ids_sentence(repeated_ids(site.id for site in checked))
-        if repeated:
-            print(f"warning: {repeated}", file=err)
+        warnings = repeated_ids_warnings(site.id for site in checked)
+        for warning in warnings:
+            print(f"warning: {warning.message}", file=err)
         marks.append(("assessing", clock()))
         container = build_container(
             args.reference_data or environ.get("NRF_REFERENCE_DATA"),
@@ -347,7 +347,7 @@ def run_assess(
             files = report_files(args.output, run, kept, container.boundary_data(), stamp)
         else:
             outcomes = assess.outcomes(developments, rules, quote_date, count, assessing)
-            run = spool_run(outcomes, assess.provenance(rules), folder)
+            run = spool_run(outcomes, assess.provenance(rules), folder, warnings)
             marks.append(("writing", clock()))
             stamp = OutputStamp(
                 made_at=wall_clock(),

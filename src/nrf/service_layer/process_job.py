@@ -180,6 +180,10 @@ class ProcessJob:
             return self._fail(request.job_id, exc, request.email, request.trace_id, receipt)
         priced_at = started if self._quote_clock is None else self._quote_clock.now()
         run = self._assess(developments, rules, utc_day(priced_at))
+        for warning in run.warnings:  # also in result.json and the report
+            log.warning(
+                "run_warning", extra={**ctx, "code": warning.code, "warning": warning.message}
+            )
         files = dict(self._render(run, developments))
         source = run.provenance
         bundle = BundleStamp(

@@ -61,6 +61,19 @@ thead{display:table-header-group}tr,figure{break-inside:avoid}
 """
 
 
+def _warnings(run: AssessmentRun) -> str:
+    """The run's warnings under the stamp, before any figure, each with its code."""
+    if not run.warnings:
+        return ""
+    items = "".join(
+        f"<li><code>{escape(w.code)}</code>: {escape(w.message)}</li>" for w in run.warnings
+    )
+    return (
+        '<section class="warnings" role="note" aria-labelledby="warnings">'
+        f'<h2 id="warnings">Warnings</h2><ul>{items}</ul></section>'
+    )
+
+
 def _site(site: SiteAssessment, dev: Development, map_svg: str) -> str:
     """One site's section: heading, facts, its map beside the levy and the figures."""
     s = site.site
@@ -217,6 +230,7 @@ def render_report(
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body><main>{banner}"
         f"<h1>{escape(title)}</h1>"
         + _stamp(stamp, run)
+        + _warnings(run)
         + downloads
         + "<h2>Summary</h2>"
         + tables.totals(run)

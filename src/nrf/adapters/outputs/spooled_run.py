@@ -16,7 +16,13 @@ from typing import Generic, TypeVar, cast
 
 from nrf.domain.assessment import levy_total_excluding_vat
 from nrf.domain.model import Boundary, Development
-from nrf.domain.results import AssessmentRun, OutOfScopeSite, Provenance, SiteAssessment
+from nrf.domain.results import (
+    AssessmentRun,
+    OutOfScopeSite,
+    Provenance,
+    RunWarning,
+    SiteAssessment,
+)
 
 _T = TypeVar("_T")
 _Item = TypeVar("_Item", SiteAssessment, OutOfScopeSite, SiteAssessment | OutOfScopeSite)
@@ -87,9 +93,13 @@ def _copied(developments: Iterable[Development], into: Spool[Development]) -> It
 
 
 def spool_run(
-    outcomes: Iterable[SiteAssessment | OutOfScopeSite], provenance: Provenance, folder: Path
+    outcomes: Iterable[SiteAssessment | OutOfScopeSite],
+    provenance: Provenance,
+    folder: Path,
+    warnings: tuple[RunWarning, ...] = (),
 ) -> AssessmentRun:
-    """The run of ``outcomes`` with its sites and out-of-scope sites spooled under ``folder``.
+    """The run of ``outcomes`` with its sites and out-of-scope sites spooled under ``folder``,
+    and the ``warnings`` found while reading its sites.
 
     The writers only iterate and count a run's two lists, so the spools stand in for the
     tuples (hence the casts); the levy total is summed by reading the sites back once.
@@ -105,6 +115,7 @@ def spool_run(
     out.close()
     return AssessmentRun(
         provenance=provenance,
+        warnings=warnings,
         sites=cast(tuple[SiteAssessment, ...], sites),
         out_of_scope=cast(tuple[OutOfScopeSite, ...], out),
         levy_total_excluding_vat=levy_total_excluding_vat(sites),
