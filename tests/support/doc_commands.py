@@ -1,0 +1,64 @@
+"""Every shell command line in the code blocks of README.md and docs/*.md, as a reader copies it.
+
+A ```sh (bash, shell, console) block is all commands; an unlabelled block (diagrams, output,
+settings) counts a line only when it starts like a command (a program below, or a path such
+as scripts/demo), so a command pasted there is not missed. Continuations are joined, a ``$``
+prompt and a trailing ``# comment`` dropped, and blanks collapsed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from attrs import frozen
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^[ \t]*```([\w+-]*)[ \t]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
+SHELL = frozenset({"sh", "bash", "shell", "console", "zsh"})
+PROGRAMS = frozenset(
+    {"nrf", "curl", "docker", "aws", "python", "python3", "uv", "pip", "git", "make", "bash"}
+)
+PATHS = ("scripts/", "./", ".venv/bin/", ".ci/")
+
+
+@frozen
+class DocCommand:
+    """A command line and the document that shows it."""
+
+    doc: str  # relative to the repository, e.g. docs/api.md
+    command: str
+
+
+def program(command: str) -> str:
+    """The command's first word after any ``NAME=value`` settings ("" when none)."""
+    words = [w for w in command.split() if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*", w)]
+    return words[0] if words else ""
+
+
+def _looks_like_command(line: str) -> bool:
+    first = program(line)
+    return first in PROGRAMS or first.startswith(PATHS)
+
+
+def doc_commands() -> list[DocCommand]:
+    """Each command line once per document, in the order shown."""
+    found: list[DocCommand] = []
+    for path in DOCS:
+        doc = str(path.relative_to(ROOT))
+        for language, body in FENCE.findall(path.read_text(encoding="utf-8")):
+            if language and language not in SHELL:
+                continue
+            lines: list[str] = []
+            for raw in body.replace("\\\n", " ").splitlines():
+                line = re.sub(r"(^|\s+)#.*$", "", raw.strip().removeprefix("$ "))
+                line = " ".join(line.split())
+                if lines and raw[:1].isspace() and line.startswith(("[", "-")):
+                    lines[-1] += " " + line  # a synopsis wrapped for reading
+                elif line and (language or _looks_like_command(line)):
+                    lines.append(line)
+            for line in lines:
+                if DocCommand(doc=doc, command=line) not in found:
+                    found.append(DocCommand(doc=doc, command=line))
+    return found
