@@ -1,0 +1,93 @@
+"""One build names every problem of a delivery: what could not be read and what the gate found.
+
+A data manager with an Excel-made charges CSV once needed three runs (the encoding, then the
+dates, then a pass). Each case here breaks a small Defra-layout delivery (``support.delivery``)
+in more than one way and asserts that a single `nrf bundle build` reports all of it, exits 6
+when anything could not be read, and writes no bundle.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nrf.entrypoints.cli import main
+from support.breakages import rewrite_shapefile
+from support.delivery import FixtureData, build_command, write_delivery
+
+UNREADABLE = 6
+OLD = b"an older bundle that a refused build must leave alone"
+Change = Callable[[Path, dict[str, Path]], None]
+
+
+def _build(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    before: Callable[[FixtureData], None] | None = None,
+    after: Change | None = None,
+) -> tuple[int, list[dict[str, Any]], str]:
+    data = FixtureData()
+    if before is not None:
+        before(data)
+    root = tmp_path / "iat_input"
+    paths = write_delivery(root, data)
+    if after is not None:
+        after(root, paths)
+    out = tmp_path / "out" / "out.gpkg"
+    out.parent.mkdir()
+    out.write_bytes(OLD)
+    capsys.readouterr()
+    status = main(build_command(root, paths, out, "1"))
+    err = capsys.readouterr().err
+    found = json.loads(out.with_suffix(".qc.json").read_text())["findings"]
+    return status, found, err
+
+
+def _untouched(tmp_path: Path) -> None:
+    out = tmp_path / "out" / "out.gpkg"
+    assert out.read_bytes() == OLD
+    assert sorted(p.name for p in out.parent.iterdir()) == ["out.gpkg", "out.qc.json", "out.qc.md"]
+
+
+def _rename_oid(root: Path, _: dict[str, Path]) -> None:
+    rewrite_shapefile(root, "nn", lambda f: f.rename(columns={"OID": "OBJECTID"}))
+
+
+def test_a_missing_column_is_named_beside_the_files_columns_and_the_manifest_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, found, err = _build(tmp_path, capsys, after=_rename_oid)
+    assert status == UNREADABLE, err
+    [missing] = [f for f in found if f["code"] == "source_missing"]
+    # The fixture's catchments carry N2K_Site_N and (renamed here) OBJECTID; OID is the
+    # edp_id role's Defra name, and OBJECTID the real column nearest to it.
+    assert missing["detail"] == (
+        "column `OID` not found; the file has: N2K_Site_N, OBJECTID; if one of these holds it "
+        "(`OBJECTID` is the closest), add to the manifest: "
+        '`[sources.nn_catchments.columns] edp_id = "OBJECTID"`'
+    )
+    assert missing["detail"] in err
+    _untouched(tmp_path)
+
+
+def test_a_missing_levy_csv_column_names_the_header_and_the_manifest_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def rename(_: Path, paths: dict[str, Path]) -> None:
+        text = paths["charges"].read_text()
+        paths["charges"].write_text(text.replace("base_charge_per_unit", "Charge per unit", 1))
+
+    status, found, err = _build(tmp_path, capsys, after=rename)
+    assert status == UNREADABLE, err
+    [missing] = [f for f in found if f["code"] == "source_missing"]
+    assert missing["detail"].startswith(
+        "column `base_charge_per_unit` not found; the file has: edp_id, edp_name, "
+        "edp_start_date, charge_valid_from, charge_valid_to, Charge per unit; "
+    )
+    assert missing["detail"].endswith(
+        '`[sources.levy_charges.columns] base_charge_per_unit = "Charge per unit"`'
+    )
