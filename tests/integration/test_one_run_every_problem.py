@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shapely.geometry import Polygon
 
 from nrf.entrypoints.cli import main
 from support.breakages import rewrite_shapefile
@@ -91,3 +92,69 @@ def test_a_missing_levy_csv_column_names_the_header_and_the_manifest_line(
     assert missing["detail"].endswith(
         '`[sources.levy_charges.columns] base_charge_per_unit = "Charge per unit"`'
     )
+
+
+def _bowtie(d: FixtureData) -> None:
+    """Alpha SAC's ring drawn corner to corner: it crosses itself (a gate problem)."""
+    x0, y0 = 600_000.0, 300_000.0
+    ring = [(x0, y0), (x0 + 1500, y0 + 2000), (x0 + 1500, y0), (x0, y0 + 2000)]
+    d.nn[0] = (Polygon(ring), "Alpha SAC", 1)
+
+
+def _charges_in_utf16(_: Path, paths: dict[str, Path]) -> None:
+    """Saved as "Unicode Text": no single-byte reading makes it text (a read problem)."""
+    paths["charges"].write_bytes(paths["charges"].read_text().encode("utf-16"))
+
+
+def test_a_read_problem_and_a_gate_problem_are_both_reported_by_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, found, err = _build(tmp_path, capsys, before=_bowtie, after=_charges_in_utf16)
+    assert status == UNREADABLE, err
+    codes = {(f["code"], f["layer"]) for f in found}
+    assert ("source_encoding", "levy_charges") in codes
+    assert ("geometry_invalid", "nn_catchments") in codes  # the gate judged what was read
+    assert "source_encoding levy_charges" in err and "geometry_invalid nn_catchments" in err
+    # The charges were not read: their rules are listed as not run, not silently skipped, and
+    # no rule cries "empty" over the table the build could not fill.
+    [not_run] = [f for f in found if f["code"] == "not_run"]
+    assert (not_run["layer"], not_run["key"]) == ("levy_charges", "charge rules")
+    assert not_run["detail"] == "not run: needs levy_charges (not read)"
+    assert ("empty", "levy_charges") not in codes
+    assert "not read: levy_charges" in err
+    md = (tmp_path / "out" / "out.qc.md").read_text()
+    assert "not read: levy_charges" in md and "geometry_invalid" in md
+    _untouched(tmp_path)
+
+
+def test_a_missing_column_and_a_gate_problem_elsewhere_are_reported_together(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def implausible(d: FixtureData) -> None:
+        d.permits[0] = ("\t11307", "Alpha WwTW", "Upper Yare", "27", "999", "1", "1")
+
+    status, found, err = _build(tmp_path, capsys, before=implausible, after=_rename_oid)
+    assert status == UNREADABLE, err
+    codes = {(f["code"], f["layer"]) for f in found}
+    assert ("source_missing", "nn_catchments") in codes
+    assert ("value_invalid", "wwtw_permits") in codes  # 999 mg/l, judged in the same run
+    # The rates' catchment references and the coverage need the catchments: not run.
+    not_run = {f["key"]: f["detail"] for f in found if f["code"] == "not_run"}
+    assert not_run["rates rules"] == "not run: needs nn_catchments (not read)"
+    assert not_run["coefficient geometry, overlap and coverage rules"] == (
+        "not run: needs nn_catchments (not read)"
+    )
+    assert "permit rules" not in not_run
+    assert ("ref_rates_catchment", "occupancy_rates") not in codes
+    assert ("coverage_gap", "land_use_coefficients") not in codes
+    _untouched(tmp_path)
+
+
+def test_a_delivery_with_no_read_problem_still_exits_with_the_gates_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, found, err = _build(tmp_path, capsys, before=_bowtie)
+    assert status == 5, err
+    assert not [f for f in found if f["code"] == "not_run"]
+    assert "not read" not in err
+    _untouched(tmp_path)

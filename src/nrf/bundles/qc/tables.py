@@ -101,13 +101,18 @@ def _rates(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> 
             )
 
 
-def check_tables(
+def check_permits(
     db: sqlite3.Connection, schema: dict[str, TableSchema], small: SmallLayers, report: QcReport
 ) -> None:
     permits, named = _rows(db, schema[PERMITS]), column_names(db, PERMITS)
     source = delivered_file(db, PERMITS)
     _permits(permits, small, report, named, None if source is None else source.layer)
     check_plausible(PERMITS, permits, report, named, source)
+
+
+def check_rates(
+    db: sqlite3.Connection, schema: dict[str, TableSchema], small: SmallLayers, report: QcReport
+) -> None:
     rates = _rows(db, schema[RATES])
     _rates(rates, small, report)
     check_plausible(RATES, rates, report, column_names(db, RATES), delivered_file(db, RATES))
