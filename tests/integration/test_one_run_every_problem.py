@@ -9,6 +9,7 @@ when anything could not be read, and writes no bundle.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -157,4 +158,22 @@ def test_a_delivery_with_no_read_problem_still_exits_with_the_gates_code(
     assert status == 5, err
     assert not [f for f in found if f["code"] == "not_run"]
     assert "not read" not in err
+    _untouched(tmp_path)
+
+
+def test_a_levy_csv_that_is_a_pipe_is_refused_and_the_rest_is_gated_without_waiting_on_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing opens the pipe, not even for its digest: with no writer, reading it never ends."""
+
+    def fifo(_: Path, paths: dict[str, Path]) -> None:
+        paths["charges"].unlink()
+        os.mkfifo(paths["charges"])
+
+    status, found, err = _build(tmp_path, capsys, before=_bowtie, after=fifo)
+    assert status == UNREADABLE, err
+    codes = {(f["code"], f["layer"]) for f in found}
+    assert ("source_corrupt", "levy_charges") in codes
+    assert ("geometry_invalid", "nn_catchments") in codes
+    assert "not a regular file" in err
     _untouched(tmp_path)
