@@ -151,16 +151,6 @@ def test_a_missing_column_and_a_gate_problem_elsewhere_are_reported_together(
     _untouched(tmp_path)
 
 
-def test_a_delivery_with_no_read_problem_still_exits_with_the_gates_code(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    status, found, err = _build(tmp_path, capsys, before=_bowtie)
-    assert status == 5, err
-    assert not [f for f in found if f["code"] == "not_run"]
-    assert "not read" not in err
-    _untouched(tmp_path)
-
-
 def test_a_levy_csv_that_is_a_pipe_is_refused_and_the_rest_is_gated_without_waiting_on_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
