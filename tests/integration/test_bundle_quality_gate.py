@@ -669,7 +669,7 @@ def test_a_bad_lookup_value_is_named_in_the_deliverys_own_words_once(tmp_path: P
     details = {(f["code"], f["layer"]): f["detail"] for f in findings if f["severity"] == "error"}
     assert details[("value_invalid", "wwtw_permits")] == (
         "`Nitrogen_2030_onwards` in `WwTw_lookup` of `nutrients/SQL_Lookups/Interim_coeffs.sqlite`"
-        " row 1 (n_conc_2030_on): '10%' is not a number: write a plain number without '%' (this "
+        " row 1: '10%' is not a number: write a plain number without '%' (this "
         "column is no percentage), e.g. 10 (mg/l)"
     )
     assert details[("value_invalid", "occupancy_rates")] == (
@@ -695,7 +695,7 @@ def test_an_implausible_value_names_the_delivered_column_and_row(tmp_path: Path)
     [bad] = [f for f in report(tmp_path)["findings"] if f["code"] == "value_invalid"]
     assert (bad["layer"], bad["key"]) == ("wwtw_permits", "11307")
     assert bad["detail"] == (
-        "n_conc_2030_on = 999 mg/l (`Nitrogen_2030_onwards` in `WwTw_lookup` of "
+        "`Nitrogen_2030_onwards` = 999 mg/l (in `WwTw_lookup` of "
         "`nutrients/SQL_Lookups/Interim_coeffs.sqlite` row 1) is outside [0, 200]: a slipped "
         "decimal point or a sign?"
     )

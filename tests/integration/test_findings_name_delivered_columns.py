@@ -201,7 +201,7 @@ def test_a_permit_column_and_table_renamed_by_the_manifest_are_named_as_renamed(
     finding = _one(found, "value_invalid", "wwtw_permits")
     # 999 mg/l is above the 200 mg/l bound for nitrogen; the first permit row is rowid 1.
     assert finding["detail"] == (
-        "n_conc_2030_on = 999 mg/l (`N_from_2030` in `Works_lookup` of "
+        "`N_from_2030` = 999 mg/l (in `Works_lookup` of "
         "`nutrients/SQL_Lookups/Interim_coeffs.sqlite` row 1) is outside [0, 200]: a slipped "
         "decimal point or a sign?"
     )
@@ -234,7 +234,7 @@ def test_a_rates_column_and_table_renamed_by_the_manifest_are_named_as_renamed(
     assert finding["key"] == "Alpha SAC"
     # 25 persons per dwelling is above the bound of 20; Alpha SAC is the first rates row.
     assert finding["detail"] == (
-        "occupancy_rate = 25 persons per dwelling (`Persons` in `Rates_v2` of "
+        "`Persons` = 25 persons per dwelling (in `Rates_v2` of "
         "`nutrients/SQL_Lookups/Interim_coeffs.sqlite` row 1) is outside (0, 20]: a slipped "
         "decimal point or a sign?"
     )
@@ -347,3 +347,69 @@ def test_money_cleaned_in_a_renamed_charge_column_is_listed_under_that_name(
     assert status == 0, err
     [cleaned] = [f for f in found if f["code"] == "cleaned" and f["layer"] == "levy_charges"]
     assert cleaned["detail"].startswith("price_per_home '£2,675.5' read as 2675.5 (")
+
+
+def _rename_permit_code(root: Path, _: dict[str, Path]) -> None:
+    lookups_sql(
+        root,
+        "ALTER TABLE WwTw_lookup RENAME COLUMN WwTW_code TO Works_code;"
+        "ALTER TABLE WwTw_lookup RENAME TO Works_lookup;",
+    )
+
+
+_CODE_RENAMED = (
+    '[sources.wwtw_permits]\nlayer = "Works_lookup"\n'
+    '[sources.wwtw_permits.columns]\nwwtw_code = "Works_code"\n'
+)
+
+
+def test_a_permit_for_no_works_names_the_lookups_own_code_column_and_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def unknown_works(d: FixtureData) -> None:
+        d.permits.append(("99999", "Nowhere WwTW", "Upper Yare", "27", "10", "1", "1"))
+
+    status, found, err = _build(tmp_path, capsys, unknown_works, _rename_permit_code, _CODE_RENAMED)
+    assert status == QC_FAILED, err
+    finding = _one(found, "ref_works", "wwtw_permits")
+    # The fixture has 9 permit rows: the appended one is rowid 10. The works layer's id
+    # column is delivered as Defra's `WwTw_ID`.
+    assert finding["detail"] == (
+        "`Works_lookup` row 10: `Works_code` 99999 is no works polygon's id "
+        "(`WwTw_ID` of wwtw_catchments)"
+    )
+
+
+def test_a_missing_package_plant_permit_names_the_lookups_own_code_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_fallback(d: FixtureData) -> None:
+        d.permits = [p for p in d.permits if p[0] != "141"]
+
+    status, found, err = _build(tmp_path, capsys, no_fallback, _rename_permit_code, _CODE_RENAMED)
+    assert status == QC_FAILED, err
+    details = [f["detail"] for f in found if f["code"] == "fallback_missing"]
+    assert details
+    assert all(d.startswith("no `Works_lookup` row has `Works_code` 141") for d in details), details
+
+
+def test_disagreeing_permit_rows_name_each_differing_column_as_delivered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_first_wins(d: FixtureData) -> None:
+        d.manifest = ""  # the fixture's two 10261 rows (rowids 7 and 8) then conflict
+
+    manifest = '[sources.wwtw_permits.columns]\nn_conc_2025_2030 = "N_now"\n'
+
+    def rename(root: Path, _: dict[str, Path]) -> None:
+        lookups_sql(root, "ALTER TABLE WwTw_lookup RENAME COLUMN Nitrogen_2025_2030 TO N_now")
+
+    status, found, err = _build(tmp_path, capsys, no_first_wins, rename, manifest)
+    assert status == QC_FAILED, err
+    finding = _one(found, "works_code_conflict", "wwtw_permits")
+    # Row 7: "North WwTW " 27 10 1 1; row 8: "North WwTW (old)" 99 99 9 9 (names stripped).
+    assert finding["detail"] == (
+        "rows 7 and 8 of `WwTw_lookup` disagree: `WwTW_name` 'North WwTW' vs "
+        "'North WwTW (old)'; `N_now` 27.0 vs 99.0; `Nitrogen_2030_onwards` 10.0 vs 99.0; "
+        "`Phosphorus_2025_2030` 1.0 vs 9.0; `Phosphorus_2030_onwards` 1.0 vs 9.0"
+    )

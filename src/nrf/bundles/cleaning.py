@@ -83,6 +83,16 @@ def _code(row: Row, manifest: Manifest, report: QcReport) -> int | None:
     return code
 
 
+def _differences(first: tuple[object, ...], then: tuple[object, ...], manifest: Manifest) -> str:
+    """Each value that differs, by its delivered column: "`Nitrogen_2025_2030` 27.0 vs 99.0"."""
+    roles = ("wwtw_code", "wwtw_name", "subcatchment", *CONCENTRATIONS)
+    return "; ".join(
+        f"`{column(manifest, PERMITS, role)}` {a!r} vs {b!r}"
+        for role, a, b in zip(roles, first, then, strict=True)
+        if a != b
+    )
+
+
 # Long: each known dirt of Defra's permits table cleaned and listed where it is met.
 def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> Table:
     """One row per works code; duplicates dropped when identical, else by the manifest policy."""
@@ -102,7 +112,7 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
             except ValueError:
                 place = delivered(manifest, PERMITS, column, row["_row"])
                 why = not_a_number(row[column], "10")
-                report.add("value_invalid", PERMITS, code, f"{place} ({column}): {why} (mg/l)")
+                report.add("value_invalid", PERMITS, code, f"{place}: {why} (mg/l)")
                 refused.add(column)
                 conc.append(None)
         # A refused value is reported once: not also listed as a NULL that means "no load".
@@ -135,13 +145,20 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
                     "works_code_conflict",
                     PERMITS,
                     code,
-                    f"rows {first_row} and {row['_row']} disagree: {first} vs {values}",
+                    f"rows {first_row} and {row['_row']} of `{manifest.sources[PERMITS].layer}` "
+                    f"disagree: {_differences(first, values, manifest)}",
                 )
             continue
         kept[code] = (values, row["_row"])
         out.append((*values, row["_row"], geopackage_lookups.text_or_none(row["wwtw_code"])))
     if 141 not in kept:
-        report.add("fallback_missing", PERMITS, 141, "no row for works 141 (package plants)")
+        table, code_column = manifest.sources[PERMITS].layer, names["wwtw_code"]
+        report.add(
+            "fallback_missing",
+            PERMITS,
+            141,
+            f"no `{table}` row has `{code_column}` 141 (package plants)",
+        )
     columns = [("wwtw_id", "INTEGER"), ("wwtw_name", "TEXT"), ("wwtw_subcatchment", "TEXT")]
     columns += [(c, "REAL") for c in CONCENTRATIONS]
     columns += [("source_row", "INTEGER"), ("source_code", "TEXT")]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from nrf.bundles.excel_dates import day_first_dates
+from nrf.bundles.missing_column import missing_detail
 from nrf.bundles.numeric_text import POUND, parse_number
 from nrf.bundles.qc.report import QcReport
 from nrf.bundles.source_text import ENCODING, NUL, first_bad_byte
@@ -100,9 +101,15 @@ def _text(key: str, path: Path, report: QcReport) -> str | None:
 
 
 def _header(
-    key: str, path: Path, header: list[str], wanted: tuple[str, ...], report: QcReport
+    key: str,
+    path: Path,
+    header: list[str],
+    wanted: Mapping[str, str],
+    report: QcReport,
 ) -> dict[str, int] | None:
-    """Column name -> position, matched ignoring case and spaces; None (reported) if unusable."""
+    """Column name -> position, matched ignoring case and spaces; None (reported) if unusable.
+
+    ``wanted`` maps each role to its header name, folded (stripped, in lower case)."""
     where = f"{path.name} line 1"
     if len(header) == 1 and any(sep in header[0] for sep in ";\t|"):
         sep = next(s for s in ";\t|" if s in header[0])
@@ -115,12 +122,13 @@ def _header(
             report.add(FORMAT, key, where, f"two columns are named '{norm}'")
             return None
         found[norm] = position
-        if norm in wanted and name != norm:
+        if norm in wanted.values() and name != norm:
             report.add("cleaned", key, where, f"column {name!r} read as '{norm}'")
-    missing = [c for c in wanted if c not in found]
-    for column in missing:
-        report.add("source_missing", key, f"{path.name}:{column}", f"no column '{column}'")
-    return None if missing else {c: found[c] for c in wanted}
+    missing = [(role, c) for role, c in wanted.items() if c not in found]
+    for role, column in missing:
+        detail = missing_detail(key, role, column, header)
+        report.add("source_missing", key, f"{path.name}:{column}", detail)
+    return None if missing else {c: found[c] for c in wanted.values()}
 
 
 def _value(key: str, column: str, text: str, money: bool, where: str, report: QcReport) -> str:
@@ -155,8 +163,9 @@ def read_csv_rows(
     if header is None:
         report.add("source_missing", key, path.name, "the file is empty: no header")
         return None
-    wanted = tuple(c.strip().casefold() for c in columns.values())
-    positions = _header(key, path, header, wanted, report)
+    folded = {role: c.strip().casefold() for role, c in columns.items()}
+    positions = _header(key, path, header, folded, report)
+    wanted = tuple(folded.values())
     if positions is None:
         return None
     out: list[Row] = []

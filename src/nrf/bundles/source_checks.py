@@ -13,6 +13,7 @@ from pathlib import Path
 import pyogrio
 
 from nrf.bundles.manifest import Source
+from nrf.bundles.missing_column import missing_detail
 from nrf.bundles.qc.report import QcReport
 
 # What GDAL and SQLite raise on a file that is truncated, corrupt or not what its name says.
@@ -87,9 +88,12 @@ def matched_columns(
     for role, column in source.columns.items():
         names = (column, *source.alternatives.get(role, ()))
         asked.append(next((n for n in names if n.casefold() in stored), column))
-    missing = [c for c in asked if c.casefold() not in stored]
-    for column in missing:
-        report.add("source_missing", key, f"{place}{column}", f"no column '{column}'")
+    missing = [
+        (r, c) for r, c in zip(source.columns, asked, strict=True) if c.casefold() not in stored
+    ]
+    for role, column in missing:
+        detail = missing_detail(key, role, column, stored.values())
+        report.add("source_missing", key, f"{place}{column}", detail)
     if missing:
         return None
     wanted = [stored[c.casefold()] for c in asked]

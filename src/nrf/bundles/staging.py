@@ -52,9 +52,15 @@ def _id(value: object, layer: str, key: str, report: QcReport) -> object:
     return number
 
 
+def create_small_layer(writer: GeoPackageWriter, key: str) -> None:
+    """The layer ``key``, empty: filled by ``stage_small``, or left so for a source not read."""
+    columns = [*SMALL_COLUMNS[key], ("source_fid", "INTEGER")]
+    writer.create_layer(key, columns, geometry_type="MULTIPOLYGON")
+
+
 def stage_small(writer: GeoPackageWriter, key: str, layer: VectorLayer, report: QcReport) -> None:
     columns = SMALL_COLUMNS[key]
-    writer.create_layer(key, [*columns, ("source_fid", "INTEGER")], geometry_type="MULTIPOLYGON")
+    create_small_layer(writer, key)
     fids = layer.fids.tolist()
     values: dict[str, list[Any]] = {"source_fid": fids}
     for name, _ in columns:
@@ -114,6 +120,14 @@ def _coefficient(value: object, key: object, column: str, report: QcReport) -> f
     return parsed.value  # an infinite one is left for the gate's range rule to refuse
 
 
+def create_coefficient_layer(writer: GeoPackageWriter) -> str:
+    """The coefficient layer, empty (its name returned): filled by ``stage_coefficients``."""
+    layer = "land_use_coefficients"
+    columns = [(c, "REAL") for c in COEFFICIENTS] + [(c, "TEXT") for c in COEFFICIENT_TEXT]
+    writer.create_layer(layer, [*columns, ("source_fid", "INTEGER")], geometry_type="MULTIPOLYGON")
+    return layer
+
+
 def stage_coefficients(
     writer: GeoPackageWriter,
     source: CoefficientSource,
@@ -121,9 +135,7 @@ def stage_coefficients(
     progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Stream the layer into ``writer`` a chunk at a time; returns the number of features."""
-    layer = "land_use_coefficients"
-    columns = [(c, "REAL") for c in COEFFICIENTS] + [(c, "TEXT") for c in COEFFICIENT_TEXT]
-    writer.create_layer(layer, [*columns, ("source_fid", "INTEGER")], geometry_type="MULTIPOLYGON")
+    layer = create_coefficient_layer(writer)
     done = 0
     for chunk in source.chunks(CHUNK):
         ids = chunk.columns["cromeid"]

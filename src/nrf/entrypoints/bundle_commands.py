@@ -86,6 +86,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         return EXIT_TERMINATED
     report = outcome.report
     _print_errors(report)
+    if report.figures.get("unread"):
+        print(report.unread_line(), file=sys.stderr)
     print(report.summary(), file=sys.stderr)
     if outcome.written:
         print(

@@ -102,6 +102,10 @@ RULES: dict[str, tuple[str, str]] = {
         "a base_charge_per_unit is not whole pounds: Defra's newest calculator refuses it; nrf "
         "prices it as written, rounded by the bundle's levy_rounding rule",
     ),
+    "not_run": (
+        WARNING,
+        "a gate rule needs a layer the build could not read, so it was not run (build only)",
+    ),
     "cleaned": (CLEANED, "a dirty source value was cleaned by a documented rule"),
 }
 

@@ -7,15 +7,17 @@ schema the reader would refuse stops early, since the other rules have nothing t
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
 from pathlib import Path
 
 from nrf.adapters.boundary_data.geopackage_schema import LAYERS, TABLES, check_schema, q
 from nrf.bundles.qc.coefficients import LAYER, check_values
 from nrf.bundles.qc.edp_layers import check_edp_boundaries, check_excluded_areas
 from nrf.bundles.qc.levy_schedule import check_charges, check_index, check_settings
+from nrf.bundles.qc.not_run import runnable
 from nrf.bundles.qc.report import QcReport
-from nrf.bundles.qc.small_layer_checks import check_small_layers
-from nrf.bundles.qc.tables import check_tables
+from nrf.bundles.qc.small_layer_checks import KEYS, check_small_layers
+from nrf.bundles.qc.tables import check_permits, check_rates
 from nrf.bundles.qc.tiles import Progress, check_tiles
 
 COUNTED = [name for name in (*LAYERS, *TABLES) if name != "bundle_info"]
@@ -85,8 +87,10 @@ def run_gate(
     previous: dict[str, int] | None = None,
     progress: Progress | None = None,
     processes: int | None = None,
+    unread: Collection[str] = (),
 ) -> None:
-    """Add every finding about the bundle behind ``db`` to ``report``."""
+    """Add every finding about the bundle behind ``db`` to ``report``; a build names the layers
+    it could not read (staged empty) in ``unread``, and the rules that need them are not run."""
     if not only_tables(db, report):
         return
     schema, problems = check_schema(db)
@@ -94,13 +98,25 @@ def run_gate(
         report.add("schema", "bundle", "-", problem)
     if problems:
         return
-    check_counts(row_counts(db), previous, report)
-    small = check_small_layers(db, schema, report)
-    check_tables(db, schema, small, report)
+    counts = {name: n for name, n in row_counts(db).items() if name not in unread}
+    check_counts(counts, previous, report)
+    small = check_small_layers(db, schema, report)  # an unread layer is empty: nothing found
+    for layer in KEYS:
+        runnable(f"{layer} rules", unread, report)
+    if runnable("permit rules", unread, report):
+        check_permits(db, schema, small, report)
+    if runnable("rates rules", unread, report):
+        check_rates(db, schema, small, report)
     edps = check_edp_boundaries(db, schema["edp_boundaries"], report)
-    check_excluded_areas(db, schema["excluded_areas"], report)
+    runnable("EDP rules", unread, report)
+    if runnable("excluded area rules", unread, report):
+        check_excluded_areas(db, schema["excluded_areas"], report)
     years = check_index(db, schema["levy_inflation_index"], report)
-    check_charges(db, schema["levy_charges"], edps, years, report)
+    runnable("inflation index rules", unread, report)
+    if runnable("charge rules", unread, report):
+        check_charges(db, schema["levy_charges"], edps, years, report)
     check_settings(db, schema["levy_settings"], report)
-    check_values(db, schema[LAYER], report)
-    check_tiles(db, schema[LAYER], small.catchments, report, progress, processes)
+    if runnable("coefficient value rules", unread, report):
+        check_values(db, schema[LAYER], report)
+    if runnable("coefficient geometry, overlap and coverage rules", unread, report):
+        check_tiles(db, schema[LAYER], small.catchments, report, progress, processes)

@@ -39,17 +39,17 @@ def delivered(
     row: Mapping[str, Any],
     named: ColumnNames,
     source: DeliveredFile | None,
-) -> str:
-    """ " (`Phosphorus_2030_onwards` in `WwTw_lookup` of `nutrients/.../Interim_coeffs.sqlite` row
-    14)": the column and table as the build recorded them (else Defra's default names), when the
-    bundle recorded the delivered row; "" for a bundle built elsewhere."""
+) -> tuple[str, str]:
+    """("`Phosphorus_2030_onwards`", " (in `WwTw_lookup` of `nutrients/.../Interim_coeffs.sqlite`
+    row 14)"): the column and table as the build recorded them (else Defra's default names), when
+    the bundle recorded the delivered row; the bundle's column and "" for one built elsewhere."""
     if row.get("_source_row") is None:
-        return ""
+        return column, ""
     default = DEFAULT_SOURCES[table]
     name = named(column, default.columns.get(ROLES.get(column, column), column))
     inside = (source.layer if source is not None else None) or default.layer
     of = f" of `{source.path}`" if source is not None else ""
-    return f" (`{name}` in `{inside}`{of} row {row['_source_row']})"
+    return f"`{name}`", f" (in `{inside}`{of} row {row['_source_row']})"
 
 
 def _key(table: str, row: Mapping[str, Any]) -> object:
@@ -79,11 +79,11 @@ def check_plausible(
                 continue
             if value > high or value < low or (value == low and not low_ok):
                 shown = "[" if low_ok else "("
-                where = delivered(table, column, row, named, source)
+                name, where = delivered(table, column, row, named, source)
                 report.add(
                     "value_invalid",
                     table,
                     _key(table, row),
-                    f"{column} = {value:g} {unit}{where} is outside {shown}{low:g}, {high:g}]: "
+                    f"{name} = {value:g} {unit}{where} is outside {shown}{low:g}, {high:g}]: "
                     "a slipped decimal point or a sign?",
                 )

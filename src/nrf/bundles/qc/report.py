@@ -91,6 +91,11 @@ class QcReport:
             f"{self.count(CLEANED)} cleanings"
         )
 
+    def unread_line(self) -> str:
+        """The sources a build could not read, named once where a reader starts."""
+        unread = ", ".join(self.figures.get("unread", []))
+        return f"not read: {unread} (the gate's rules that need them were not run)"
+
     def document(self, subject: str) -> dict[str, Any]:
         return {
             "subject": subject,
@@ -110,6 +115,8 @@ class QcReport:
         """Errors first (what stops the bundle), then warnings, the counts, the cleanings, and
         the figures last: a data manager reads what to fix before what was merely tidied."""
         lines = [f"# Quality gate: {shown(subject)}", "", f"**{self.summary()}**"]
+        if self.figures.get("unread"):
+            lines += ["", f"**{shown(self.unread_line())}**"]
         for level in (ERROR, WARNING):
             lines += self._section(level)
         if self.counts:

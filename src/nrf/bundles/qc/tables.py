@@ -41,9 +41,12 @@ def _permits(
     report: QcReport,
     named: ColumnNames,
     member: str | None,
+    works_id: str,
 ) -> None:
     first: dict[int, tuple[object, ...]] = {}
     layer = "wwtw_permits"
+    # The delivery's own names (Defra's where the bundle recorded none): what a data manager opens.
+    table, code_name = member or "WwTw_lookup", f"`{named('wwtw_id', 'WwTW_code')}`"
     for row in rows:
         code = geopackage_lookups.whole_number(row["wwtw_id"])
         if code is None:
@@ -73,16 +76,28 @@ def _permits(
             continue
         first[code] = values
         if code != FALLBACK_WORKS and code not in small.works_ids:
-            report.add("ref_works", layer, code, "no works polygon has this id")
+            row_no = row["_source_row"]
+            at = f"`{table}` row {row_no}: " if row_no is not None else ""
+            report.add(
+                "ref_works",
+                layer,
+                code,
+                f"{at}{code_name} {code} is no works polygon's id ({works_id} of wwtw_catchments)",
+            )
     if FALLBACK_WORKS not in first:
-        report.add("fallback_missing", layer, FALLBACK_WORKS, "no row for works 141")
+        report.add(
+            "fallback_missing",
+            layer,
+            FALLBACK_WORKS,
+            f"no `{table}` row has {code_name} 141 (the package-plant default)",
+        )
     for works in sorted(small.works_ids - set(first)):
         report.add(
             "works_without_permit",
             "wwtw_catchments",
             works,
-            f"no {member or 'WwTw_lookup'} row: a site draining to it gets no wastewater load "
-            "(as in Defra's tool), or is out of scope outside the NN catchments",
+            f"no `{table}` row has {code_name} {works}: a site draining to it gets no wastewater "
+            "load (as in Defra's tool), or is out of scope outside the NN catchments",
         )
 
 
@@ -101,13 +116,20 @@ def _rates(rows: list[dict[str, Any]], small: SmallLayers, report: QcReport) -> 
             )
 
 
-def check_tables(
+def check_permits(
     db: sqlite3.Connection, schema: dict[str, TableSchema], small: SmallLayers, report: QcReport
 ) -> None:
     permits, named = _rows(db, schema[PERMITS]), column_names(db, PERMITS)
     source = delivered_file(db, PERMITS)
-    _permits(permits, small, report, named, None if source is None else source.layer)
+    works_id = f"`{column_names(db, 'wwtw_catchments')('wwtw_id', 'WwTw_ID')}`"
+    member = None if source is None else source.layer
+    _permits(permits, small, report, named, member, works_id)
     check_plausible(PERMITS, permits, report, named, source)
+
+
+def check_rates(
+    db: sqlite3.Connection, schema: dict[str, TableSchema], small: SmallLayers, report: QcReport
+) -> None:
     rates = _rows(db, schema[RATES])
     _rates(rates, small, report)
     check_plausible(RATES, rates, report, column_names(db, RATES), delivered_file(db, RATES))
