@@ -35,7 +35,7 @@ print(f"{1000 * (imported - started):.0f} {1000 * (done - imported):.0f}")
 
 
 def _environ() -> dict[str, str]:
-    from nrf.entrypoints.container import bundled_reference_data
+    from nrf.adapters.boundary_data.packaged import bundled_reference_data
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NRF_", "AWS_"))}
     env.update(

@@ -12,6 +12,7 @@ from nrf.domain.jobs import (
     NotificationKind,
     NotificationRecord,
 )
+from nrf.entrypoints.roots.dead_letters import DeadLetterRoot
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
 from nrf.service_layer.notifications import intent
@@ -36,6 +37,7 @@ def drain_of(
 ) -> DrainDeadLetters:
     """`nrf dlq` as the container wires it, over the fakes."""
     return wired(
+        DeadLetterRoot,
         WorkerSettings(support_email=SUPPORT),
         dead_letter_queue=dlq,
         result_store=store,

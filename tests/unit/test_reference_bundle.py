@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from fakes import FakeHeartbeatStore, FakeS3
+from nrf.adapters.boundary_data.packaged import bundled_reference_data
 from nrf.domain.health import WorkerStatus
-from nrf.entrypoints.container import bundled_reference_data
 from nrf.entrypoints.exit_codes import EXIT_FATAL, EXIT_SYNTHETIC_REFUSED
 from nrf.entrypoints.reference_bundle import (
     SYNTHETIC_REFUSED,

@@ -6,6 +6,7 @@ from fakes import FakeClock, FakeNotifier
 from nrf.domain.jobs import NotificationKind
 from nrf.domain.ops_ports import QueueFigures, WaitingJob
 from nrf.domain.stall import STALL_KEY, StallAction, StallState, decide_stall
+from nrf.entrypoints.roots.ops import OpsRoot
 from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.stall_alerts import WatchForStalls
 from ops_fakes import FakeQueueInspector, InMemoryOpsRecords
@@ -53,6 +54,7 @@ def watcher(
 ) -> WatchForStalls:
     """`nrf housekeep`'s stall watcher as the container wires it (with its SentOnce)."""
     return wired(
+        OpsRoot,
         WorkerSettings(support_email=SUPPORT, stall_alert_seconds=900),
         queue_inspector=queue,
         ops_records=records,

@@ -263,9 +263,9 @@ def run_assess(
     from nrf.domain.rules import rule_set_named
     from nrf.domain.validation import check_count, file_columns, key_sets, validated
     from nrf.entrypoints.assess_limits import assess_limits
-    from nrf.entrypoints.container import build_container
     from nrf.entrypoints.progress import StageProgress
     from nrf.entrypoints.report_table import table_lines
+    from nrf.entrypoints.roots.core import Core, build
 
     progress = StageProgress(stream=err, clock=clock, tty=err.isatty())
     limits = assess_limits(args.max_sites, environ)
@@ -317,8 +317,9 @@ def run_assess(
         if repeated:
             print(f"warning: {repeated}", file=err)
         marks.append(("assessing", clock()))
-        container = build_container(
-            args.reference_data or environ.get("NRF_REFERENCE_DATA"),
+        container = build(
+            Core,
+            reference_data=args.reference_data or environ.get("NRF_REFERENCE_DATA"),
             assess_processes=args.processes,
         )
         from nrf.domain.charging import utc_day

@@ -193,9 +193,9 @@ def run_demo(
     results: Path, limit: int | None = None, concurrency: int = 2, timeout: float = 900
 ) -> int:
     """Run the sample sites through a real local worker; 0 when every job was answered."""
+    from nrf.adapters.boundary_data.packaged import bundled_samples
     from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
     from nrf.domain.validation import validate_features
-    from nrf.entrypoints.container import bundled_samples
     from nrf.entrypoints.job_submission import job_messages
 
     try:

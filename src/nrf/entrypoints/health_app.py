@@ -112,9 +112,9 @@ def create_app(probe: HealthProbe) -> falcon.App:
 
 def get_app() -> falcon.App:
     """Gunicorn's factory: attach to the store named in the environment."""
-    from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
+    from nrf.entrypoints.roots.heartbeat import attached_heartbeat
 
-    store = SharedMemoryHeartbeatStore.attach(os.environ[STORE_ENV])
+    store = attached_heartbeat(os.environ[STORE_ENV])
     if os.environ.get(SUPERVISOR_PID_ENV):
         from nrf.entrypoints.worker.lifeline import stop_server_without
 

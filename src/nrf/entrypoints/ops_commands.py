@@ -1,4 +1,4 @@
-"""`nrf status` and `nrf housekeep`: the operator's commands, wired by the container.
+"""`nrf status` and `nrf housekeep`: the operator's commands, wired by their root (roots/ops.py).
 
 Exit codes (from the one table, entrypoints/exit_codes.py), so either can drive a cron check
 or an alarm: 0 all well, 1 something needs a person (each reason on its own line), 2 bad usage
@@ -60,12 +60,12 @@ def _check_store(settings: WorkerSettings) -> None:
 
 def _container(environ: dict[str, str]) -> tuple[WorkerSettings, Any]:
     """Settings and container; raises ConfigError, OpsConfigError or QueueFatalError."""
-    from nrf.entrypoints.container import build_container
+    from nrf.entrypoints.roots.ops import build_ops_root
     from nrf.entrypoints.settings import load_settings
 
     settings = load_settings(environ)
     _check_store(settings)
-    return settings, build_container(settings=settings)
+    return settings, build_ops_root(settings)
 
 
 def _refused(exc: NrfError, settings: WorkerSettings | None) -> int:

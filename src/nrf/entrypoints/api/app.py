@@ -82,15 +82,15 @@ def get_app() -> falcon.App:
     ``NRF_REFERENCE_DATA``; a process started otherwise still refuses an S3 location, a file
     other than the pinned one and synthetic data without the opt-in (503, never healthy).
     """
-    from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.entrypoints.roots.api import build_api_root
     from nrf.entrypoints.settings import load_settings
     from nrf.entrypoints.startup_heap import freeze_startup_heap
 
     api = load_api_settings(os.environ)
     settings = load_settings(os.environ)
     configure_logging(secrets=[*api.keys, *settings.secrets()])
-    container = build_container(settings=settings)
+    container = build_api_root(settings)
     unavailable, info = None, None
     try:
         info = open_pinned_bundle(settings, container)

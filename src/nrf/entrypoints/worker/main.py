@@ -30,8 +30,8 @@ def worker_process_main(
     from nrf.domain.errors import NrfError
     from nrf.domain.health import WorkerStatus
     from nrf.domain.ports import HeartbeatStore
-    from nrf.entrypoints.container import build_container
     from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.entrypoints.roots.worker import build_worker_root
     from nrf.entrypoints.startup_heap import freeze_startup_heap
     from nrf.entrypoints.worker.fleet_beats import bundle_stamp, start_fleet_heartbeat
     from nrf.entrypoints.worker.lifeline import watch_parent
@@ -51,7 +51,7 @@ def worker_process_main(
         # Without its supervisor nobody watches this process: drain and stop (SIGTERM).
         die_with_parent(signal.SIGTERM)
         watch_parent(supervisor_pid, lambda: on_signal(signal.SIGTERM, None))
-    container = build_container(settings=settings)
+    container = build_worker_root(settings)
     try:
         # Refuse a broken bundle now, not on the first job; hashing it now (or reading its
         # digest sidecar) also keeps that cost out of the first job.

@@ -1,0 +1,20 @@
+"""The supervisor's and the health server's root: the shared-memory heartbeat alone.
+
+Both live as long as the task, so neither imports the core (it pulls in the geo stack,
+~140 MB a process): the supervisor creates the segment and owns its lifetime, the health
+server attaches to it by name.
+"""
+
+from __future__ import annotations
+
+from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
+
+
+def created_heartbeat() -> SharedMemoryHeartbeatStore:
+    """A new segment, for the supervisor to hand to each worker process it starts."""
+    return SharedMemoryHeartbeatStore.create()
+
+
+def attached_heartbeat(name: str) -> SharedMemoryHeartbeatStore:
+    """The supervisor's segment, read by the health server."""
+    return SharedMemoryHeartbeatStore.attach(name)
