@@ -86,8 +86,8 @@ async def _quotes(gate: Any, body: bytes, count: int) -> None:
 
 def profile_quotes(count: int, top: int) -> None:
     os.environ.update(_environ())
+    from nrf.adapters.http_server import gate as gate_module
     from nrf.entrypoints.api.app import get_gate
-    from nrf.entrypoints.http_server import gate as gate_module
 
     gate = get_gate()
     body = SMALL.read_bytes()

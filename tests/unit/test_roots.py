@@ -84,9 +84,9 @@ def test_each_process_has_a_root() -> None:
     assert {p.name for p in ROOTS.glob("*.py")} - SHARED == {
         "api.py",
         "dead_letters.py",
-        "heartbeat.py",
         "job.py",
         "ops.py",
+        "supervisor.py",
         "worker.py",
     }
 

@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from nrf.entrypoints.http_server.framing import framing_refusal, has_body
-from nrf.entrypoints.http_server.gate_types import (
+from nrf.adapters.http_server.framing import framing_refusal, has_body
+from nrf.adapters.http_server.gate_types import (
     EVERY_ANSWER_HEADERS,
     MORE,
     PROBLEM_JSON,
@@ -34,8 +34,8 @@ from nrf.entrypoints.http_server.gate_types import (
     Throttle,
     problem,
 )
-from nrf.entrypoints.http_server.limits import HttpLimits
-from nrf.entrypoints.http_server.refusal_log import log_refusal
+from nrf.adapters.http_server.limits import HttpLimits
+from nrf.adapters.http_server.refusal_log import log_refusal
 
 __all__ = ["MORE", "PROBLEM_JSON", "READS", "Admission", "Answer", "Gate", "Head", "NeedsPrefix"]
 __all__ += ["Throttle", "problem"]

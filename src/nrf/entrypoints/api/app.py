@@ -11,26 +11,23 @@ from typing import Any
 
 import falcon
 
+from nrf.adapters.http_server.gate import Gate
 from nrf.domain.errors import NrfError
 from nrf.domain.model import BundleInfo
 from nrf.domain.validation import DEFAULT_LIMITS
 from nrf.entrypoints.api import problems
 from nrf.entrypoints.api.access_log import AccessLog
-from nrf.entrypoints.api.admission import admission
 from nrf.entrypoints.api.auth import ApiKeys, AuthMiddleware
 from nrf.entrypoints.api.config import http_limits, load_api_settings
 from nrf.entrypoints.api.defra_check_boundary import (
     CHECK_BOUNDARY,
     DefraCheckBoundaryResource,
-    too_large_answer,
 )
 from nrf.entrypoints.api.form import FormResource
 from nrf.entrypoints.api.jobs import JobsResource
 from nrf.entrypoints.api.meta import HealthResource, OpenApiResource, ReadyResource
 from nrf.entrypoints.api.quotes import BoundaryChecksResource, QuotesResource
 from nrf.entrypoints.api.services import ApiServices
-from nrf.entrypoints.api.throttle import api_throttle
-from nrf.entrypoints.http_server.gate import Gate
 from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.api")
@@ -145,12 +142,8 @@ def open_pinned_bundle(settings: WorkerSettings, container: Any) -> BundleInfo:
 
 def get_gate() -> Gate:
     """The factory gunicorn's HypercornWorker loads: the app behind its connection gate."""
+    from nrf.entrypoints.roots.api import api_gate
     from nrf.entrypoints.settings import load_settings
 
     api = load_api_settings(os.environ)
-    limits = http_limits(api, load_settings(os.environ).max_file_bytes)
-    keys = ApiKeys(api.keys, api.allow_anonymous)
-    throttle = api_throttle(
-        keys, api.client_rate, api.key_rate, trust_forwarded_for=api.trust_forwarded_for
-    )
-    return Gate(get_app(), limits, admission(keys), throttle, {CHECK_BOUNDARY: too_large_answer})
+    return api_gate(get_app(), api, http_limits(api, load_settings(os.environ).max_file_bytes))

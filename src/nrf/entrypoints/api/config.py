@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 from attrs import frozen
 
+from nrf.adapters.http_server.limits import MIB, HttpLimits
 from nrf.domain.rate_limit import Rate
-from nrf.entrypoints.http_server.limits import MIB, HttpLimits
 from nrf.entrypoints.settings import ConfigError
 
 # Per process, far above what one client needs of a two-core task (about 1,000 quotes/s in

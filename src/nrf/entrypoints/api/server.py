@@ -12,9 +12,9 @@ import os
 import sys
 from collections.abc import Mapping
 
+from nrf.adapters.http_server.command import gunicorn_command as server_command
 from nrf.entrypoints.api.config import ApiSettings, http_limits, load_api_settings
 from nrf.entrypoints.exit_codes import EXIT_USAGE
-from nrf.entrypoints.http_server.command import gunicorn_command as server_command
 from nrf.entrypoints.settings import load_settings
 
 APP = "nrf.entrypoints.api.app:get_gate()"

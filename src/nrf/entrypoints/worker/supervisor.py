@@ -36,7 +36,7 @@ class Supervisor:
         environ: Mapping[str, str],
         worker_main: Callable[[WorkerSettings, object, int | None], None],
     ) -> None:
-        from nrf.entrypoints.roots.heartbeat import created_heartbeat
+        from nrf.entrypoints.roots.supervisor import created_heartbeat
 
         self._s, self._worker_main = settings, worker_main
         self._env = dict(environ)
