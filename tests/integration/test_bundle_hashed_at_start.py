@@ -20,6 +20,7 @@ import pytest
 
 from nrf.adapters.boundary_data import bundle_digest
 from nrf.adapters.boundary_data.packaged import bundled_reference_data, bundled_samples
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.domain.rules import rule_set_named
@@ -27,7 +28,6 @@ from nrf.domain.validation import validate_features
 from nrf.entrypoints.health_app import StoreProbe, create_app
 from nrf.entrypoints.reference_bundle import verify_reference_data
 from nrf.entrypoints.roots.core import Core, build
-from nrf.entrypoints.settings import WorkerSettings
 
 SMALL = bundled_samples() / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp"
 

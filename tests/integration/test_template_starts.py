@@ -15,13 +15,13 @@ from typing import Any
 import attrs
 import pytest
 
+from nrf.adapters.environment.settings import ConfigError, WorkerSettings, load_settings
 from nrf.entrypoints.reference_bundle import (
     SyntheticDataRefused,
     bundled_synthetic,
     prepare_reference_data,
 )
 from nrf.entrypoints.roots.core import Core, build
-from nrf.entrypoints.settings import ConfigError, WorkerSettings, load_settings
 from support.bundle_copies import relabelled_bundle
 from support.cloudformation import (
     PARTITION,

@@ -12,11 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.job_queue.job_message import read_job
 from nrf.domain.jobs import QueueMessage
 from nrf.domain.ports import BoundaryDataRepository, JobBoundarySource
 from nrf.entrypoints.roots.worker import WorkerRoot
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.job_outcome import JobOutcome
 from nrf.service_layer.process_job import Renderer
 from support.wiring import wired

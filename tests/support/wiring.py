@@ -11,8 +11,8 @@ from typing import TypeVar
 
 from dependency_injector import providers
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.entrypoints.roots.core import Core, build
-from nrf.entrypoints.settings import WorkerSettings
 
 Root = TypeVar("Root", bound=Core)
 

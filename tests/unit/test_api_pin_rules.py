@@ -10,6 +10,7 @@ import pytest
 
 from fakes import FakeResultStore
 from nrf.adapters.boundary_data.packaged import bundled_reference_data
+from nrf.adapters.environment.settings import load_settings
 from nrf.domain.errors import NrfError
 from nrf.domain.model import BundleInfo
 from nrf.domain.validation import DEFAULT_LIMITS
@@ -18,7 +19,6 @@ from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.services import ApiServices
 from nrf.entrypoints.reference_bundle import SYNTHETIC_REFUSED
 from nrf.entrypoints.roots.core import Core, build
-from nrf.entrypoints.settings import load_settings
 
 KEY = "unit-key-0123456789"
 

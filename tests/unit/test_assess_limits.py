@@ -1,8 +1,8 @@
 """The CLI's input ceilings: 10,000 sites by default, raised by --max-sites or the env."""
 
-from nrf.entrypoints.assess_limits import assess_limits, input_limits
+from nrf.adapters.environment.assess_limits import assess_limits, input_limits
+from nrf.adapters.environment.settings import WorkerSettings, load_settings
 from nrf.entrypoints.roots.core import Core, build
-from nrf.entrypoints.settings import WorkerSettings, load_settings
 
 
 def test_the_default_stays_ten_thousand_sites() -> None:

@@ -6,8 +6,8 @@ read 30 s (SQS), 60 s (S3), 15 s (SES).
 
 from __future__ import annotations
 
+from nrf.adapters.environment.settings import load_settings
 from nrf.entrypoints.roots.core import Core, build
-from nrf.entrypoints.settings import load_settings
 
 
 def test_ses_makes_one_attempt_so_botocore_does_not_stack_under_the_notifier() -> None:

@@ -1,13 +1,13 @@
 """Each process's root wires the configured adapters; tests swap fakes in with override."""
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier
+from nrf.adapters.environment.settings import load_settings
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.result_store.local_result_store import LocalResultStore
 from nrf.domain.jobs import Notification, NotificationKind
 from nrf.entrypoints.roots.core import Core, build
 from nrf.entrypoints.roots.job import build_job_root
 from nrf.entrypoints.roots.worker import build_worker_root
-from nrf.entrypoints.settings import load_settings
 from nrf.service_layer.process_job import ProcessJob
 
 

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.jobs import (
     JobRecord,
     JobStatus,
@@ -13,7 +14,6 @@ from nrf.domain.jobs import (
     NotificationRecord,
 )
 from nrf.entrypoints.roots.dead_letters import DeadLetterRoot
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
 from nrf.service_layer.notifications import intent
 from support.wiring import wired

@@ -7,9 +7,9 @@ import json
 from dependency_injector import providers
 
 from fakes import FakeClock, FakeHeartbeatStore
+from nrf.adapters.environment.settings import load_settings
 from nrf.domain.fleet import BundleStamp
 from nrf.entrypoints.roots.worker import build_worker_root
-from nrf.entrypoints.settings import load_settings
 from nrf.entrypoints.worker.fleet_beats import start_fleet_heartbeat
 from ops_fakes import InMemoryOpsRecords
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.notifier.delivery_channels import DeliveryChannels
 from nrf.domain.fleet_status import concerns
 from nrf.domain.jobs import (
@@ -18,7 +19,6 @@ from nrf.domain.jobs import (
 from nrf.domain.result_port import BACKEND_RECIPIENT, undelivered_key
 from nrf.entrypoints.roots.dead_letters import DeadLetterRoot
 from nrf.entrypoints.roots.job import JobRoot
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.fleet_status import ReadFleetStatus
 from nrf.service_layer.notifications import NotificationLedger, intent
 from ops_fakes import FakeQueueInspector, InMemoryOpsRecords, InMemoryStoreInventory

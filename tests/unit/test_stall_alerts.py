@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from fakes import FakeClock, FakeNotifier
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.jobs import NotificationKind
 from nrf.domain.ops_ports import QueueFigures, WaitingJob
 from nrf.domain.stall import STALL_KEY, StallAction, StallState, decide_stall
 from nrf.entrypoints.roots.ops import OpsRoot
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.stall_alerts import WatchForStalls
 from ops_fakes import FakeQueueInspector, InMemoryOpsRecords
 from support.wiring import wired

@@ -38,11 +38,11 @@ def run_publish(
     """The command: upload, then print the pin (stdout) a deployment sets."""
     import os
 
+    from nrf.adapters.environment.settings import WorkerSettings
     from nrf.bundles.publish import gate_outcome, publish_bundle
     from nrf.bundles.qc.report import PASSED
     from nrf.entrypoints.exit_codes import EXIT_OK
     from nrf.entrypoints.roots.core import Core, build
-    from nrf.entrypoints.settings import WorkerSettings
 
     environ = os.environ if environ is None else environ
     settings = WorkerSettings(

@@ -90,9 +90,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_dlq(args: argparse.Namespace) -> int:
+    from nrf.adapters.environment.settings import load_settings
     from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.roots.dead_letters import build_dead_letter_root
-    from nrf.entrypoints.settings import load_settings
 
     settings = load_settings(os.environ)
     configure_logging(secrets=settings.secrets())
@@ -108,11 +108,11 @@ def cmd_dlq(args: argparse.Namespace) -> int:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    from nrf.adapters.environment.settings import load_settings
     from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
     from nrf.domain.validation import validate_features
     from nrf.entrypoints.job_submission import job_messages
     from nrf.entrypoints.roots.core import Core, build
-    from nrf.entrypoints.settings import load_settings
 
     # The worker's limits (NRF_MAX_*): a file the queue's workers would refuse is refused here.
     container = build(Core, settings=load_settings(os.environ))

@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.errors import NrfError
 from nrf.domain.jobs import QueueFatalError
 from nrf.entrypoints.exit_codes import EXIT_ERROR, EXIT_OK, EXIT_USAGE
-from nrf.entrypoints.settings import WorkerSettings
 
 EXIT_ATTENTION, EXIT_CONFIG = EXIT_ERROR, EXIT_USAGE  # what 1 and 2 mean to an operator
 STORE_NOT_FOUND = "result_store_not_found"
@@ -60,8 +60,8 @@ def _check_store(settings: WorkerSettings) -> None:
 
 def _container(environ: dict[str, str]) -> tuple[WorkerSettings, Any]:
     """Settings and container; raises ConfigError, OpsConfigError or QueueFatalError."""
+    from nrf.adapters.environment.settings import load_settings
     from nrf.entrypoints.roots.ops import build_ops_root
-    from nrf.entrypoints.settings import load_settings
 
     settings = load_settings(environ)
     _check_store(settings)
@@ -78,9 +78,9 @@ def _refused(exc: NrfError, settings: WorkerSettings | None) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from nrf.adapters.environment.settings import ConfigError
     from nrf.domain.fleet_status import concerns
     from nrf.entrypoints.emf import SERVICE
-    from nrf.entrypoints.settings import ConfigError
     from nrf.entrypoints.status_report import StatusSources, render_json, render_text
 
     settings = None
@@ -107,10 +107,10 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_housekeep(args: argparse.Namespace) -> int:
+    from nrf.adapters.environment.settings import ConfigError
     from nrf.domain.fleet import fleet_view
     from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.ops_metrics import publish_counts, queue_stalled, stall_line
-    from nrf.entrypoints.settings import ConfigError
     from nrf.service_layer.fleet_status import read_beats
 
     settings = None

@@ -23,12 +23,12 @@ from nrf.adapters.boundary_data.bundle_digest import stamped
 from nrf.adapters.boundary_data.bundle_fetch import CANCELLED, fetch_s3, verify_local
 from nrf.adapters.boundary_data.bundle_identity import bundle_identity
 from nrf.adapters.boundary_data.bundle_location import S3Location, parse_location
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.errors import NrfError
 from nrf.domain.health import WorkerStatus
 from nrf.domain.model import BundleInfo
 from nrf.domain.ports import HeartbeatStore
 from nrf.entrypoints.exit_codes import EXIT_FATAL, EXIT_OK, EXIT_SYNTHETIC_REFUSED
-from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.bundle")
 

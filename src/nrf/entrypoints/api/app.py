@@ -11,6 +11,7 @@ from typing import Any
 
 import falcon
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.http_server.gate import Gate
 from nrf.domain.errors import NrfError
 from nrf.domain.model import BundleInfo
@@ -28,7 +29,6 @@ from nrf.entrypoints.api.jobs import JobsResource
 from nrf.entrypoints.api.meta import HealthResource, OpenApiResource, ReadyResource
 from nrf.entrypoints.api.quotes import BoundaryChecksResource, QuotesResource
 from nrf.entrypoints.api.services import ApiServices
-from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.api")
 
@@ -79,9 +79,9 @@ def get_app() -> falcon.App:
     ``NRF_REFERENCE_DATA``; a process started otherwise still refuses an S3 location, a file
     other than the pinned one and synthetic data without the opt-in (503, never healthy).
     """
+    from nrf.adapters.environment.settings import load_settings
     from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.roots.api import build_api_root
-    from nrf.entrypoints.settings import load_settings
     from nrf.entrypoints.startup_heap import freeze_startup_heap
 
     api = load_api_settings(os.environ)
@@ -142,8 +142,8 @@ def open_pinned_bundle(settings: WorkerSettings, container: Any) -> BundleInfo:
 
 def get_gate() -> Gate:
     """The factory gunicorn's HypercornWorker loads: the app behind its connection gate."""
+    from nrf.adapters.environment.settings import load_settings
     from nrf.entrypoints.roots.api import api_gate
-    from nrf.entrypoints.settings import load_settings
 
     api = load_api_settings(os.environ)
     return api_gate(get_app(), api, http_limits(api, load_settings(os.environ).max_file_bytes))

@@ -6,6 +6,7 @@ from typing import Any
 
 from dependency_injector import providers
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.http_server.gate import Gate
 from nrf.adapters.http_server.limits import HttpLimits
 from nrf.adapters.http_server.throttle import RateLimiter
@@ -15,7 +16,6 @@ from nrf.entrypoints.api.config import ApiSettings
 from nrf.entrypoints.api.defra_check_boundary import CHECK_BOUNDARY, too_large_answer
 from nrf.entrypoints.api.throttle import api_throttle
 from nrf.entrypoints.roots.core import Core, build
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.defra_boundary_check import CheckBoundaryAsDefra
 from nrf.service_layer.quotes import GetQuote

@@ -18,6 +18,8 @@ from nrf.adapters.aws_config import client_config
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
 from nrf.adapters.boundary_data.packaged import bundled_reference_data
 from nrf.adapters.clock.system_clock import SystemClock, SystemSleeper
+from nrf.adapters.environment.assess_limits import input_limits
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.notifier.govuk_notify_notifier import NOTIFY_BASE_URL, GovUkNotifyNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.notifier.ses_notifier import SesNotifier
@@ -28,9 +30,7 @@ from nrf.adapters.result_store.s3_ops_records import S3OpsRecords
 from nrf.adapters.result_store.s3_result_store import S3ResultStore
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
-from nrf.entrypoints.assess_limits import input_limits
 from nrf.entrypoints.roots import builders
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.job_outcome import RetryPolicy
 
 

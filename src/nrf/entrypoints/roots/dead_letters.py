@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from dependency_injector import providers
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
 from nrf.entrypoints.roots import builders
 from nrf.entrypoints.roots.core import Core, build
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
 from nrf.service_layer.notifications import NotificationLedger
 from nrf.service_layer.rerun_refused import RerunRefusedQuotes

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dependency_injector import providers
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.notifier.data_labelling_notifier import DataLabellingNotifier
 from nrf.adapters.outputs.html_report import report_renderer
 from nrf.adapters.result_store.local_result_links import LocalResultLinks
@@ -15,7 +16,6 @@ from nrf.adapters.result_store.s3_presigned_links import S3PresignedLinks
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.entrypoints.roots import builders
 from nrf.entrypoints.roots.core import Core, build
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.job_outcome import OutcomeDecider
 from nrf.service_layer.notifications import NotificationLedger, NotifySettings

@@ -5,12 +5,12 @@ from __future__ import annotations
 import boto3
 from dependency_injector import providers
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.job_queue.sqs_queue_inspector import SqsQueueInspector
 from nrf.adapters.result_store.local_store_inventory import LocalStoreInventory
 from nrf.adapters.result_store.s3_store_inventory import S3StoreInventory
 from nrf.entrypoints.roots import builders
 from nrf.entrypoints.roots.core import Core, build
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.fleet_status import ReadFleetStatus
 from nrf.service_layer.housekeeping import Housekeep
 from nrf.service_layer.sent_once import SentOnce

@@ -14,12 +14,12 @@ import socket
 import threading
 from collections.abc import Callable
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.fleet import BundleStamp, WorkerState
 from nrf.domain.health import WorkerStatus
 from nrf.domain.model import BundleInfo
 from nrf.domain.ports import Clock, HeartbeatStore
 from nrf.entrypoints.ops_metrics import publish_counts
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.fleet_heartbeat import FleetHeartbeat, WorkerActivity, WorkerIdentity
 
 log = logging.getLogger("nrf.fleet")

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
 
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.entrypoints.worker.exit_codes import ExitCode
 from nrf.entrypoints.worker.lifeline import die_with_parent
 from nrf.entrypoints.worker.supervisor import Supervisor
@@ -97,8 +97,8 @@ def worker_process_main(
 
 def run_worker(environ: Mapping[str, str]) -> int:
     """Load settings (all bad variables at once), then supervise until stopped."""
+    from nrf.adapters.environment.settings import ConfigError, load_settings
     from nrf.entrypoints.logging_setup import configure_logging
-    from nrf.entrypoints.settings import ConfigError, load_settings
 
     try:
         settings = load_settings(environ)

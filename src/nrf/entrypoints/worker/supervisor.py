@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from types import FrameType
 
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.entrypoints.worker.exit_codes import ExitCode
 from nrf.entrypoints.worker.lifeline import die_with_parent
 

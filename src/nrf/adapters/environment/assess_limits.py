@@ -13,8 +13,8 @@ from collections.abc import Mapping
 
 import attrs
 
+from nrf.adapters.environment.settings import WorkerSettings, read_variables, variables_of
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits
-from nrf.entrypoints.settings import WorkerSettings, read_variables, variables_of
 
 # The worker's name of each ceiling -> InputLimits' (a site is a feature once read): the one
 # place the two vocabularies meet, for the container and for `nrf assess` alike.
