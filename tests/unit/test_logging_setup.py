@@ -3,7 +3,7 @@
 import json
 import logging
 
-from nrf.entrypoints.logging_setup import JsonFormatter, emf_record
+from nrf.adapters.telemetry.logging_setup import JsonFormatter, emf_record
 
 SECRET = "3d844edf-8d35-48ac-975b-e847b4f122b0"
 

@@ -91,7 +91,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 def cmd_dlq(args: argparse.Namespace) -> int:
     from nrf.adapters.environment.settings import load_settings
-    from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.adapters.telemetry.logging_setup import configure_logging
     from nrf.entrypoints.roots.dead_letters import build_dead_letter_root
 
     settings = load_settings(os.environ)

@@ -132,7 +132,7 @@ def get_app() -> falcon.App:
 def get_gate() -> Gate:
     """The factory gunicorn's HypercornWorker loads: the health app behind its connection gate
     (its refusals logged as JSON lines, as the API's are)."""
-    from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.adapters.telemetry.logging_setup import configure_logging
     from nrf.entrypoints.roots.supervisor import health_gate
 
     configure_logging()

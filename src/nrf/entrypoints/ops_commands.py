@@ -79,8 +79,8 @@ def _refused(exc: NrfError, settings: WorkerSettings | None) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from nrf.adapters.environment.settings import ConfigError
+    from nrf.adapters.telemetry.emf import SERVICE
     from nrf.domain.fleet_status import concerns
-    from nrf.entrypoints.emf import SERVICE
     from nrf.entrypoints.status_report import StatusSources, render_json, render_text
 
     settings = None
@@ -108,8 +108,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_housekeep(args: argparse.Namespace) -> int:
     from nrf.adapters.environment.settings import ConfigError
+    from nrf.adapters.telemetry.logging_setup import configure_logging
     from nrf.domain.fleet import fleet_view
-    from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.ops_metrics import publish_counts, queue_stalled, stall_line
     from nrf.service_layer.fleet_status import read_beats
 

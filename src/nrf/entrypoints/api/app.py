@@ -80,7 +80,7 @@ def get_app() -> falcon.App:
     other than the pinned one and synthetic data without the opt-in (503, never healthy).
     """
     from nrf.adapters.environment.settings import load_settings
-    from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.adapters.telemetry.logging_setup import configure_logging
     from nrf.entrypoints.roots.api import build_api_root
     from nrf.entrypoints.startup_heap import freeze_startup_heap
 

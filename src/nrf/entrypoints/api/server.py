@@ -33,8 +33,8 @@ def run_server(bind: str, environ: Mapping[str, str]) -> int:
     bundle as the worker does (exit 3, or 4 for synthetic data, one JSON line with the code);
     then exec gunicorn in our place on the bound socket, serving the verified local copy."""
     from nrf.adapters.environment.settings import ConfigError
+    from nrf.adapters.telemetry.logging_setup import configure_logging
     from nrf.entrypoints.api.startup import announce, bind_port, verify_bundle
-    from nrf.entrypoints.logging_setup import configure_logging
 
     try:
         api = load_api_settings(environ)

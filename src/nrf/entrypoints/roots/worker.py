@@ -12,7 +12,7 @@ from dependency_injector import providers
 
 from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
-from nrf.entrypoints.logging_setup import publish_metrics
+from nrf.adapters.telemetry.logging_setup import publish_metrics
 from nrf.entrypoints.roots.core import Core, build
 from nrf.entrypoints.roots.job import JobRoot
 from nrf.entrypoints.worker.in_flight import InFlight

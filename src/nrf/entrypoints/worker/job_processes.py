@@ -60,7 +60,7 @@ def _exit_with_parent() -> None:
 def _init_child(settings: WorkerSettings) -> None:
     """Build this child's own root (clients and the bundle are per process)."""
     global _job
-    from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.adapters.telemetry.logging_setup import configure_logging
     from nrf.entrypoints.roots.job import build_job_root
     from nrf.entrypoints.startup_heap import freeze_startup_heap
 

@@ -27,10 +27,10 @@ def worker_process_main(
     settings: WorkerSettings, heartbeat: object, supervisor_pid: int | None = None
 ) -> None:
     """Entry of the worker process: poll, dispatch to job processes, drain on SIGTERM."""
+    from nrf.adapters.telemetry.logging_setup import configure_logging
     from nrf.domain.errors import NrfError
     from nrf.domain.health import WorkerStatus
     from nrf.domain.ports import HeartbeatStore
-    from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.roots.worker import build_worker_root
     from nrf.entrypoints.startup_heap import freeze_startup_heap
     from nrf.entrypoints.worker.fleet_beats import bundle_stamp, start_fleet_heartbeat
@@ -98,7 +98,7 @@ def worker_process_main(
 def run_worker(environ: Mapping[str, str]) -> int:
     """Load settings (all bad variables at once), then supervise until stopped."""
     from nrf.adapters.environment.settings import ConfigError, load_settings
-    from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.adapters.telemetry.logging_setup import configure_logging
 
     try:
         settings = load_settings(environ)
