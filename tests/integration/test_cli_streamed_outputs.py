@@ -27,6 +27,7 @@ from nrf.adapters.site_boundaries import boundary_stream
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
 from nrf.adapters.site_map import forked_site_map
+from nrf.adapters.terminal.report_table import table_lines
 from nrf.domain.column_mapping import renamed
 from nrf.domain.errors import InvalidInput
 from nrf.domain.output_stamp import OutputStamp
@@ -34,7 +35,6 @@ from nrf.domain.rules import RULE_SETS, rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, validate_features
 from nrf.entrypoints import assess_command
 from nrf.entrypoints.cli import EXIT_USAGE, main
-from nrf.entrypoints.report_table import table_lines
 from nrf.entrypoints.roots.core import Core, build
 
 BNW = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"

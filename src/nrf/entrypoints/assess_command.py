@@ -260,11 +260,11 @@ def run_assess(
     from nrf.adapters.outputs.result_files import render, write_all
     from nrf.adapters.outputs.spooled_run import spool_developments, spool_run
     from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
+    from nrf.adapters.terminal.progress import StageProgress
+    from nrf.adapters.terminal.report_table import table_lines
     from nrf.domain.column_mapping import mapped_columns, renamed_feature, renamed_keys
     from nrf.domain.rules import rule_set_named
     from nrf.domain.validation import check_count, file_columns, key_sets, validated
-    from nrf.entrypoints.progress import StageProgress
-    from nrf.entrypoints.report_table import table_lines
     from nrf.entrypoints.roots.core import Core, build
 
     progress = StageProgress(stream=err, clock=clock, tty=err.isatty())

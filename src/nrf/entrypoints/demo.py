@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from nrf.entrypoints import demo_report
+from nrf.adapters.terminal import demo_report
 from nrf.entrypoints.exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK
 
 QUEUE = "nrf_demo_queue"

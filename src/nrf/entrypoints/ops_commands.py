@@ -80,8 +80,8 @@ def _refused(exc: NrfError, settings: WorkerSettings | None) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     from nrf.adapters.environment.settings import ConfigError
     from nrf.adapters.telemetry.emf import SERVICE
+    from nrf.adapters.terminal.status_report import StatusSources, render_json, render_text
     from nrf.domain.fleet_status import concerns
-    from nrf.entrypoints.status_report import StatusSources, render_json, render_text
 
     settings = None
     try:
