@@ -33,7 +33,7 @@ from nrf.domain.errors import InvalidInput
 from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.rules import RULE_SETS, rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, validate_features
-from nrf.entrypoints import assess_command
+from nrf.entrypoints import assess_arguments, assess_command
 from nrf.entrypoints.cli import EXIT_USAGE, main
 from nrf.entrypoints.roots.core import Core, build
 
@@ -75,7 +75,7 @@ def streamed(source: Path, rules: str, folder: Path, *extra: str) -> dict[str, b
 
 
 def run(argv: list[str], stdout: io.StringIO) -> int:
-    args = assess_command.add_parser(_subparsers()).parse_args(argv)
+    args = assess_arguments.add_parser(_subparsers()).parse_args(argv)
     return assess_command.run_assess(
         args, stdout=stdout, stderr=io.StringIO(), wall_clock=lambda: MADE_AT
     )

@@ -15,7 +15,7 @@ from pathlib import Path
 from nrf import __version__
 from nrf.domain.errors import InvalidInput, NrfError
 from nrf.domain.rules import RULE_SETS
-from nrf.entrypoints.assess_command import add_parser as add_assess_parser
+from nrf.entrypoints.assess_arguments import add_parser as add_assess_parser
 from nrf.entrypoints.bundle_publish_command import add_publish_command
 from nrf.entrypoints.exit_codes import (
     BY_ERROR_CODE,
