@@ -13,6 +13,7 @@ from nrf.adapters.api_docs.openapi_common import (
 )
 
 
+# Long: five schemas as one data literal, read top to bottom like the YAML it stands for.
 def boundary_schemas() -> dict[str, Any]:
     """nrf's check and Defra's: the overlaps a boundary meets, in each one's own shape."""
     return {

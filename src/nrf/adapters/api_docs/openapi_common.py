@@ -118,6 +118,7 @@ SITE_FIELDS = {
 }
 
 
+# Long: three schemas as one data literal, read top to bottom like the YAML it stands for.
 def common_schemas(outputs: Sequence[str]) -> dict[str, Any]:
     """Problem, GeoJson and Upload: the bodies every boundary route reads or answers."""
     return {

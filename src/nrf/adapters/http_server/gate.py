@@ -11,6 +11,8 @@ of quotes never delays /health. Each refusal is logged (refusal_log.py); every a
 the headers of gate_types.py, every HTML answer those that stop it being framed.
 """
 
+# Long: the gate and its bridge to the WSGI app share one request's reads, deadline and pools.
+
 from __future__ import annotations
 
 import asyncio
