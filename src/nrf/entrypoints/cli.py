@@ -109,9 +109,9 @@ def cmd_dlq(args: argparse.Namespace) -> int:
 
 def cmd_submit(args: argparse.Namespace) -> int:
     from nrf.adapters.environment.settings import load_settings
+    from nrf.adapters.job_queue.job_submission import job_messages
     from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
     from nrf.domain.validation import validate_features
-    from nrf.entrypoints.job_submission import job_messages
     from nrf.entrypoints.roots.core import Core, build
 
     # The worker's limits (NRF_MAX_*): a file the queue's workers would refuse is refused here.

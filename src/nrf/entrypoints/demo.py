@@ -194,9 +194,9 @@ def run_demo(
 ) -> int:
     """Run the sample sites through a real local worker; 0 when every job was answered."""
     from nrf.adapters.boundary_data.packaged import bundled_samples
+    from nrf.adapters.job_queue.job_submission import job_messages
     from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
     from nrf.domain.validation import validate_features
-    from nrf.entrypoints.job_submission import job_messages
 
     try:
         import moto.server  # noqa: F401
