@@ -7,11 +7,12 @@ server attaches to it by name and answers behind its own connection gate.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
-from nrf.adapters.http_server.gate import Gate
-from nrf.adapters.http_server.limits import HEALTH_LIMITS
+
+if TYPE_CHECKING:
+    from nrf.adapters.http_server.gate import Gate
 
 
 def created_heartbeat() -> SharedMemoryHeartbeatStore:
@@ -25,5 +26,9 @@ def attached_heartbeat(name: str) -> SharedMemoryHeartbeatStore:
 
 
 def health_gate(app: Any) -> Gate:
-    """The health app behind its connection gate, with the health server's small limits."""
+    """The health app behind its connection gate, with the health server's small limits
+    (imported here: the supervisor, which needs only the heartbeat, never loads asyncio)."""
+    from nrf.adapters.http_server.gate import Gate
+    from nrf.adapters.http_server.limits import HEALTH_LIMITS
+
     return Gate(app, HEALTH_LIMITS)
