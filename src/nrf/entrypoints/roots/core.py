@@ -31,7 +31,7 @@ from nrf.adapters.result_store.s3_result_store import S3ResultStore
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
 from nrf.entrypoints.roots import builders
-from nrf.service_layer.job_outcome import RetryPolicy
+from nrf.service_layer.job_outcome import OutcomeDecider, RetryPolicy
 
 
 def _client(service: str, config: providers.Configuration) -> providers.Singleton:
@@ -53,8 +53,10 @@ class Core(containers.DeclarativeContainer):
     clock = providers.Singleton(SystemClock)
     sleeper = providers.Singleton(SystemSleeper)
     limits = providers.Singleton(input_limits, worker_settings)
-    # One policy for the worker loop, the claim step and the use cases.
+    # One policy for the worker loop, the claim step and the use cases; one decider of how a
+    # receive ends, for the job processes, the worker's timeouts and the dead letters alike.
     retry_policy = providers.Singleton(RetryPolicy, base_seconds=config.retry_base_seconds.as_(int))
+    outcome_decider = providers.Singleton(OutcomeDecider, retry=retry_policy)
 
     boundary_data = providers.Singleton(
         GeoPackageBoundaryData, path=config.reference_data, verified=config.reference_data_verified

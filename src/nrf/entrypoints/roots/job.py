@@ -17,7 +17,6 @@ from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySou
 from nrf.entrypoints.roots import builders
 from nrf.entrypoints.roots.core import Core, build
 from nrf.service_layer.fail_job import FailJob
-from nrf.service_layer.job_outcome import OutcomeDecider
 from nrf.service_layer.notifications import NotificationLedger, NotifySettings
 from nrf.service_layer.process_job import ProcessJob
 
@@ -35,12 +34,11 @@ class JobRoot(Core):
         job_notifier, Core.ops_records, Core.clock, Core.sleeper, config
     )
     ledger = providers.Singleton(NotificationLedger, store=Core.result_store, notifier=job_delivery)
-    outcome_decider = providers.Singleton(OutcomeDecider, retry=Core.retry_policy)
     fail_job = providers.Singleton(
         FailJob,
         store=Core.result_store,
         ledger=ledger,
-        decider=outcome_decider,
+        decider=Core.outcome_decider,
         clock=Core.clock,
         support_email=config.support_email,
     )
@@ -78,7 +76,7 @@ class JobRoot(Core):
         boundaries=boundary_source,
         store=Core.result_store,
         ledger=ledger,
-        decider=outcome_decider,
+        decider=Core.outcome_decider,
         fail=fail_job,
         clock=Core.clock,
         render=job_report,
