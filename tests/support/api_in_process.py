@@ -17,7 +17,7 @@ from support.wiring import wired
 
 def anonymous_client(limits: InputLimits | None = None) -> falcon.testing.TestClient:
     """A client of the whole app (quotes, boundary checks, the form) in anonymous mode;
-    ``limits`` replace the container's (the worker's settings) where a test sets them."""
+    ``limits`` replace the root's (the worker's settings) where a test sets them."""
     data = repo()
     # The use cases `nrf serve` builds (get_app), over the strip and in one process.
     container = wired(ApiRoot, boundary_data=data, site_map=map, clock=FakeClock(QUOTE_MOMENT))

@@ -76,11 +76,11 @@ def offenders(entrypoints: Path) -> list[str]:
     ]
 
 
-def test_no_entrypoint_builds_a_use_case_or_adapter_outside_the_container() -> None:
+def test_no_entrypoint_builds_a_use_case_or_adapter_outside_the_roots() -> None:
     assert offenders(PACKAGE / "entrypoints") == []
 
 
-def test_the_test_harness_builds_no_use_case_or_adapter_outside_the_container() -> None:
+def test_the_test_harness_builds_no_use_case_or_adapter_outside_the_roots() -> None:
     assert offenders(HARNESS) == []
 
 

@@ -35,7 +35,7 @@ def body(job_id: str) -> str:
 def drain_of(
     dlq: FakeJobQueue, store: FakeResultStore, notifier: FakeNotifier, clock: FakeClock
 ) -> DrainDeadLetters:
-    """`nrf dlq` as the container wires it, over the fakes."""
+    """`nrf dlq` as its root wires it, over the fakes."""
     return wired(
         DeadLetterRoot,
         WorkerSettings(support_email=SUPPORT),

@@ -55,7 +55,7 @@ class FakeBackendResults:
 
 
 def ledger_of(store: FakeResultStore, channels: DeliveryChannels) -> NotificationLedger:
-    """The worker's ledger as the container wires it, settling through ``channels``."""
+    """The worker's ledger as its root wires it, settling through ``channels``."""
     return wired(JobRoot, result_store=store, job_delivery=channels).ledger()
 
 

@@ -52,7 +52,7 @@ def watcher(
     notifier: FakeNotifier,
     clock: FakeClock,
 ) -> WatchForStalls:
-    """`nrf housekeep`'s stall watcher as the container wires it (with its SentOnce)."""
+    """`nrf housekeep`'s stall watcher as its root wires it (with its SentOnce)."""
     return wired(
         OpsRoot,
         WorkerSettings(support_email=SUPPORT, stall_alert_seconds=900),

@@ -162,7 +162,7 @@ def verify_reference_data(
     """
     import boto3
 
-    def s3() -> Any:  # configured as the container's s3_client: region and endpoint
+    def s3() -> Any:  # configured as the core root's s3_client: region and endpoint
         return boto3.client("s3", region_name=settings.region, endpoint_url=settings.endpoint_url)
 
     def refused(code: str, error: str, exit_code: int) -> int:

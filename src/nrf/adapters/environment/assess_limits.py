@@ -17,7 +17,7 @@ from nrf.adapters.environment.settings import WorkerSettings, read_variables, va
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits
 
 # The worker's name of each ceiling -> InputLimits' (a site is a feature once read): the one
-# place the two vocabularies meet, for the container and for `nrf assess` alike.
+# place the two vocabularies meet, for the roots and for `nrf assess` alike.
 LIMIT_FIELDS = {
     "max_file_bytes": "max_file_bytes",
     "max_sites_per_job": "max_features",
@@ -38,7 +38,7 @@ _SCALED = (
 
 
 def input_limits(settings: WorkerSettings) -> InputLimits:
-    """The worker's configured ceilings as InputLimits (the container's ``limits``)."""
+    """The worker's configured ceilings as InputLimits (the core root's ``limits``)."""
     values = {limit: getattr(settings, setting) for setting, limit in LIMIT_FIELDS.items()}
     return attrs.evolve(DEFAULT_LIMITS, **values)
 

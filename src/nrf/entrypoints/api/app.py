@@ -116,7 +116,7 @@ def get_app() -> falcon.App:
 
 
 def open_pinned_bundle(settings: WorkerSettings, container: Any) -> BundleInfo:
-    """Open the container's bundle and hold it to the pin; NrfError when it may not be served."""
+    """Open the root's bundle and hold it to the pin; NrfError when it may not be served."""
     from nrf.adapters.boundary_data.bundle_fetch import DIGEST_MISMATCH
     from nrf.adapters.boundary_data.bundle_location import S3Location, parse_location
     from nrf.entrypoints.reference_bundle import refuse_unless_allowed

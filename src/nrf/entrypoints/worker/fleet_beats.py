@@ -96,7 +96,7 @@ def start_fleet_heartbeat(
 ) -> HeartbeatThread:
     """The worker process's hook: one call after the loop is built, ``stop`` after it ran.
 
-    ``heartbeat`` is the container's provider (records and clock wired there); this adds the
+    ``heartbeat`` is the worker root's provider (records and clock wired there); this adds the
     worker's identity and activity, which only the running worker process knows.
     """
     worker_id = settings.worker_id or default_worker_id(socket.gethostname(), os.getppid())
