@@ -15,6 +15,7 @@ from nrf.domain.model import BundleInfo
 from nrf.entrypoints.api.app import create_app
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.services import ApiServices
+from nrf.entrypoints.roots.api import ApiRoot
 from support.api_server import multipart
 from support.reference import QUOTE_MOMENT, STRIP_ORIGIN
 from support.reference import two_catchment_strip as repo
@@ -29,7 +30,7 @@ SYNTHETIC = BundleInfo(
 
 def client(bundle: BundleInfo | None = None) -> falcon.testing.TestClient:
     data = repo()
-    container = wired(boundary_data=data, site_map=map, clock=FakeClock(QUOTE_MOMENT))
+    container = wired(ApiRoot, boundary_data=data, site_map=map, clock=FakeClock(QUOTE_MOMENT))
     services = ApiServices(
         quote=container.get_quote(),
         check=container.check_boundary(),

@@ -12,7 +12,7 @@ from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.model import Development
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
-from nrf.entrypoints.api.openapi import openapi_document
+from nrf.adapters.api_docs.openapi import openapi_document
 from support.api_in_process import anonymous_client
 from support.reference import QUOTE_DATE, STRIP_ORIGIN, two_catchment_strip
 

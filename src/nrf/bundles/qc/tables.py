@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.adapters.boundary_data import geopackage_cells, geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.bundles.qc.delivered_column import ColumnNames, column_names
 from nrf.bundles.qc.delivered_file import delivered_file
@@ -48,7 +48,7 @@ def _permits(
     # The delivery's own names (Defra's where the bundle recorded none): what a data manager opens.
     table, code_name = member or "WwTw_lookup", f"`{named('wwtw_id', 'WwTW_code')}`"
     for row in rows:
-        code = geopackage_lookups.whole_number(row["wwtw_id"])
+        code = geopackage_cells.whole_number(row["wwtw_id"])
         if code is None:
             where = f"row {row['_key']}"
             if row["wwtw_id"] is None and category_key(str(row["wwtw_name"])) == PACKAGE_PLANT:
@@ -60,7 +60,7 @@ def _permits(
         values = tuple(row[c] for c in geopackage_lookups.CONCENTRATIONS)
         for column, value in zip(geopackage_lookups.CONCENTRATIONS, values, strict=True):
             try:
-                geopackage_lookups.number(value)
+                geopackage_cells.number(value)
             except ValueError:
                 report.add(
                     "value_invalid", layer, code, f"{named(column)} {value!r} is not a number"
