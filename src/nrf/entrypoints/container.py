@@ -42,6 +42,7 @@ from nrf.adapters.result_store.s3_store_inventory import S3StoreInventory
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
 from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.email_fields import NotifySettings
 from nrf.domain.jobs import NotificationKind, QueueFatalError
 from nrf.entrypoints.assess_limits import input_limits
 from nrf.entrypoints.logging_setup import publish_metrics
@@ -56,8 +57,9 @@ from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.fleet_heartbeat import FleetHeartbeat
 from nrf.service_layer.fleet_status import ReadFleetStatus
 from nrf.service_layer.housekeeping import Housekeep
+from nrf.service_layer.job_end import JobEnd
 from nrf.service_layer.job_outcome import OutcomeDecider, RetryPolicy
-from nrf.service_layer.notifications import NotificationLedger, NotifySettings
+from nrf.service_layer.notifications import NotificationLedger
 from nrf.service_layer.process_job import ProcessJob
 from nrf.service_layer.quotes import GetQuote
 from nrf.service_layer.rerun_refused import RerunRefusedQuotes
@@ -309,20 +311,33 @@ class Container(containers.DeclarativeContainer):
     dead_letter_inbox = providers.Singleton(ReadingJobInbox, queue=dead_letter_queue)
 
     retry_policy = providers.Singleton(RetryPolicy, base_seconds=config.retry_base_seconds.as_(int))
-    ledger = providers.Singleton(NotificationLedger, store=result_store, notifier=job_delivery)
-    # nrf dlq opens no bundle, so its emails go out unlabelled.
-    dead_letter_ledger = providers.Singleton(
-        NotificationLedger, store=result_store, notifier=delivery
-    )
-    outcome_decider = providers.Singleton(OutcomeDecider, retry=retry_policy)
-    fail_job = providers.Singleton(
-        FailJob,
-        store=result_store,
-        ledger=ledger,
-        decider=outcome_decider,
-        clock=clock,
+    notify_settings = providers.Factory(
+        NotifySettings,
+        results_base_url=config.results_base_url,
         support_email=config.support_email,
     )
+    ledger = providers.Singleton(
+        NotificationLedger,
+        store=result_store,
+        notifier=job_delivery,
+        settings=notify_settings,
+        links=result_links,
+        clock=clock,
+        report_results=providers.Callable(bool, config.backend_base_url),
+    )
+    # nrf dlq opens no bundle, so its emails go out unlabelled.
+    dead_letter_ledger = providers.Singleton(
+        NotificationLedger, store=result_store, notifier=delivery, settings=notify_settings
+    )
+    outcome_decider = providers.Singleton(OutcomeDecider, retry=retry_policy)
+    # Every ending of a job (job_end.py): the worker's, and nrf dlq's over its own ledger.
+    job_end = providers.Singleton(
+        JobEnd, store=result_store, ledger=ledger, decider=outcome_decider, clock=clock
+    )
+    dead_letter_end = providers.Singleton(
+        JobEnd, store=result_store, ledger=dead_letter_ledger, decider=outcome_decider, clock=clock
+    )
+    fail_job = providers.Singleton(FailJob, end=job_end)
 
     job_report = providers.Factory(report_renderer, boundary_data, clock)
     process_job = providers.Singleton(
@@ -331,21 +346,13 @@ class Container(containers.DeclarativeContainer):
         boundaries=boundary_source,
         store=result_store,
         ledger=ledger,
-        decider=outcome_decider,
-        fail=fail_job,
+        end=job_end,
         clock=clock,
         render=job_report,
-        settings=providers.Factory(
-            NotifySettings,
-            results_base_url=config.results_base_url,
-            support_email=config.support_email,
-        ),
         default_rules=config.default_rules,
         limits=limits,
-        report_results=providers.Callable(bool, config.backend_base_url),
         bundle=boundary_data,
         quote_clock=providers.Callable(_quote_clock, config.test_quote_date),
-        links=result_links,
     )
 
     # The operator's commands (`nrf status`, `nrf housekeep`) and the fleet heartbeat.
@@ -391,9 +398,8 @@ class Container(containers.DeclarativeContainer):
         DrainDeadLetters,
         dlq=dead_letter_inbox,
         store=result_store,
-        ledger=dead_letter_ledger,
+        end=dead_letter_end,
         clock=clock,
-        support_email=config.support_email,
     )
 
     # The worker process; the heartbeat store, stop event and ack thread are passed in by it.
