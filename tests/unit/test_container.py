@@ -45,7 +45,9 @@ def test_the_retry_base_from_the_environment_reaches_every_retry() -> None:
     # One policy for the worker loop, the claim step and the use cases: 5 × 2^(n-1).
     assert c.worker_loop(heartbeat=None, executor=None, stop=None)._retry is retry
     assert c.in_flight()._retry is retry
-    assert c.process_job()._decider._retry is retry
+    # Every ending's retries, the worker's and nrf dlq's, are decided by JobEnd's decider.
+    assert c.process_job()._end._decider._retry is retry
+    assert c.dead_letter_end()._decider._retry is retry
     assert 20 <= retry.delay(3) <= 24  # 5 × 2^2 = 20, plus up to 20 % jitter
 
 

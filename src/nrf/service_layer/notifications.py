@@ -225,8 +225,9 @@ class NotificationLedger:
     ) -> tuple[NotificationRecord, ...]:
         """The new entries of an ending, each kind with the fields its template needs."""
         job_id = record.job_id
+        told: tuple[NotificationRecord, ...] = ()
         if isinstance(tell, CompletedTell):
-            request, told = tell.request, ()
+            request = tell.request
             if request.email:
                 links = self._links_to(job_id, tuple(n for n in STORED_NAMES if n in files))
                 details = personalisation(self._settings, request, tell.run, links)
@@ -237,7 +238,8 @@ class NotificationLedger:
             return told
         if isinstance(tell, FailedTell):
             personal = failure_fields(job_id, record.error_codes, record.message)
-            told = (intent(NotificationKind.FAILED, tell.email, personal),) if tell.email else ()
+            if tell.email:
+                told = (intent(NotificationKind.FAILED, tell.email, personal),)
             if tell.to_support and self._settings.support_email:
                 support = self._settings.support_email
                 told += (intent(NotificationKind.QUOTE_REFUSED, support, personal),)
@@ -257,7 +259,7 @@ class NotificationLedger:
                 + email_state(record)
             )
             return (self._support_entry(record.job_id, reason),)
-        told = (self._support_entry(record.job_id, tell.reason),)
+        told: tuple[NotificationRecord, ...] = (self._support_entry(record.job_id, tell.reason),)
         if tell.email and not record.notifications:
             details = failure_fields(record.job_id, DEAD_LETTER_CODES, tell.reason)
             told += (intent(NotificationKind.FAILED, tell.email, details),)

@@ -114,10 +114,9 @@ class ProcessJob:
             assert existing.bundle is not None
             log.info("quote_rerun", extra={**ctx, "refused_by": existing.bundle.label()})
         elif existing is not None:
-            tell = FinishedTell(request=request)
-            again = OutcomeStatus.ALREADY_FINISHED
+            again, finished = OutcomeStatus.ALREADY_FINISHED, FinishedTell(request=request)
             return self._end(
-                Ending(record=existing, receipt=receipt, status=again, tell=tell, found=True)
+                Ending(record=existing, receipt=receipt, status=again, tell=finished, found=True)
             )
         if receipt.receive_count <= 1 and receipt.first_claim and request.email:
             # At most once: only the very first claim of a job ever sends it.
