@@ -65,9 +65,9 @@ class JobEnd:
         When the message is deleted: once nothing in the record is pending. An entry still
         pending (the provider down) keeps it, to come back after the back-off and settle only
         that. A failure is deleted even when the store refuses its record (the requester is
-        told anyway: retrying never makes bad input good), and so is a dead letter. A failure
-        whose ledger raises is retried; any other ending's error goes to its caller (the job's
-        own retry, or the drain stopping with the message kept).
+        told anyway: retrying never makes bad input good), and so is a dead letter. When the
+        store or the provider fails (the store down, a lookup refused) the message is kept to
+        retry, except a dead letter's: the drain stops there, its message kept for the next.
         """
         record, receipt = end.record, end.receipt
         ctx: dict[str, Any] = {"job_id": record.job_id, "trace_id": record.trace_id}
@@ -76,15 +76,13 @@ class JobEnd:
         try:
             settled = self._ledger.tell(record, end.tell, files=end.files, found=end.found)
         except NrfError as exc:
-            if end.status is not OutcomeStatus.FAILED:
+            if end.status is OutcomeStatus.DEAD_LETTERED:
                 raise
             return self._decider.retry(receipt, record.job_id, exc.code, ctx)
         if settled is None:
             return self._decider.unrecorded(record)
         if end.found and end.status is OutcomeStatus.ALREADY_FINISHED:
             return self._decider.already_finished(settled, receipt, ctx)
-        if not end.found:
-            log.info("job_stored", extra=ctx)
         return self._decider.end(settled, receipt, end.status, ctx)
 
     def retry(self, receipt: Receipt, job_id: str, code: str, ctx: dict[str, Any]) -> JobOutcome:

@@ -147,7 +147,7 @@ class NotificationLedger:
             return record
         record = evolve(record, notifications=(*record.notifications, *entries))
         try:
-            self._store.save(record.job_id, dict(files or {}), record)
+            where = self._store.save(record.job_id, dict(files or {}), record)
         except ResultStoreUnavailable:
             if not isinstance(tell, FailedTell):
                 raise
@@ -155,6 +155,8 @@ class NotificationLedger:
             for entry in entries:
                 self.send_unrecorded(entry_notification(entry, record.job_id))
             return None
+        if isinstance(tell, CompletedTell):
+            log.info("job_stored", extra={"job_id": record.job_id, "where": where})
         return self.settle(record, ask_provider=False)
 
     def settle(self, record: JobRecord, *, ask_provider: bool) -> JobRecord:
@@ -191,14 +193,8 @@ class NotificationLedger:
         email, and a failure that could not be stored)."""
         sent = self._notifier.send(notification)
         if not sent.sent and sent.error != NO_TEMPLATE:
-            log.warning(
-                "notification_failed",
-                extra={
-                    "job_id": notification.job_id,
-                    "kind": str(notification.kind),
-                    "error": sent.error,
-                },
-            )
+            ctx = {"job_id": notification.job_id, "kind": str(notification.kind)}
+            log.warning("notification_failed", extra={**ctx, "error": sent.error})
         return sent
 
     def _settle_one(
