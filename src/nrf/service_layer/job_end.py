@@ -74,14 +74,16 @@ class JobEnd:
         if record.error_codes:
             ctx["codes"] = list(record.error_codes)
         try:
-            settled = self._ledger.tell(record, end.tell, files=end.files, found=end.found)
+            settled = self._ledger.store_and_settle(
+                record, end.tell, files=end.files, found=end.found
+            )
         except NrfError as exc:
             if end.status is OutcomeStatus.DEAD_LETTERED:
                 raise
             return self._decider.retry(receipt, record.job_id, exc.code, ctx)
         if settled is None:
             return self._decider.unrecorded(record)
-        if end.found and end.status is OutcomeStatus.ALREADY_FINISHED:
+        if end.status is OutcomeStatus.ALREADY_FINISHED:
             return self._decider.already_finished(settled, receipt, ctx)
         return self._decider.end(settled, receipt, end.status, ctx)
 

@@ -1,10 +1,10 @@
 """Every notification of a job, in one place: each entry made, stored pending, then sent.
 
-:meth:`NotificationLedger.tell` makes an ending's entries, saves them pending with the record
-(and the result), and only then sends each and saves what happened; a receive that dies in
-between leaves them pending for the next, which asks the provider first. ``job_end.py`` says
-when; ``domain/email_fields.py`` what each says. The other channel, at most once, is
-:class:`~nrf.service_layer.sent_once.SentOnce` (housekeeping's delay and stall notices).
+:meth:`NotificationLedger.store_and_settle` makes an ending's entries, saves them pending
+with the record (and the result), and only then sends each and saves what happened; a receive
+that dies in between leaves them pending for the next, which asks the provider first.
+``job_end.py`` says when; ``domain/email_fields.py`` what each says. The other channel, at
+most once, is :class:`~nrf.service_layer.sent_once.SentOnce` (delay and stall notices).
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ class NotificationLedger:
                 )
             )
 
-    def tell(
+    def store_and_settle(
         self,
         record: JobRecord,
         tell: Tell,
