@@ -25,7 +25,14 @@ TESTS = Path(__file__).parents[1]
 HARNESS = TESTS / "support"
 # The job path's pieces, wired into one another: no test builds them by hand either (a unit
 # test of any other single use case may build it over its fakes; these are never single).
-JOB_PATH = ("ProcessJob", "FailJob", "OutcomeDecider", "NotificationLedger", "DrainDeadLetters")
+JOB_PATH = (
+    "ProcessJob",
+    "FailJob",
+    "JobEnd",
+    "OutcomeDecider",
+    "NotificationLedger",
+    "DrainDeadLetters",
+)
 ROOTS = "roots"
 WIRED_LAYERS = ("nrf.service_layer", "nrf.adapters")
 

@@ -6,6 +6,7 @@ from nrf.adapters.notifier.log_notifier import LogNotifier
 from nrf.adapters.result_store.local_result_store import LocalResultStore
 from nrf.domain.jobs import Notification, NotificationKind
 from nrf.entrypoints.roots.core import Core, build
+from nrf.entrypoints.roots.dead_letters import build_dead_letter_root
 from nrf.entrypoints.roots.job import build_job_root
 from nrf.entrypoints.roots.worker import build_worker_root
 from nrf.service_layer.process_job import ProcessJob
@@ -47,7 +48,12 @@ def test_the_retry_base_from_the_environment_reaches_every_retry() -> None:
     # One policy for the worker loop, the claim step and the use cases: 5 × 2^(n-1).
     assert c.worker_loop(heartbeat=None, executor=None, stop=None)._retry is retry
     assert c.in_flight()._retry is retry
-    assert c.process_job()._decider._retry is retry
+    # Every ending's retries, the worker's and nrf dlq's, are decided by JobEnd's decider.
+    assert c.process_job()._end._decider._retry is retry
+    dlq = build_dead_letter_root(load_settings({"NRF_RETRY_BASE_SECONDS": "5"}))
+    dlq_end = dlq.dead_letter_end()
+    assert dlq_end._decider._retry is dlq.retry_policy()
+    assert dlq.retry_policy().base_seconds == 5
     assert 20 <= retry.delay(3) <= 24  # 5 × 2^2 = 20, plus up to 20 % jitter
 
 

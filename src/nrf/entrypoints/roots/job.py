@@ -14,10 +14,12 @@ from nrf.adapters.outputs.html_report import report_renderer
 from nrf.adapters.result_store.local_result_links import LocalResultLinks
 from nrf.adapters.result_store.s3_presigned_links import S3PresignedLinks
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
+from nrf.domain.email_fields import NotifySettings
 from nrf.entrypoints.roots import builders
 from nrf.entrypoints.roots.core import Core, build
 from nrf.service_layer.fail_job import FailJob
-from nrf.service_layer.notifications import NotificationLedger, NotifySettings
+from nrf.service_layer.job_end import JobEnd
+from nrf.service_layer.notifications import NotificationLedger
 from nrf.service_layer.process_job import ProcessJob
 
 
@@ -33,16 +35,6 @@ class JobRoot(Core):
     job_delivery = builders.delivery_provider(
         job_notifier, Core.ops_records, Core.clock, Core.sleeper, config
     )
-    ledger = providers.Singleton(NotificationLedger, store=Core.result_store, notifier=job_delivery)
-    fail_job = providers.Singleton(
-        FailJob,
-        store=Core.result_store,
-        ledger=ledger,
-        decider=Core.outcome_decider,
-        clock=Core.clock,
-        support_email=config.support_email,
-    )
-
     boundary_source = providers.Singleton(
         S3JobBoundarySource,
         client=Core.s3_client,
@@ -69,6 +61,29 @@ class JobRoot(Core):
             seconds=config.result_link_seconds,
         ),
     )
+    notify_settings = providers.Factory(
+        NotifySettings,
+        results_base_url=config.results_base_url,
+        support_email=config.support_email,
+    )
+    ledger = providers.Singleton(
+        NotificationLedger,
+        store=Core.result_store,
+        notifier=job_delivery,
+        settings=notify_settings,
+        links=result_links,
+        clock=Core.clock,
+        report_results=providers.Callable(bool, config.backend_base_url),
+    )
+    # Every ending of a job (job_end.py): store, settle the notifications, decide the message.
+    job_end = providers.Singleton(
+        JobEnd,
+        store=Core.result_store,
+        ledger=ledger,
+        decider=Core.outcome_decider,
+        clock=Core.clock,
+    )
+    fail_job = providers.Singleton(FailJob, end=job_end)
     job_report = providers.Factory(report_renderer, Core.boundary_data, Core.clock)
     process_job = providers.Singleton(
         ProcessJob,
@@ -76,21 +91,13 @@ class JobRoot(Core):
         boundaries=boundary_source,
         store=Core.result_store,
         ledger=ledger,
-        decider=Core.outcome_decider,
-        fail=fail_job,
+        end=job_end,
         clock=Core.clock,
         render=job_report,
-        settings=providers.Factory(
-            NotifySettings,
-            results_base_url=config.results_base_url,
-            support_email=config.support_email,
-        ),
         default_rules=config.default_rules,
         limits=Core.limits,
-        report_results=providers.Callable(bool, config.backend_base_url),
         bundle=Core.boundary_data,
         quote_clock=providers.Callable(builders.quote_clock, config.test_quote_date),
-        links=result_links,
     )
 
 
