@@ -5,6 +5,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -51,7 +52,7 @@ def hilbert_index(x: int, y: int, bits: int = 21) -> int:
     return d
 
 
-def _read(path: Path, sql: str) -> list[tuple[object, ...]]:
+def _read(path: Path, sql: str) -> list[Any]:
     with sqlite3.connect(path) as db:
         return db.execute(sql).fetchall()
 
