@@ -49,29 +49,6 @@ def piece_uplift(
     return round2((adjusted - current) * area_ha)
 
 
-def piece_uplifts(
-    current: Sequence[float | None],
-    resi: Sequence[float | None],
-    greenspace_coeff: float,
-    area_ha: np.ndarray,
-    greenspace: bool,
-    rules: RuleSet,
-) -> list[float | None]:
-    """``piece_uplift`` of many pieces at once, bit for bit: the same operations in the same
-    order on float64, and numpy's round (scale by 100, round half to even, divide) is
-    ``round2``'s. Two calls and two roundings per piece were ~5 % of a batch (issue 32)."""
-    now = np.array(current, dtype=np.float64)  # None becomes NaN, masked out below
-    future = np.array(resi, dtype=np.float64)
-    if greenspace:
-        fraction = rules.greenspace_percent / 100
-        future = future * (1 - fraction) + fraction * greenspace_coeff
-    values: list[float | None] = np.round((future - now) * area_ha, 2).tolist()
-    for i, (a, b) in enumerate(zip(current, resi, strict=True)):
-        if a is None or b is None:
-            values[i] = None
-    return values
-
-
 def greenspace_applies(dev_area_ha: float, rules: RuleSet) -> bool:
     """The greenspace adjustment uses the site area already rounded to 2 dp."""
     return rules.greenspace_enabled and dev_area_ha >= rules.greenspace_threshold_ha
@@ -204,36 +181,35 @@ def land_use_pieces(
     met = nn_geoms[nn_hits]
     holds_site = np.fromiter(map(site.wholly_inside, met), dtype=bool, count=len(met))
     areas_m2 = piece_areas(site_parts, met, holds_site, site.part_inside)
-    rows, cols = np.nonzero(areas_m2 > 0.0)
-    areas_ha = areas_m2[rows, cols] / rules.m2_per_ha
-    coefs = [coefficients[i] for i in coef_hits[rows].tolist()]
-    n_uplift = piece_uplifts(
-        [c.lu_curr_n_coeff for c in coefs],
-        [c.n_resi_coeff for c in coefs],
-        rules.greenspace_n_coeff,
-        areas_ha,
-        greenspace,
-        rules,
-    )
-    p_uplift = piece_uplifts(
-        [c.lu_curr_p_coeff for c in coefs],
-        [c.p_resi_coeff for c in coefs],
-        rules.greenspace_p_coeff,
-        areas_ha,
-        greenspace,
-        rules,
-    )
-    met_nn = [catchments[i] for i in nn_hits[cols].tolist()]
-    return [
-        Piece(
-            n2k_site_name=nn.n2k_site_name,
-            edp_id=nn.edp_id,
-            area_ha=area,
-            n_uplift=n_up,
-            p_uplift=p_up,
+    pieces: list[Piece] = []
+    for part_index, nn_pos in zip(*np.nonzero(areas_m2 > 0.0), strict=True):
+        coef = coefficients[int(coef_hits[part_index])]
+        nn = catchments[int(nn_hits[nn_pos])]
+        area_ha = float(areas_m2[part_index, nn_pos]) / rules.m2_per_ha
+        pieces.append(
+            Piece(
+                n2k_site_name=nn.n2k_site_name,
+                edp_id=nn.edp_id,
+                area_ha=area_ha,
+                n_uplift=piece_uplift(
+                    coef.lu_curr_n_coeff,
+                    coef.n_resi_coeff,
+                    rules.greenspace_n_coeff,
+                    area_ha,
+                    greenspace,
+                    rules,
+                ),
+                p_uplift=piece_uplift(
+                    coef.lu_curr_p_coeff,
+                    coef.p_resi_coeff,
+                    rules.greenspace_p_coeff,
+                    area_ha,
+                    greenspace,
+                    rules,
+                ),
+            )
         )
-        for nn, area, n_up, p_up in zip(met_nn, areas_ha.tolist(), n_uplift, p_uplift, strict=True)
-    ]
+    return pieces
 
 
 def suds_applies(dwellings: int, rules: RuleSet) -> bool:
