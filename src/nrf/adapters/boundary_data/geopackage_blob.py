@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Sequence
-from typing import cast
 
 import numpy as np
 import shapely
@@ -17,8 +16,6 @@ _EMPTY_FLAG = 0b0001_0000
 _EXTENDED_FLAG = 0b0010_0000
 _LITTLE_ENDIAN_FLAG = 0b0000_0001
 _XY_ENVELOPE_LE = 0b0000_0010 | _LITTLE_ENDIAN_FLAG
-# Header length by envelope indicator; 0 where the indicator is invalid.
-_HEADER_SIZES = np.array([8 + size for size in _ENVELOPE_SIZES] + [0, 0, 0], dtype=np.int64)
 
 
 class BlobError(ValueError):
@@ -44,8 +41,9 @@ def header_length(blob: bytes) -> int:
 
 
 def is_empty(blob: bytes) -> bool:
-    """True when the header marks the geometry as empty."""
-    return bool(blob[3] & _EMPTY_FLAG)
+    """True when the header marks the geometry as empty (a blob too short to have flags is
+    not: ``header_length`` refuses it)."""
+    return len(blob) > 3 and bool(blob[3] & _EMPTY_FLAG)
 
 
 def srs_id(blob: bytes) -> int:
@@ -54,44 +52,11 @@ def srs_id(blob: bytes) -> int:
     return int(struct.unpack_from(f"{order}i", blob, 4)[0])
 
 
-def _wkb(blob: bytes) -> bytes | None:
-    """One blob's WKB, None if empty; the header checked first (a short blob has no flags)."""
-    size = header_length(blob)
-    return None if is_empty(blob) else blob[size:]
-
-
-def _plain_wkbs(blobs: Sequence[bytes | None]) -> list[bytes | None] | None:
-    """Every blob's WKB (None if empty) with the headers read as one array, or None when a
-    blob is NULL or any header is not a plain one (left to ``header_length`` to name).
-
-    A batch's read decodes ~4,000 parcels: the headers as one array instead of one Python
-    call each (issue 32)."""
-    n = len(blobs)
-    if n == 0 or not all(blobs):  # a NULL (or an empty, hence short) blob
-        return None
-    present = cast("Sequence[bytes]", blobs)
-    lengths = np.fromiter(map(len, present), dtype=np.int64, count=n)
-    if (lengths < 8).any():
-        return None
-    heads = np.frombuffer(b"".join([b[:4] for b in present]), dtype=np.uint8).reshape(n, 4)
-    flags = heads[:, 3]
-    sizes = _HEADER_SIZES[(flags >> 1) & 0b111]
-    plain = (heads[:, 0] == MAGIC[0]) & (heads[:, 1] == MAGIC[1]) & (heads[:, 2] == 0)
-    plain &= ((flags & _EXTENDED_FLAG) == 0) & (sizes > 0) & (lengths >= sizes)
-    if not plain.all():
-        return None
-    empty = (flags & _EMPTY_FLAG) != 0
-    return [
-        None if e else b[s:]
-        for b, s, e in zip(present, sizes.tolist(), empty.tolist(), strict=True)
-    ]
-
-
 def decode_blobs(blobs: Sequence[bytes | None]) -> NDArray[np.object_]:
     """Shapely geometries of many blobs at once; None for NULL or empty geometries."""
-    wkbs = _plain_wkbs(blobs)
-    if wkbs is None:
-        wkbs = [None if b is None else _wkb(b) for b in blobs]
+    wkbs: list[bytes | None] = [
+        None if b is None or is_empty(b) else b[header_length(b) :] for b in blobs
+    ]
     return np.asarray(shapely.from_wkb(wkbs), dtype=object)
 
 
