@@ -47,8 +47,7 @@ def split_by_catchment(
     for piece in pieces:
         grouped.setdefault(piece.n2k_site_name, []).append(piece)
     keys = sorted(grouped)
-    # Each distinct OID once (a catchment's pieces mostly share one), first seen first.
-    ids = {k: lowest(dict.fromkeys(p.edp_id for p in grouped[k])) for k in keys}
+    ids = {k: lowest(p.edp_id for p in grouped[k]) for k in keys}
     if not keys:
         return ()
     area = {k: math.fsum(p.area_ha for p in grouped[k]) for k in keys}
