@@ -83,7 +83,10 @@ def reorder(src: Path, out: Path, order: str, seed: int = SEED) -> None:
     meta_path = src.with_suffix(".json")
     if meta_path.is_file():
         meta = json.loads(meta_path.read_text())
-        meta.update(size=out.stat().st_size, parcel_order=order, order_seed=seed)
+        # The report is named and headed by its kind: a shuffled run does not overwrite
+        # the grid-ordered one's.
+        kind = f"{meta.get('kind', 'simple')}-{order}"
+        meta.update(size=out.stat().st_size, kind=kind, parcel_order=order, order_seed=seed)
         out.with_suffix(".json").write_text(json.dumps(meta, indent=1))
 
 

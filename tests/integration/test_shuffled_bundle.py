@@ -71,7 +71,9 @@ def test_same_rows_renumbered_and_the_rtree_follows(
     geoms = decode_blobs([r[1] for r in after])
     expected = shapely.bounds(geoms)
     assert np.allclose(np.array([b[1:] for b in boxes]), expected[:, [0, 2, 1, 3]], atol=0.01)
-    assert json.loads(out.with_suffix(".json").read_text())["parcel_order"] == order
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["parcel_order"] == order
+    assert meta["kind"] == f"simple-{order}"  # the report is named by it: not overwritten
     GeoPackageBoundaryData(out)  # opens: a valid bundle
 
 
