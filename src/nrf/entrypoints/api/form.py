@@ -1,7 +1,8 @@
 """GET / : a plain upload form (no JavaScript) whose answer is the report; POST / takes it.
 
-The person may choose the levy table, the JSON or the GeoJSON instead (form_outputs.py); the
-report itself links the same quote in those three formats (form_downloads.py). A
+The person may choose the levy table, the JSON or the GeoJSON (WGS 84 or British National Grid)
+instead (form_outputs.py); the report itself links the same quote in those formats
+(form_downloads.py). A
 browser cannot send an ``x-api-key`` header from a plain form, so the form has a key field
 when keys are configured, first in the form: browsers send fields in order, and the server
 checks the key before it reads the file (admission.py). A problem is shown as a page too (same
@@ -221,9 +222,14 @@ class FormResource:
         output, stamp = chosen[0], self._quotes.stamp(req)
         input_name = getattr(req.context, "input_name", None)
         if output.media_type == HTML:
-            links = download_links(input_name, lambda kind: self._quotes.render(quote, kind, stamp))
+            links = download_links(
+                input_name,
+                lambda linked: self._quotes.render(quote, linked.media_type, stamp, bng=linked.bng),
+            )
             resp.content_type, resp.data = self._quotes.render(quote, HTML, stamp, downloads=links)
             return
-        resp.content_type, resp.data = self._quotes.render(quote, output.media_type, stamp)
+        resp.content_type, resp.data = self._quotes.render(
+            quote, output.media_type, stamp, bng=output.bng
+        )
         name = download_name(input_name, output)
         resp.set_header("Content-Disposition", f'attachment; filename="{name}"')

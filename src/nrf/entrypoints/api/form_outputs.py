@@ -1,8 +1,10 @@
 """The form's "answer as" choice: the report, or the JSON, levy table or GeoJSON as a download.
 
-A plain form cannot set ``Accept``, so the person chooses with radio buttons (a fieldset with a
-legend, each button labelled, usable by keyboard); each choice is one of the API's own
-representations, saved under the uploaded file's name with the suffix `nrf assess` gives it.
+A plain form cannot set ``Accept`` or add ``?crs=``, so the person chooses with radio buttons (a
+fieldset with a legend, each button labelled, usable by keyboard); each choice is one of the
+API's own representations, saved under the uploaded file's name with the suffix `nrf assess`
+gives it. The British National Grid GeoJSON is a choice of its own, since that is what most
+planning GIS works in.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class FormOutput:
     media_type: str
     suffix: str
     label: str
+    bng: bool = False  # GeoJSON in British National Grid, as ``?crs=EPSG:27700``
 
 
 OUTPUTS = (
@@ -40,6 +43,13 @@ OUTPUTS = (
         media_type=GEOJSON,
         suffix=".geojson",
         label="The sites with their figures (GeoJSON, for GIS)",
+    ),
+    FormOutput(
+        value="bng-geojson",
+        media_type=GEOJSON,
+        suffix=".bng.geojson",
+        label="The same GeoJSON in British National Grid (eastings and northings in metres)",
+        bng=True,
     ),
 )
 _BY_VALUE = {output.value: output for output in OUTPUTS}
