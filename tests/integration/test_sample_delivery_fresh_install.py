@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from support.doc_commands import ROOT, inline_commands
+
+SYNOPSIS = "scripts/bench-build --polygons N [--work DIR] [--keep]"
 
 
 def fresh_install(where: Path) -> Path:
@@ -39,8 +42,16 @@ def test_scripts_bench_build_writes_and_builds_a_delivery_on_a_fresh_install(
         [str(python), "-c", "import geopandas"], capture_output=True, text=True, check=False
     )
     assert probe.returncode != 0 and "geopandas" in probe.stderr
+    # The synopsis docs/reference-data.md writes, its placeholders filled (--keep left out).
+    [shown] = [
+        c for c in inline_commands() if c.doc == "docs/reference-data.md" and c.command == SYNOPSIS
+    ]
+    command = shown.command.replace(" [--keep]", "").replace("[--work DIR]", "--work DIR")
+    command = command.replace(" N ", " 500 ").replace(
+        " DIR", " " + shlex.quote(str(tmp_path / "work"))
+    )
     done = subprocess.run(
-        ["scripts/bench-build", "--polygons", "500", "--work", str(tmp_path / "work")],
+        shlex.split(command),
         cwd=ROOT,
         env={**os.environ, "PYTHON": str(python)},
         capture_output=True,
