@@ -131,7 +131,7 @@ keeps its own.</p>
 {_field("layer", "Layer (a GeoPackage's layer, KML folder or file in the zip)", entered)}
 {_field("columns", "Your column names (e.g. id=Site_Ref,dwellings=No_Dwellin)", entered)}
 <label for="rules">Rule set</label><select id="rules" name="rules">{rules}</select>
-{choice_fieldset()}
+{choice_fieldset(entered.get("output"))}
 <button type="submit">Get the quote</button></form>"""
 
 
@@ -205,7 +205,7 @@ class FormResource:
 
         def admit(fields: dict[str, str]) -> None:
             """Before the boundary is read: the key, then the answer's type, from the fields."""
-            entered.update({k: v for k, v in fields.items() if k in (*KEPT, "rules")})
+            entered.update({k: v for k, v in fields.items() if k in (*KEPT, "rules", "output")})
             self._keys.check(req, key=fields.get("api_key") or None)
             chosen.append(chosen_output(fields.get("output")))
 

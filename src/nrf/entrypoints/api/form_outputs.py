@@ -71,12 +71,14 @@ def download_name(input_name: str | None, output: FormOutput) -> str:
     return (_UNSAFE.sub("_", stem)[:100] or "quote") + output.suffix
 
 
-def choice_fieldset() -> str:
-    """The radio buttons, the report checked."""
+def choice_fieldset(entered: str | None = None) -> str:
+    """The radio buttons, the one ``entered`` names checked (the report when it names none)."""
+    text = (entered or "").strip().lower()
+    checked = _BY_VALUE.get(text, OUTPUTS[0])
     choices = "".join(
         f'<div class="choice"><input type="radio" id="output-{o.value}" name="output" '
-        f'value="{o.value}"{" checked" if n == 0 else ""}>'
+        f'value="{o.value}"{" checked" if o is checked else ""}>'
         f'<label for="output-{o.value}">{o.label}</label></div>'
-        for n, o in enumerate(OUTPUTS)
+        for o in OUTPUTS
     )
     return f"<fieldset><legend>Answer with</legend>{choices}</fieldset>"
