@@ -11,6 +11,7 @@ from nrf import __version__
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import RULE_SETS
 from nrf.entrypoints.api.form_outputs import OUTPUTS
+from nrf.entrypoints.api.geojson_schema import geojson_answer_schema
 from nrf.entrypoints.api.result_schema import record_schemas
 
 
@@ -128,13 +129,25 @@ _SITE_FIELDS = {
 }
 
 
+# When, from what and for which quote reference an answer was made (output_stamp.py).
+_STAMP = {
+    "type": "object",
+    "required": ["made_at", "input", "reference"],
+    "properties": {
+        "made_at": {"type": "string", "format": "date-time"},
+        "input": {"type": "string"},
+        "reference": {"type": ["string", "null"]},
+    },
+}
+
+
 # Long: the OpenAPI document is data, one literal; split by path next (issue 29).
 def openapi_document() -> dict[str, Any]:
     secured: list[dict[str, list[str]]] = [{"apiKey": []}]
     defra = _ref("DefraBoundaryCheck")
     quote_content = {
         "application/json": {"schema": _ref("Result")},
-        "application/geo+json": {"schema": _ref("GeoJson")},
+        "application/geo+json": {"schema": _ref("ResultGeoJson")},
         "text/csv": {"schema": {"type": "string"}},
         "text/html": {"schema": {"type": "string"}},
     }
@@ -227,19 +240,12 @@ def openapi_document() -> dict[str, Any]:
                             "required": ["stamp"],
                             "properties": {
                                 "notice": {"type": "string"},
-                                "stamp": {
-                                    "type": "object",
-                                    "required": ["made_at", "input", "reference"],
-                                    "properties": {
-                                        "made_at": {"type": "string", "format": "date-time"},
-                                        "input": {"type": "string"},
-                                        "reference": {"type": ["string", "null"]},
-                                    },
-                                },
+                                "stamp": _STAMP,
                             },
                         },
                     ],
                 },
+                "ResultGeoJson": geojson_answer_schema(_STAMP, "#/components/schemas/Provenance"),
                 **record_schemas(AssessmentRun),
                 "BoundaryCheck": {
                     "type": "object",
