@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nrf.adapters.api_docs.geojson_schema import geojson_answer_schema
 from nrf.adapters.api_docs.openapi_common import (
     BOUNDARY_BODY,
     BOUNDARY_PARAMETERS,
@@ -16,9 +17,20 @@ from nrf.domain.results import AssessmentRun
 
 QUOTE_CONTENT = {
     "application/json": {"schema": ref("Result")},
-    "application/geo+json": {"schema": ref("GeoJson")},
+    "application/geo+json": {"schema": ref("ResultGeoJson")},
     "text/csv": {"schema": {"type": "string"}},
     "text/html": {"schema": {"type": "string"}},
+}
+
+# When, from what and for which quote reference an answer was made (output_stamp.py).
+STAMP = {
+    "type": "object",
+    "required": ["made_at", "input", "reference"],
+    "properties": {
+        "made_at": {"type": "string", "format": "date-time"},
+        "input": {"type": "string"},
+        "reference": {"type": ["string", "null"]},
+    },
 }
 
 
@@ -35,19 +47,12 @@ def quote_schemas() -> dict[str, Any]:
                     "required": ["stamp"],
                     "properties": {
                         "notice": {"type": "string"},
-                        "stamp": {
-                            "type": "object",
-                            "required": ["made_at", "input", "reference"],
-                            "properties": {
-                                "made_at": {"type": "string", "format": "date-time"},
-                                "input": {"type": "string"},
-                                "reference": {"type": ["string", "null"]},
-                            },
-                        },
+                        "stamp": STAMP,
                     },
                 },
             ],
         },
+        "ResultGeoJson": geojson_answer_schema(STAMP, "#/components/schemas/Provenance"),
         **record_schemas(AssessmentRun),
     }
 
