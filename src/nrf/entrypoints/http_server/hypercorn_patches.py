@@ -9,8 +9,9 @@
 - A write waits for the client at most ``send_seconds`` (hypercorn waits for ever: a client
   that asks for a large answer and never reads it would hold it in memory as long as it
   stayed).
-- The header deadline logs a request cut off half-sent, and a stopping process gives each
-  connection without a request a moment to deliver one (it was closed unanswered).
+- The header deadline logs a request cut off half-sent, a stopping process gives each
+  connection without a request a moment to deliver one (it was closed unanswered), and a
+  request arriving as the process stops always stops the deadline's timer.
 - Body chunks the app will never read are dropped: hypercorn hands them to the app through a
   queue of 10, and when the gate refused a request without reading its body (a 401, a body on
   a GET), a client that kept sending filled the queue; the end of the stream then waited for
@@ -186,9 +187,15 @@ async def _idle_timeout(self: TCPServer) -> None:
     """hypercorn's header deadline, which now logs a request cut off half-sent, and gives a
     connection a moment when the process stops: hypercorn closed every connection without a
     request in progress at once, so one just accepted, its request on its way, was closed
-    unanswered (``RemoteDisconnected`` for the client) whenever a process was replaced."""
+    unanswered (``RemoteDisconnected`` for the client) whenever a process was replaced.
+
+    A request's arrival cancels this timer. hypercorn waited with ``asyncio.wait_for``, which on
+    Python 3.11 swallows a cancellation that comes in the few turns of the loop after the stop
+    was signalled: the timer ran on, held the request back through the grace and then closed
+    its connection, and the answer went nowhere. ``asyncio.timeout`` passes it on."""
     try:
-        await asyncio.wait_for(self.context.terminated.wait(), self.config.keep_alive_timeout)
+        async with asyncio.timeout(self.config.keep_alive_timeout):
+            await self.context.terminated.wait()
     except TimeoutError:
         _log_cut_off_headers(self)
     else:
