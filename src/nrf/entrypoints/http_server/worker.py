@@ -93,12 +93,14 @@ class HypercornWorker(Worker):
         log.info("worker_ready", extra={"worker_pid": self.pid})
         if self.replacements is not None:
             self.replacements.ready()
+        gate.quota = self.max_requests  # drawn by gunicorn from max_requests and its jitter
         app: Any = gate  # an ASGI app; hypercorn's types name each ASGI message
         asyncio.run(serve(app, config, shutdown_trigger=self._until_stop, mode="asgi"))
 
     async def _until_stop(self) -> None:
         """Return when we should stop, having stopped accepting (hypercorn then drains)."""
         await self._until_due()
+        self.wsgi.stopping = True
         await stop_accepting(self.sockets)
 
     async def _until_due(self) -> None:
