@@ -56,3 +56,36 @@ def test_a_request_arriving_as_the_process_stops_is_answered(
     finally:
         waiting.close()
         listener.close()
+
+
+def test_a_request_begun_before_the_grace_ends_is_answered() -> None:
+    """A stopping process closes a connection that has sent nothing once the grace is over, as
+    HTTP allows for an idle one (RFC 9112 9.6), but not one whose request has begun: it has the
+    header deadline to finish it, as any connection has, and is answered."""
+    listener = socket.create_server(("127.0.0.1", 0), backlog=16)
+    port = listener.getsockname()[1]
+    # Both queued, and the first half of a request sent, before the worker starts: they are
+    # accepted, and that half read, before the first request is answered.
+    begun = socket.create_connection(("127.0.0.1", port), timeout=30)
+    begun.sendall(REQUEST[:10])
+    idle = socket.create_connection(("127.0.0.1", port), timeout=30)
+    limits = HttpLimits(
+        max_requests=1, max_requests_jitter=0, check_seconds=0.05, header_seconds=120
+    )
+    try:
+        with worker_in_process(Gate(App(), limits), listener, quota=1) as running:
+            first = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            first.request("GET", "/first")
+            assert first.getresponse().status == 200  # its quota: it stops at its next check
+            first.close()
+            # The idle connection is closed when the grace ends; by then the other one's timer
+            # has seen its bytes (both graces began as the stop was signalled, that one first).
+            assert idle.recv(100) == b""
+            begun.sendall(REQUEST[10:])
+            status, headers, body = read_answer(begun)
+            assert (status, body, headers.get("connection")) == (200, b"ok", "close")
+            assert running.stopped(), running.failures
+    finally:
+        begun.close()
+        idle.close()
+        listener.close()
