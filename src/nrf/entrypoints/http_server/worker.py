@@ -4,8 +4,9 @@ gunicorn keeps what it does well (processes, replacing a silent or worn one, gra
 hypercorn reads requests with h11 in an event loop, where a connection that sends nothing, or
 headers a byte at a time, costs a socket and is closed ``header_seconds`` after it opened.
 Some of hypercorn's behaviours are changed by importing ``hypercorn_patches``. A worn process
-is replaced only while no sibling is being replaced (replacements.py), and a stopping process
-stops accepting before it drains (stopping.py).
+is replaced only while no sibling is being replaced (replacements.py), a stopping process
+stops accepting before it drains (stopping.py), and from its quota on, or once it stops, each
+answer closes its connection (the gate's ``Connection: close``).
 """
 
 from __future__ import annotations
