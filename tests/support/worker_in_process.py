@@ -17,6 +17,7 @@ from gunicorn.config import Config as GunicornConfig
 from gunicorn.glogging import Logger
 
 from nrf.entrypoints.http_server.gate import Gate
+from nrf.entrypoints.http_server.replacements import Replacements
 from nrf.entrypoints.http_server.worker import HypercornWorker
 
 
@@ -33,15 +34,18 @@ class RunningWorker:
 
 
 @contextmanager
-def worker_in_process(gate: Gate, listener: socket.socket, quota: int) -> Iterator[RunningWorker]:
+def worker_in_process(
+    gate: Gate, listener: socket.socket, quota: int, replacements: Replacements | None = None
+) -> Iterator[RunningWorker]:
     """Serve ``gate`` on ``listener`` until ``quota`` requests are answered (or it is told to
-    stop: ``worker.alive = False``, as gunicorn's SIGTERM handler does)."""
+    stop: ``worker.alive = False``, as gunicorn's SIGTERM handler does); ``replacements`` is
+    the state gunicorn's arbiter would share (none: the worker goes when due)."""
     shared = socket.socket(fileno=os.dup(listener.fileno()))
     cfg = GunicornConfig()
     worker = HypercornWorker(1, os.getppid(), [shared], None, 30, cfg, Logger(cfg))
     worker.wsgi = gate
     worker.max_requests = quota
-    worker.replacements = None
+    worker.replacements = replacements
     running = RunningWorker(worker=worker, thread=threading.Thread(target=lambda: None))
 
     def run() -> None:
