@@ -4,12 +4,14 @@ Issue 31: about 1,000 cheap keyless requests a process replaced both API process
 seconds of each other (each replaced after its quota of requests, with little jitter), and
 /health failed while both new processes opened the bundle. Here the quota is 30 requests and
 two processes serve requests until 3 replacements were logged: each process is due, and asks
-to go, long before its sibling's replacement is ready, so they are often due at once.
+to go, long before its sibling's replacement is ready, so they are often due at once. Every
+request has its answer: one made as a worn process stopped was now and then closed unanswered
+(``RemoteDisconnected``; test_api_stop_accepting.py and test_api_stop_request_in_flight.py pin
+the two causes).
 """
 
 from __future__ import annotations
 
-import http.client
 import threading
 import time
 from collections.abc import Iterator
@@ -31,16 +33,6 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-# Known, not yet fixed (issue 31): now and then (1 run in 2-4 on a loaded machine) one request
-# made as a worn process stops gets its connection closed unanswered (RemoteDisconnected), even
-# after http_server/stopping.py closed the accept window that test_api_stop_accepting.py pins.
-# The server logs nothing for it. Kept running, not skipped: it passes when that race is missed
-# and will pass for good once the cause is found; strict=False so it cannot turn CI red meanwhile.
-@pytest.mark.xfail(
-    strict=False,
-    raises=http.client.RemoteDisconnected,
-    reason="a request made as a worn process stops is sometimes closed unanswered (issue 31)",
-)
 def test_processes_worn_together_are_replaced_one_at_a_time(api: Server) -> None:
     probes: list[int] = []
     stop = threading.Event()

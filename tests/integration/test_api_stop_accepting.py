@@ -13,19 +13,15 @@ take as a sibling would, and the request the worker accepted before must have ha
 from __future__ import annotations
 
 import http.client
-import os
 import socket
-import threading
 
 import pytest
-from gunicorn.config import Config as GunicornConfig
-from gunicorn.glogging import Logger
 
 from nrf.adapters.http_server.gate import Gate
 from nrf.adapters.http_server.limits import HttpLimits
 from nrf.adapters.http_server.replacements import Replacements
-from nrf.adapters.http_server.worker import HypercornWorker
 from support.asgi_calls import App
+from support.worker_in_process import worker_in_process
 
 REQUEST = b"GET /late HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
@@ -48,46 +44,28 @@ class ClientArrivesAsItGoes(Replacements):
 def test_a_client_arriving_as_the_process_goes_is_left_for_a_sibling() -> None:
     listener = socket.create_server(("127.0.0.1", 0), backlog=16)
     port = listener.getsockname()[1]
-    # The worker's copy of gunicorn's socket: hypercorn closes its copy when it stops.
-    shared = socket.socket(fileno=os.dup(listener.fileno()))
     limits = HttpLimits(max_requests=1, max_requests_jitter=0, check_seconds=0.05)
-    cfg = GunicornConfig()
-    worker = HypercornWorker(1, os.getppid(), [shared], None, 30, cfg, Logger(cfg))
-    worker.wsgi = Gate(App(), limits)
-    worker.max_requests = 1
     arrivals = ClientArrivesAsItGoes(port)
-    worker.replacements = arrivals
-    failures: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            worker.run()
-        except BaseException as error:  # seen by the assertions below
-            failures.append(error)
-
-    serving = threading.Thread(target=run)
-    serving.start()
     try:
-        first = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        first.request("GET", "/first")
-        assert first.getresponse().status == 200  # its quota of one: it goes at its next check
-        first.close()
-        serving.join(timeout=60)
-        assert not serving.is_alive() and not failures, failures
-        assert len(arrivals.arrived) == 1
-        late = arrivals.arrived[0]
-        listener.settimeout(0)  # the late client is already queued, or was taken and lost
-        try:
-            sibling_side, _ = listener.accept()
-        except BlockingIOError:
-            pytest.fail("the stopping process accepted a client after it decided to go")
-        with sibling_side:
-            assert sibling_side.recv(len(REQUEST) + 100) == REQUEST
-            sibling_side.sendall(b"HTTP/1.1 204 No Content\r\n\r\n")
-        late.settimeout(30)
-        assert late.recv(100).startswith(b"HTTP/1.1 204")
+        with worker_in_process(Gate(App(), limits), listener, 1, arrivals) as running:
+            first = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            first.request("GET", "/first")
+            assert first.getresponse().status == 200  # its quota of one: it goes at its next check
+            first.close()
+            assert running.stopped(), running.failures
+            assert len(arrivals.arrived) == 1
+            late = arrivals.arrived[0]
+            listener.settimeout(0)  # the late client is already queued, or was taken and lost
+            try:
+                sibling_side, _ = listener.accept()
+            except BlockingIOError:
+                pytest.fail("the stopping process accepted a client after it decided to go")
+            with sibling_side:
+                assert sibling_side.recv(len(REQUEST) + 100) == REQUEST
+                sibling_side.sendall(b"HTTP/1.1 204 No Content\r\n\r\n")
+            late.settimeout(30)
+            assert late.recv(100).startswith(b"HTTP/1.1 204")
     finally:
         for client in arrivals.arrived:
             client.close()
-        shared.detach()  # its descriptor was closed by hypercorn
         listener.close()

@@ -129,3 +129,30 @@ def test_the_gate_counts_only_requests_the_app_answered() -> None:
     run(gate, [b"ok"], scope())
     run(gate, [b"x" * 11], scope())  # 11 > 10: refused by the gate, not served
     assert gate.served == 1
+
+
+def test_answers_from_the_quota_on_close_their_connection() -> None:
+    """The process goes at its next check: a keep-alive client must not reuse the connection."""
+    gate = Gate(App(), LIMITS)
+    gate.quota = 2
+    closing = []
+    for _ in range(3):
+        _, headers, _ = status_and_doc(run(gate, [b"ok"], scope())[0])
+        closing.append(headers.get("connection"))
+    assert closing == [None, "close", "close"]
+
+
+def test_answers_from_a_stopping_process_close_their_connection() -> None:
+    gate = Gate(App(), LIMITS)
+    gate.quota = 1000
+    _, before, _ = status_and_doc(run(gate, [b"ok"], scope())[0])
+    gate.stopping = True
+    _, after, _ = status_and_doc(run(gate, [b"ok"], scope())[0])
+    refused = Gate(App(), LIMITS, lambda head: Answer(status=401, headers=(), body=b"no"))
+    refused.stopping = True
+    _, refusal, _ = status_and_doc(run(refused, [b""], scope("GET"))[0])
+    assert ("connection" in before, after["connection"], refusal["connection"]) == (
+        False,
+        "close",
+        "close",
+    )

@@ -90,6 +90,9 @@ class Gate:
         self._admission, self._throttle = admission, throttle
         self._too_large = dict(too_large or {})
         self.served = 0  # requests answered by the app: a fresh process has none
+        # Set by the process (worker.py): its quota of answers, and that it has begun to stop.
+        self.quota: int | None = None
+        self.stopping = False
         self._work = ThreadPoolExecutor(limits.work_threads, thread_name_prefix="nrf-work")
         self._reads = ThreadPoolExecutor(limits.read_threads, thread_name_prefix="nrf-read")
 
@@ -158,7 +161,7 @@ class Gate:
         if verdict is None and self._admission is not None:
             verdict = self._admission(head)
         if isinstance(verdict, Answer):
-            await _refuse(send, head, verdict, close=has_body(head))
+            await _refuse(send, head, verdict, close=has_body(head) or self._last())
             return
         try:
             body = await self._read_body(head, receive, verdict)
@@ -172,7 +175,15 @@ class Gate:
         loop = asyncio.get_running_loop()
         answer = await loop.run_in_executor(pool, call_wsgi, self.app, environ)
         self.served += 1
-        await _send(send, answer, close=False)
+        await _send(send, answer, close=self._last())
+
+    def _last(self) -> bool:
+        """The answer is this process's last on its connection: it has served its quota (it
+        goes at its next check) or has begun to stop. A stopping process closes each
+        connection after its answer, or 1 s later if idle; a client that keeps connections
+        open sent its next request on one just as it was closed, and lost it (the keep-alive
+        race). ``Connection: close`` tells it to open another, which a sibling takes."""
+        return self.stopping or (self.quota is not None and self.served >= self.quota)
 
     def _over(self, head: Head, detail: str) -> Answer:
         """The 413 for a body over the limit: the route's own shape, else a problem document."""

@@ -9,8 +9,10 @@
 - A write waits for the client at most ``send_seconds`` (hypercorn waits for ever: a client
   that asks for a large answer and never reads it would hold it in memory as long as it
   stayed).
-- The header deadline logs a request cut off half-sent, and a stopping process gives each
-  connection without a request a moment to deliver one (it was closed unanswered).
+- The header deadline logs a request cut off half-sent, a stopping process gives each
+  connection without a request a moment to deliver one (it was closed unanswered) and closes
+  none whose request has begun, and a request arriving as the process stops always stops the
+  deadline's timer.
 - Body chunks the app will never read are dropped: hypercorn hands them to the app through a
   queue of 10, and when the gate refused a request without reading its body (a 401, a body on
   a GET), a client that kept sending filled the queue; the end of the stream then waited for
@@ -186,23 +188,36 @@ async def _idle_timeout(self: TCPServer) -> None:
     """hypercorn's header deadline, which now logs a request cut off half-sent, and gives a
     connection a moment when the process stops: hypercorn closed every connection without a
     request in progress at once, so one just accepted, its request on its way, was closed
-    unanswered (``RemoteDisconnected`` for the client) whenever a process was replaced."""
+    unanswered (``RemoteDisconnected`` for the client) whenever a process was replaced. After
+    the grace only a connection that has sent no byte of a request is closed (HTTP allows it
+    for an idle one); one whose request has begun keeps the header deadline to finish it.
+
+    A request's arrival cancels this timer. hypercorn waited with ``asyncio.wait_for``, which on
+    Python 3.11 swallows a cancellation that comes in the few turns of the loop after the stop
+    was signalled: the timer ran on, held the request back through the grace and then closed
+    its connection, and the answer went nowhere. ``asyncio.timeout`` passes it on."""
     try:
-        await asyncio.wait_for(self.context.terminated.wait(), self.config.keep_alive_timeout)
+        async with asyncio.timeout(self.config.keep_alive_timeout):
+            await self.context.terminated.wait()
+            await asyncio.sleep(STOPPING_GRACE_SECONDS)
+            begun, gone = _unfinished_head(self)
+            if begun and not gone:
+                await asyncio.get_running_loop().create_future()  # until the deadline
     except TimeoutError:
-        _log_cut_off_headers(self)
-    else:
-        await asyncio.sleep(STOPPING_GRACE_SECONDS)  # cancelled if a request arrives
+        if _unfinished_head(self)[0]:
+            detail = "the request line and headers did not arrive in time"
+            client = self.writer.get_extra_info("peername")
+            answer = problem(408, "header_timeout", detail)
+            log_refusal(answer, client=str(client[0]) if client else "")
     await asyncio.shield(self._initiate_server_close())
 
 
-def _log_cut_off_headers(server: TCPServer) -> None:
+def _unfinished_head(server: TCPServer) -> tuple[bytes, bool]:
+    """What has arrived of a request whose head is not yet whole, and whether the client has
+    since closed its side (then the rest will never come)."""
     wrapped = getattr(server.protocol, "protocol", None)  # hypercorn's ProtocolWrapper
     connection = getattr(wrapped, "connection", None)
-    if isinstance(connection, h11.Connection) and connection.trailing_data[0]:
-        detail = "the request line and headers did not arrive in time"
-        client = server.writer.get_extra_info("peername")
-        log_refusal(problem(408, "header_timeout", detail), client=str(client[0]) if client else "")
+    return connection.trailing_data if isinstance(connection, h11.Connection) else (b"", False)
 
 
 H11Protocol._send_error_response = _send_problem  # type: ignore[method-assign]

@@ -4,8 +4,9 @@ gunicorn keeps what it does well (processes, replacing a silent or worn one, gra
 hypercorn reads requests with h11 in an event loop, where a connection that sends nothing, or
 headers a byte at a time, costs a socket and is closed ``header_seconds`` after it opened.
 Some of hypercorn's behaviours are changed by importing ``hypercorn_patches``. A worn process
-is replaced only while no sibling is being replaced (replacements.py), and a stopping process
-stops accepting before it drains (stopping.py).
+is replaced only while no sibling is being replaced (replacements.py), a stopping process
+stops accepting before it drains (stopping.py), and from its quota on, or once it stops, each
+answer closes its connection (the gate's ``Connection: close``).
 """
 
 from __future__ import annotations
@@ -93,12 +94,14 @@ class HypercornWorker(Worker):
         log.info("worker_ready", extra={"worker_pid": self.pid})
         if self.replacements is not None:
             self.replacements.ready()
+        gate.quota = self.max_requests  # drawn by gunicorn from max_requests and its jitter
         app: Any = gate  # an ASGI app; hypercorn's types name each ASGI message
         asyncio.run(serve(app, config, shutdown_trigger=self._until_stop, mode="asgi"))
 
     async def _until_stop(self) -> None:
         """Return when we should stop, having stopped accepting (hypercorn then drains)."""
         await self._until_due()
+        self.wsgi.stopping = True
         await stop_accepting(self.sockets)
 
     async def _until_due(self) -> None:
