@@ -17,6 +17,7 @@ import importlib
 from pathlib import Path
 
 import attrs
+from gunicorn.workers.base import Worker as GunicornWorker
 
 import nrf
 
@@ -46,7 +47,10 @@ def _is_component(module: str, name: str) -> bool:
     if not isinstance(found, type):
         return False
     value = attrs.has(found) or issubclass(found, BaseException | enum.Enum)
-    return not value
+    # A gunicorn worker class is built by gunicorn's arbiter from its dotted name, never by a
+    # root: a harness that runs one in-process stands in for the arbiter, not for a root.
+    built_by_gunicorn = issubclass(found, GunicornWorker)
+    return not (value or built_by_gunicorn)
 
 
 def _constructions(path: Path) -> list[str]:
