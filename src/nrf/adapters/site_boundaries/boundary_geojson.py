@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 import shapely
 from shapely.geometry import MultiPolygon, Polygon
 
+from nrf.adapters.safe_json import unique_members
 from nrf.adapters.site_boundaries.boundary_crs import WGS84, geojson_crs, to_bng
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
@@ -55,7 +56,7 @@ def read_geojson_bytes(
         message += f"features) has at most {budget:,}, so it is refused before it is read"
         raise InvalidInput([Problem(code="geojson_too_complex", message=message)])
     try:
-        document = json.loads(data)
+        document = json.loads(data, object_pairs_hook=unique_members)
     except (ValueError, RecursionError) as error:
         message = f"the file is not valid JSON ({_first_line(error)})"
         raise InvalidInput([Problem(code="unreadable_file", message=message)]) from None
