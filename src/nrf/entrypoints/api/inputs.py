@@ -14,8 +14,7 @@ from falcon.media.multipart import MultipartFormHandler, MultipartParseOptions
 
 from nrf.adapters.safe_json import read_json
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
-from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, json_budget
-from nrf.domain.errors import InvalidInput, Problem
+from nrf.adapters.site_boundaries.boundary_geojson import check_structure, features_from_geojson
 from nrf.domain.validation import InputLimits, RawFeature
 from nrf.entrypoints.api.problems import ApiProblem
 
@@ -33,11 +32,7 @@ def media_type(req: falcon.Request) -> str:
 
 def geojson_features(data: bytes, limits: InputLimits) -> list[RawFeature]:
     """Features of a GeoJSON body: the CLI's structure budget, then a nesting check."""
-    marks = sum(data.count(mark) for mark in (b"[", b"{", b",", b":"))
-    budget = json_budget(limits)
-    if marks > budget:
-        detail = f"the GeoJSON has {marks:,} brackets, commas and colons; at most {budget:,}"
-        raise InvalidInput([Problem(code="geojson_too_complex", message=detail)])
+    check_structure(data, limits)
     return features_from_geojson(read_json(data, "the body"), limits)
 
 
