@@ -69,7 +69,7 @@ def json_budget(limits: InputLimits) -> int:
 # Object members a feature may need: its own (type, properties, geometry, coordinates) and
 # some sixty properties. Parsed, a member costs more than a vertex (its name, its slot, the
 # pair ``unique_members`` sees), but counted only as a colon and a comma it was half of one:
-# 2,200,000 unused members in one site's properties, a 27 MB body, cost 448 MB and 9 s.
+# 2,200,000 unused members in one site's properties, a 27 MB body, cost 275 MB and 7.5 s.
 MEMBERS_PER_FEATURE = 64
 
 
