@@ -17,6 +17,7 @@ from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
 from nrf.adapters.site_boundaries.boundary_geojson import check_structure, features_from_geojson
 from nrf.domain.validation import InputLimits, RawFeature
 from nrf.entrypoints.api.problems import ApiProblem
+from nrf.entrypoints.api.query_parameters import check_form_field
 
 GEOJSON_TYPES = ("application/geo+json", "application/json")
 MULTIPART = "multipart/form-data"
@@ -49,6 +50,7 @@ def form_parts(data: bytes, content_type: str) -> tuple[tuple[str, bytes] | None
                     raise ApiProblem("bad_request", "send one boundary file per request")
                 upload = (part.secure_filename, part.stream.read())
             elif part.name:
+                check_form_field(part.name, fields)
                 fields[part.name] = part.text
     except falcon.HTTPError as error:
         raise ApiProblem("bad_request", f"the form cannot be read ({error.description})") from None

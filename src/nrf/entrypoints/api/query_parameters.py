@@ -1,11 +1,12 @@
-"""The boundary routes' query parameters spelt as documented and given once, or a 400.
+"""The boundary routes' query parameters and form fields spelt as documented and given once.
 
 Falcon reads a parameter by its exact name, so ``?quotedate=1999-01-01`` or ``?quote_date=``
 was quietly ignored and the levy priced as on today, not on the day asked for; and a
 parameter given twice was read as its values joined by commas (``columns``) or as one of
 them (``rules``, ``layer``, ``reference``). A near miss (another letter case, ``_`` or ``-``)
 is refused with the right name; a parameter unlike any the API reads (a cache-buster) is left
-alone, as before.
+alone, as before. The form's text fields the same way: ``dwellings`` sent twice was priced as
+its last value, ``Dwellings`` or ``quotedate`` ignored.
 """
 
 from __future__ import annotations
@@ -26,6 +27,25 @@ READ = {
 }
 
 
+# Every text field a boundary route's form reads (inputs.FIELDS, quotes.request_from, the
+# upload form's, Defra's /check-boundary).
+FORM_FIELDS = (
+    "id",
+    "name",
+    "dwelling_category",
+    "source",
+    "dwellings",
+    "reference",
+    "quoteDate",
+    "layer",
+    "columns",
+    "rules",
+    "output",
+    "api_key",
+    "boundary_filename",
+)
+
+
 def _folded(name: str) -> str:
     return name.casefold().replace("_", "").replace("-", "")
 
@@ -44,3 +64,16 @@ def check_query(req: falcon.Request) -> None:
         if meant is not None:
             message = f"the parameter {name[:40]!r} is not read: the API's is spelt {meant!r}"
             raise ApiProblem(READ[meant], message)
+
+
+_FIELD_BY_FOLDED = {_folded(name): name for name in FORM_FIELDS}
+
+
+def check_form_field(name: str, fields: dict[str, str]) -> None:
+    """Refuse a text field already in ``fields``, or spelt unlike the field it must mean."""
+    if name in fields:
+        raise ApiProblem("bad_request", f"the form gives the field {name[:40]!r} twice")
+    meant = _FIELD_BY_FOLDED.get(_folded(name))
+    if meant is not None and meant != name:
+        message = f"the form's field {name[:40]!r} is not read: the field is spelt {meant!r}"
+        raise ApiProblem("bad_request", message)
