@@ -24,11 +24,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.adapters.outputs.html_report import render_report
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import validate_features
-from nrf.entrypoints.container import build_container, bundled_samples
+from nrf.entrypoints.roots.core import Core, build
 
 SMALL = (
     bundled_samples() / "BnW_small_under_1_hectare_geojson" / "BnW_small_under_1_hectare.geojson"
@@ -133,7 +134,7 @@ def phase(
 
 def report_timing(repeats: int = 5) -> dict[str, Any]:
     """Rendering the 245-site sample's report (maps included), assessment excluded."""
-    container = build_container()
+    container = build(Core)
     repository = container.boundary_data()
     developments = validate_features(read_boundary_file(BNW))
     run = container.assess_developments()(developments, rule_set_named(None), date(2026, 11, 26))

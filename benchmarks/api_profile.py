@@ -35,7 +35,7 @@ print(f"{1000 * (imported - started):.0f} {1000 * (done - imported):.0f}")
 
 
 def _environ() -> dict[str, str]:
-    from nrf.entrypoints.container import bundled_reference_data
+    from nrf.adapters.boundary_data.packaged import bundled_reference_data
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NRF_", "AWS_"))}
     env.update(
@@ -86,8 +86,8 @@ async def _quotes(gate: Any, body: bytes, count: int) -> None:
 
 def profile_quotes(count: int, top: int) -> None:
     os.environ.update(_environ())
+    from nrf.adapters.http_server import gate as gate_module
     from nrf.entrypoints.api.app import get_gate
-    from nrf.entrypoints.http_server import gate as gate_module
 
     gate = get_gate()
     body = SMALL.read_bytes()

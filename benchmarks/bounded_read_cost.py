@@ -25,11 +25,12 @@ from typing import Any
 import pyogrio
 
 from benchmarks.workload import BNW, SMALL
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.adapters.site_boundaries import bounded_read
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
 from nrf.adapters.site_boundaries.bounded_read import bounded_call
 from nrf.domain.validation import DEFAULT_LIMITS
-from nrf.entrypoints.container import build_container, bundled_samples
+from nrf.entrypoints.roots.core import Core, build
 
 
 def _copy_as_gpkg(shp: Path, gpkg: Path) -> None:
@@ -65,7 +66,7 @@ def _timed(read: Callable[[], object]) -> float:
 
 
 def measure(repeats: int) -> dict[str, Any]:
-    build_container().boundary_data()  # a parent of the API's size: the bundle loaded
+    build(Core).boundary_data()  # a parent of the API's size: the bundle loaded
     times: dict[str, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory() as temp:
         reads = _reads(Path(temp))

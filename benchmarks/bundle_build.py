@@ -26,8 +26,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-import geopandas as gpd
 import numpy as np
 import pyogrio
 import shapely
@@ -90,13 +90,30 @@ def write_small(root: Path) -> None:
         values = {source: list(layer.attributes[ours]) for ours, source in columns.items()}
         if key == "wwtw_catchments":
             values["WwTW"] = [f"Works {wid}" for wid in values["WwTw_ID"]]
-        frame = gpd.GeoDataFrame(
-            values,
-            geometry=list(layer.geometries),
-            crs="EPSG:27700",
-        )
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        pyogrio.write_dataframe(frame, root / path)
+        write_shapefile(root / path, values, list(layer.geometries))
+
+
+def write_shapefile(
+    path: Path, values: dict[str, list[Any]], shapes: list[shapely.Geometry]
+) -> None:
+    """A British National Grid shapefile through pyogrio's arrays (no geopandas: writing a
+    delivery needs only what nrf installs; geopandas is the benchmark extra's)."""
+    kinds = set(shapely.get_type_id(shapes).tolist())
+    multi = shapely.GeometryType.MULTIPOLYGON in kinds
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pyogrio.raw.write(
+        path,
+        shapely.to_wkb(shapes),
+        [np.asarray(column, dtype=_dtype(column)) for column in values.values()],
+        list(values),
+        geometry_type="MultiPolygon" if multi else "Polygon",
+        crs="EPSG:27700",
+    )
+
+
+def _dtype(column: list[Any]) -> type:
+    """Whole numbers as integers (a shapefile's numeric field), anything else as text."""
+    return np.int64 if all(isinstance(v, int) for v in column) else object
 
 
 def write_csv(path: Path, table: Table) -> None:

@@ -8,8 +8,8 @@ import random
 from attrs import evolve, frozen
 
 from benchmarks.workload import BNW, random_sites, real_sites
+from nrf.adapters.job_queue.job_submission import job_messages
 from nrf.bundles.synthetic_norfolk import NORFOLK_EXTENT
-from nrf.entrypoints.job_submission import job_messages
 
 EMAIL = "load@example.gov.uk"
 BNG = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::27700"}}

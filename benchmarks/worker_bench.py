@@ -22,8 +22,8 @@ from moto.server import ThreadedMotoServer
 from benchmarks.deployed_env import deployed_env
 from benchmarks.pg_cluster import _free_port
 from benchmarks.timing import PeakPss, log, pss_mb, vm_hwm_mb
+from nrf.adapters.job_queue.job_submission import job_messages
 from nrf.domain.model import Development
-from nrf.entrypoints.job_submission import job_messages
 
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
 REGION = "eu-west-2"

@@ -11,11 +11,11 @@ import shapely
 from attrs import frozen
 from shapely.geometry import Polygon
 
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.bundles.synthetic_norfolk import NORFOLK_EXTENT
 from nrf.domain.model import Development
 from nrf.domain.validation import validate_features
-from nrf.entrypoints.container import bundled_samples
 
 SMALL = ("BnW_small_under_1_hectare", "BnW_small_under_1_hectare.shp")
 BNW = ("BnW_cleaned_110925", "BnW_cleaned_110925.shp")

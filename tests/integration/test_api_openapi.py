@@ -298,3 +298,28 @@ def test_the_result_schema_refuses_what_is_not_a_result(server: Server, spec: di
     del doc["sites"][0]["n_total"]
     with pytest.raises(Exception, match="required"):
         _validate(spec, pointer, doc)
+
+
+def test_the_geojson_answer_schema_names_every_site_property(server: Server, spec: dict) -> None:
+    # A client generated from the document reads each feature's figures by name: the GeoJSON
+    # answer (WGS 84, and British National Grid with ?crs=EPSG:27700) is described property
+    # by property, as the JSON answer's Result is, and a missing one fails.
+    body = SMALL_JSON.read_bytes()
+    pointer = ["paths", "/v1/quotes", "post", "responses", "200", "content"]
+    pointer += ["application/geo+json", "schema"]
+    for query in ("", "?crs=EPSG:27700"):
+        answer = server.post(f"/v1/quotes{query}", body, "application/json", accept=GEOJSON)
+        assert answer.status == 200
+        doc = answer.json()
+        _validate(spec, pointer, doc)
+    schema = spec["components"]["schemas"]["ResultGeoJson"]
+    feature = schema["properties"]["features"]["items"]
+    described = feature["properties"]["properties"]
+    assert set(described["properties"]) == set(doc["features"][0]["properties"])
+    assert doc["crs"]["properties"]["name"] == "urn:ogc:def:crs:EPSG::27700"
+    del doc["features"][0]["properties"]["levy_excl_vat_gbp"]
+    with pytest.raises(Exception, match="required"):
+        _validate(spec, pointer, doc)
+
+
+GEOJSON = "application/geo+json"

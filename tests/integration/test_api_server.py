@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import shapely
 
+from nrf.adapters.boundary_data.packaged import bundled_reference_data
 from nrf.adapters.result_store.local_result_store import LocalResultStore
 from nrf.domain.jobs import JobRecord, JobStatus
-from nrf.entrypoints.container import bundled_reference_data
 from support.api_inputs import (
     SMALL_JSON,
     SMALL_SHP,

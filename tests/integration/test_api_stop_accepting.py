@@ -21,10 +21,10 @@ import pytest
 from gunicorn.config import Config as GunicornConfig
 from gunicorn.glogging import Logger
 
-from nrf.entrypoints.http_server.gate import Gate
-from nrf.entrypoints.http_server.limits import HttpLimits
-from nrf.entrypoints.http_server.replacements import Replacements
-from nrf.entrypoints.http_server.worker import HypercornWorker
+from nrf.adapters.http_server.gate import Gate
+from nrf.adapters.http_server.limits import HttpLimits
+from nrf.adapters.http_server.replacements import Replacements
+from nrf.adapters.http_server.worker import HypercornWorker
 from support.asgi_calls import App
 
 REQUEST = b"GET /late HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"

@@ -13,10 +13,10 @@ from test_validation_record import validation_record_layers, with_sidecar
 
 from nrf.adapters.boundary_data import validation_record
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
+from nrf.adapters.boundary_data.packaged import bundled_reference_data, bundled_samples
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.domain.model import SiteReferenceData
 from nrf.domain.validation import validate_features
-from nrf.entrypoints.container import bundled_reference_data, bundled_samples
 
 LAYERS = (
     "nn_catchments",

@@ -22,14 +22,14 @@ from pathlib import Path
 
 import pytest
 
+from nrf.adapters.environment.assess_limits import input_limits
+from nrf.adapters.environment.settings import load_settings
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.domain.errors import InvalidInput
 from nrf.domain.validation import DEFAULT_LIMITS, MIB, InputLimits, validate_features
-from nrf.entrypoints.assess_limits import input_limits
 from nrf.entrypoints.cli import main
 from nrf.entrypoints.exit_codes import EXIT_INVALID_INPUT
-from nrf.entrypoints.settings import load_settings
 from support.api_in_process import anonymous_client
 from support.api_server import multipart
 from support.boundary_sites import long_rows_geopackage
@@ -169,8 +169,8 @@ WHOLE_READ = """
 import os, sys
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
 from nrf.domain.errors import InvalidInput
-from nrf.entrypoints.assess_limits import input_limits
-from nrf.entrypoints.settings import load_settings
+from nrf.adapters.environment.assess_limits import input_limits
+from nrf.adapters.environment.settings import load_settings
 data = open(sys.argv[1], "rb").read()
 try:
     read_boundary_bytes(data, "upload.gpkg", input_limits(load_settings(os.environ)))

@@ -28,7 +28,7 @@ from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import validate_features
-from nrf.entrypoints.container import build_container
+from nrf.entrypoints.roots.core import Core, build
 from support.api_inputs import BNW_SHP, SMALL_JSON
 from support.api_server import Server, running_server, serve_env
 from support.reference import QUOTE_DATE
@@ -65,7 +65,7 @@ def quoted(run: AssessmentRun) -> AssessmentRun:
 
 
 def report(source: Path, name: str) -> tuple[Path, AssessmentRun]:
-    container = build_container(None)
+    container = build(Core)
     developments = validate_features(read_boundary_file(source))
     run = quoted(container.assess_developments()(developments, rule_set_named(None), QUOTE_DATE))
     html = render_report(run, developments, container.boundary_data().reference_for, STAMP)
@@ -161,7 +161,7 @@ def test_the_maps_edp_heading_never_runs_under_the_north_arrow(browser: Any) -> 
     EDP name the sample data has, and for a longer made-up one."""
     from nrf.adapters.outputs import svg_map
 
-    container = build_container(None)
+    container = build(Core)
     developments = validate_features(read_boundary_file(SMALL_JSON))
     reference = container.boundary_data().reference_for(developments[0].boundary)
     names = [
@@ -251,7 +251,7 @@ def test_the_report_has_no_wcag_22_aa_violations(browser: Any, axe: str) -> None
 def test_a_refused_levy_report_has_no_wcag_22_aa_violations(browser: Any, axe: str) -> None:
     from support.runs import EXCLUDED
 
-    container = build_container(None)
+    container = build(Core)
     developments = validate_features(read_boundary_file(SMALL_JSON))
     run = container.assess_developments()(developments, rule_set_named(None), QUOTE_DATE)
     sites = tuple(

@@ -183,7 +183,7 @@ def test_diff_reassesses_the_bundled_samples_by_default(
     import shutil
     import sqlite3
 
-    from nrf.entrypoints.container import bundled_reference_data
+    from nrf.adapters.boundary_data.packaged import bundled_reference_data
 
     old = tmp_path / "old.gpkg"
     new = tmp_path / "new.gpkg"

@@ -19,14 +19,15 @@ import falcon.testing
 import pytest
 
 from nrf.adapters.boundary_data import bundle_digest
+from nrf.adapters.boundary_data.packaged import bundled_reference_data, bundled_samples
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.domain.rules import rule_set_named
 from nrf.domain.validation import validate_features
-from nrf.entrypoints.container import build_container, bundled_reference_data, bundled_samples
 from nrf.entrypoints.health_app import StoreProbe, create_app
 from nrf.entrypoints.reference_bundle import verify_reference_data
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.roots.core import Core, build
 
 SMALL = bundled_samples() / "BnW_small_under_1_hectare" / "BnW_small_under_1_hectare.shp"
 
@@ -58,7 +59,7 @@ def bundle(tmp_path: Path) -> Path:
 
 def first_job(settings: WorkerSettings) -> str:
     """What a job process does: its own container, the digest read at start, then a job."""
-    container = build_container(settings=settings)
+    container = build(Core, settings=settings)
     container.boundary_data().info()
     developments = validate_features(read_boundary_file(SMALL))
     rules = rule_set_named("iat-2026-04")

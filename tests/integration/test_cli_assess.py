@@ -9,8 +9,8 @@ from pathlib import Path
 import pyogrio
 import pytest
 
+from nrf.adapters.boundary_data.packaged import bundled_reference_data, bundled_samples
 from nrf.entrypoints.cli import EXIT_INVALID_INPUT, main
-from nrf.entrypoints.container import bundled_reference_data, bundled_samples
 from support.sample_facts import BNW_SITES, Scope, sample_sites, scope_of_sites
 
 # The header exactly as the issue gives it.

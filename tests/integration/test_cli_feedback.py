@@ -6,9 +6,9 @@ import io
 import re
 from pathlib import Path
 
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.entrypoints.assess_command import run_assess
 from nrf.entrypoints.cli import build_parser
-from nrf.entrypoints.container import bundled_samples
 from support.sample_facts import BNW_SITES
 
 BNW = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"

@@ -16,8 +16,8 @@ import pyogrio.raw
 import pytest
 from shapely.geometry import box
 
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.entrypoints.cli import main
-from nrf.entrypoints.container import bundled_samples
 from nrf.entrypoints.exit_codes import EXIT_ERROR, EXIT_INVALID_INPUT, EXIT_USAGE
 from support.sample_facts import BNW_SITES
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.entrypoints.cli import main
-from nrf.entrypoints.container import bundled_samples
 from nrf.entrypoints.exit_codes import EXIT_CANNOT_WRITE, EXIT_USAGE
 
 SAMPLES = bundled_samples()

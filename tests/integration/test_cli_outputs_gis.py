@@ -12,8 +12,8 @@ import pyogrio
 import pyogrio.raw
 import pytest
 
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.entrypoints.cli import main
-from nrf.entrypoints.container import bundled_samples
 from support.sample_facts import BNW_SITES
 
 BNW = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"

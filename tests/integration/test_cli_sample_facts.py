@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from nrf.entrypoints.container import bundled_reference_data, bundled_samples
+from nrf.adapters.boundary_data.packaged import bundled_reference_data, bundled_samples
 from support.sample_facts import (
     BNW_SITES,
     dbf_records,

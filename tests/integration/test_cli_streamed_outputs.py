@@ -20,21 +20,22 @@ import pyogrio
 import pytest
 import shapely
 
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.adapters.outputs.html_report import report_files
 from nrf.adapters.outputs.result_files import render, write_all
 from nrf.adapters.site_boundaries import boundary_stream
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
 from nrf.adapters.site_map import forked_site_map
+from nrf.adapters.terminal.report_table import table_lines
 from nrf.domain.column_mapping import renamed
 from nrf.domain.errors import InvalidInput
 from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.rules import RULE_SETS, rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, validate_features
-from nrf.entrypoints import assess_command
+from nrf.entrypoints import assess_arguments, assess_command
 from nrf.entrypoints.cli import EXIT_USAGE, main
-from nrf.entrypoints.container import build_container, bundled_samples
-from nrf.entrypoints.report_table import table_lines
+from nrf.entrypoints.roots.core import Core, build
 
 BNW = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
 OUTPUTS = ("out.csv", "out.json", "out.geojson", "out.html")
@@ -47,7 +48,7 @@ MADE_AT = datetime(2026, 11, 26, 14, 0, 5, tzinfo=UTC)  # the one stamp time of 
 def in_memory(source: Path, rules: str, folder: Path) -> dict[str, bytes]:
     """Every file the pre-streaming `nrf assess` wrote for ``source``, and its table."""
     developments = validate_features(read_boundary_file(source))
-    container = build_container(None, assess_processes=1)
+    container = build(Core, assess_processes=1)
     run = container.assess_developments()(developments, rule_set_named(rules), QUOTE_DATE)
     stamp = OutputStamp(made_at=MADE_AT, input_name=source.name, quote_date=QUOTE_DATE)
     for name in OUTPUTS:
@@ -74,7 +75,7 @@ def streamed(source: Path, rules: str, folder: Path, *extra: str) -> dict[str, b
 
 
 def run(argv: list[str], stdout: io.StringIO) -> int:
-    args = assess_command.add_parser(_subparsers()).parse_args(argv)
+    args = assess_arguments.add_parser(_subparsers()).parse_args(argv)
     return assess_command.run_assess(
         args, stdout=stdout, stderr=io.StringIO(), wall_clock=lambda: MADE_AT
     )
@@ -249,7 +250,7 @@ def test_a_column_mapping_gives_the_streamed_run_the_in_memory_run(tmp_path: Pat
     pyogrio.write_dataframe(frame, path)
     mapping = {"id": "Site_Ref", "dwellings": "Units"}
     developments = validate_features(renamed(read_boundary_file(path), mapping))
-    container = build_container(None, assess_processes=1)
+    container = build(Core, assess_processes=1)
     run_ = container.assess_developments()(developments, rule_set_named("iat-2026-04"), QUOTE_DATE)
     write_all(render(tmp_path / "whole.csv", run_, developments))
     assert (

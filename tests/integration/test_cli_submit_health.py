@@ -9,9 +9,9 @@ from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.adapters.job_queue.job_message import parse_job_message
 from nrf.domain.health import HealthVerdict, ReadinessVerdict
-from nrf.entrypoints.container import bundled_samples
 from nrf.entrypoints.health_app import create_app
 from support.moto_server import FAKE_CREDENTIALS, MotoServer
 

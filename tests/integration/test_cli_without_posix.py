@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nrf.entrypoints.container import bundled_samples
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from support.sample_facts import BNW_SITES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,9 +43,10 @@ def test_the_blocker_really_blocks_posix_modules() -> None:
         assert done.returncode == 1 and "blocked" in done.stderr, name
 
 
-def test_the_cli_and_its_container_import_without_fcntl() -> None:
+def test_the_cli_and_its_roots_import_without_fcntl() -> None:
     code = (
-        "import nrf.entrypoints.cli, nrf.entrypoints.container, nrf.entrypoints.assess_command,"
+        "import nrf.entrypoints.cli, nrf.entrypoints.roots.core,"
+        " nrf.entrypoints.roots.dead_letters, nrf.entrypoints.assess_command,"
         " nrf.adapters.result_store.local_result_store, nrf.adapters.outputs.result_files;"
         " import sys; assert 'fcntl' not in sys.modules"
     )

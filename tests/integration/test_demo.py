@@ -10,10 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.domain.rules import DEFAULT_RULE_SET, rule_set_named
 from nrf.domain.validation import validate_features
-from nrf.entrypoints.container import build_container, bundled_samples
+from nrf.entrypoints.roots.core import Core, build
 from support.reference import QUOTE_DATE
 
 
@@ -21,7 +22,7 @@ def first_sites_as_assessed(count: int) -> list[tuple[float, float]]:
     """(N, P) of the first sample sites, assessed in-process without any queue."""
     shapefile = bundled_samples() / "BnW_cleaned_110925" / "BnW_cleaned_110925.shp"
     developments = validate_features(read_boundary_file(shapefile))[:count]
-    run = build_container().assess_developments()(
+    run = build(Core).assess_developments()(
         developments, rule_set_named(DEFAULT_RULE_SET), QUOTE_DATE
     )
     by_id = {s.site.rlb_id: (s.n_total, s.p_total) for s in run.sites}

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.entrypoints.worker.supervisor import SUPERVISOR_MARGIN_SECONDS
 from support.cloudformation import Stack, read_only_root, writable_paths
 from support.deploy_stacks import api_stack, worker_stack

@@ -24,7 +24,7 @@ from openapi_schema_validator import OAS31Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from nrf.entrypoints.api.openapi import openapi_document
+from nrf.entrypoints.api.meta import api_document
 from support.moto_server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,7 +94,7 @@ def test_the_api_example_runs_as_written(doc: str, tmp_path: Path) -> None:
             os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)
     result = json.loads(answer.stdout)
-    spec = openapi_document()
+    spec = api_document()
     registry: Registry[object] = Registry().with_resource(
         "urn:nrf:openapi", Resource.from_contents(spec, default_specification=DRAFT202012)
     )

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from nrf.adapters.boundary_data.geopackage_boundary_data import GeoPackageBoundaryData
-from nrf.entrypoints.container import bundled_reference_data
+from nrf.adapters.boundary_data.packaged import bundled_reference_data
 from support.moto_server import MotoServer, free_port
 from support.worker_jobs import job_body, make_queues, slow_boundary_geojson, worker_env
 from support.worker_process import WorkerProcess

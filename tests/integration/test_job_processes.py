@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.entrypoints.worker.job_processes import JobProcesses
 from support.job_process_stubs import init_stub
 
@@ -73,7 +73,7 @@ def test_submit_after_an_idle_job_process_was_killed_replaces_the_pool(
 
 KILLED_WORKER = """
 import sys
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.entrypoints.worker.job_processes import JobProcesses
 JobProcesses(WorkerSettings(concurrency=1), marks_root=sys.argv[1])
 print("ready", flush=True)

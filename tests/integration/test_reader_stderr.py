@@ -21,7 +21,7 @@ FORGED = '{"event": "request", "level": "info", "path": "/v1/quotes", "status": 
 
 CHILD_PRINTS = """
 import os, sys
-from nrf.entrypoints.logging_setup import configure_logging
+from nrf.adapters.telemetry.logging_setup import configure_logging
 from nrf.adapters.site_boundaries.bounded_read import bounded_call
 from nrf.domain.validation import DEFAULT_LIMITS
 configure_logging()
@@ -34,7 +34,7 @@ print(bounded_call(prints, limits=DEFAULT_LIMITS))
 
 GDAL_DEBUG = """
 import sys
-from nrf.entrypoints.logging_setup import configure_logging
+from nrf.adapters.telemetry.logging_setup import configure_logging
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
 configure_logging()
 print(len(read_boundary_bytes(open(sys.argv[1], "rb").read(), "upload.gpkg")))

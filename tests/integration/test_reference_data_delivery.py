@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from nrf.adapters.boundary_data.packaged import bundled_reference_data
 from nrf.bundles import publish as publish_module
 from nrf.bundles.publish import publish_bundle
 from nrf.domain.errors import NrfError
-from nrf.entrypoints.container import bundled_reference_data
 from support.bundle_copies import relabelled_bundle
 from support.fake_notify import FakeNotifyServer
 from support.moto_server import FAKE_CREDENTIALS, REGION, MotoServer, free_port

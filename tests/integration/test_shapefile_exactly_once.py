@@ -16,12 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from nrf.adapters.site_boundaries.boundary_files import (
-    check_ids_ascend,
-    read_boundary_bytes,
-    read_boundary_file,
-)
+from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes, read_boundary_file
 from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
+from nrf.adapters.site_boundaries.ogr_pages import check_ids_ascend
 from nrf.adapters.site_boundaries.s3_job_boundary_source import S3JobBoundarySource
 from nrf.domain.errors import InvalidInput
 from nrf.entrypoints.cli import main

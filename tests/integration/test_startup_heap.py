@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.entrypoints.worker.job_processes import JobProcesses
 
 # Run apart: freezing pytest's own heap would keep the rest of the session's cycles alive.

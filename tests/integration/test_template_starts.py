@@ -15,13 +15,13 @@ from typing import Any
 import attrs
 import pytest
 
-from nrf.entrypoints.container import build_container
+from nrf.adapters.environment.settings import ConfigError, WorkerSettings, load_settings
 from nrf.entrypoints.reference_bundle import (
     SyntheticDataRefused,
     bundled_synthetic,
     prepare_reference_data,
 )
-from nrf.entrypoints.settings import ConfigError, WorkerSettings, load_settings
+from nrf.entrypoints.roots.core import Core, build
 from support.bundle_copies import relabelled_bundle
 from support.cloudformation import (
     PARTITION,
@@ -127,7 +127,7 @@ def test_the_worker_task_gets_its_pinned_bundle_and_reaches_queue_and_store(
     settings = start_up(load_settings(worker_env(stack)), aws, tmp_path / "cache")
     # What the worker process does next (worker/main.py): open the bundle, find the queue,
     # sweep the store.
-    container = build_container(settings=settings)
+    container = build(Core, settings=settings)
     info = container.boundary_data().info()
     assert (info.name, info.version, info.sha256, info.synthetic) == (
         "national",

@@ -118,9 +118,9 @@ def test_lazy_and_eager_reading_give_the_same_reference_data(tmp_path: Path) -> 
     """The bundled Norfolk demo opened both ways: the same features for every sample site."""
     import shutil
 
+    from nrf.adapters.boundary_data.packaged import bundled_reference_data, bundled_samples
     from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
     from nrf.domain.validation import validate_features
-    from nrf.entrypoints.container import bundled_reference_data, bundled_samples
 
     path = Path(shutil.copy(bundled_reference_data(), tmp_path / "norfolk.gpkg"))
     eager = GeoPackageBoundaryData(path)  # no digest sidecar: read whole and checked
@@ -204,8 +204,8 @@ def test_rtree_lookups_by_sql_and_by_boxes_in_memory_agree(tmp_path: Path) -> No
     """A lazy layer answers its first lookups with SQL, later ones from its boxes in memory."""
     import shutil
 
+    from nrf.adapters.boundary_data.packaged import bundled_reference_data
     from nrf.adapters.boundary_data.small_layers import LazyLayer
-    from nrf.entrypoints.container import bundled_reference_data
 
     path = Path(shutil.copy(bundled_reference_data(), tmp_path / "norfolk.gpkg"))
     repo = GeoPackageBoundaryData(path)

@@ -18,7 +18,7 @@ NAME = f"site\r{FORGED}\r\n{FORGED}\u2028{FORGED}"
 
 CHILD = """
 import sys, warnings
-from nrf.entrypoints.logging_setup import configure_logging
+from nrf.adapters.telemetry.logging_setup import configure_logging
 configure_logging()
 warnings.simplefilter("always")
 import pyogrio

@@ -14,8 +14,8 @@ import pytest
 from pyogrio.raw import read
 from shapely import Polygon, from_wkb
 
+from nrf.adapters.boundary_data.packaged import bundled_reference_data
 from nrf.domain.rules import rule_set_named
-from nrf.entrypoints.container import bundled_reference_data
 from support.worker_jobs import SITE_RING
 from support.worker_sample_site import (
     BUNDLE_NAME,

@@ -9,6 +9,7 @@ from nrf.domain.validation import InputLimits
 from nrf.entrypoints.api.app import create_app
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.services import ApiServices
+from nrf.entrypoints.roots.api import ApiRoot
 from support.reference import QUOTE_MOMENT
 from support.reference import two_catchment_strip as repo
 from support.wiring import wired
@@ -16,10 +17,10 @@ from support.wiring import wired
 
 def anonymous_client(limits: InputLimits | None = None) -> falcon.testing.TestClient:
     """A client of the whole app (quotes, boundary checks, the form) in anonymous mode;
-    ``limits`` replace the container's (the worker's settings) where a test sets them."""
+    ``limits`` replace the root's (the worker's settings) where a test sets them."""
     data = repo()
     # The use cases `nrf serve` builds (get_app), over the strip and in one process.
-    container = wired(boundary_data=data, site_map=map, clock=FakeClock(QUOTE_MOMENT))
+    container = wired(ApiRoot, boundary_data=data, site_map=map, clock=FakeClock(QUOTE_MOMENT))
     services = ApiServices(
         quote=container.get_quote(),
         check=container.check_boundary(),

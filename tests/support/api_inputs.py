@@ -7,8 +7,8 @@ import re
 import zipfile
 from pathlib import Path
 
+from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.entrypoints.cli import main
-from nrf.entrypoints.container import bundled_samples
 
 SAMPLES = bundled_samples()
 SMALL_JSON = SAMPLES / "BnW_small_under_1_hectare_geojson" / "BnW_small_under_1_hectare.geojson"

@@ -17,7 +17,7 @@ from nrf.domain.validation import DEFAULT_LIMITS
 from nrf.entrypoints.api.app import create_app
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.services import ApiServices
-from nrf.entrypoints.container import build_container
+from nrf.entrypoints.roots.api import build_api_root
 
 KEY = "threads-key-0123456789"
 THREADS, ROUNDS = 8, 3
@@ -25,7 +25,7 @@ PROPERTIES = {"dwelling_category": "housing", "source": "", "dwellings": 40}
 
 
 def main(sites_path: str) -> int:
-    container = build_container()
+    container = build_api_root()
     services = ApiServices(
         quote=container.get_quote(),
         check=container.check_boundary(),

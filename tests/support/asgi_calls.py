@@ -7,8 +7,8 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from nrf.entrypoints.http_server.gate import Gate
-from nrf.entrypoints.http_server.limits import HttpLimits
+from nrf.adapters.http_server.gate import Gate
+from nrf.adapters.http_server.limits import HttpLimits
 
 LIMITS = HttpLimits(max_body_bytes=10, body_seconds=5.0, max_header_bytes=1024)
 

@@ -7,7 +7,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from nrf.entrypoints.container import bundled_reference_data
+from nrf.adapters.boundary_data.packaged import bundled_reference_data
 
 
 def relabelled_bundle(

@@ -1,9 +1,15 @@
-"""Every shell command line in the code blocks of README.md and docs/*.md, as a reader copies it.
+"""Every shell command line in the code blocks of README.md and docs/*.md, as a reader copies it,
+and every command written inline in their prose.
 
 A ```sh (bash, shell, console) block is all commands; an unlabelled block (diagrams, output,
 settings) counts a line only when it starts like a command (a program below, or a path such
 as scripts/demo), so a command pasted there is not missed. Continuations are joined, a ``$``
 prompt and a trailing ``# comment`` dropped, and blanks collapsed.
+
+Inline, `code` in a sentence counts when it starts with a program a reader runs (a script of
+the repository, ``python -m``, uv, pip, docker, curl...): `scripts/bench --polygons 5460000`
+is copied from prose as often as from a block. An inline `nrf ...` is not listed here: most
+name a subcommand in passing, and test_docs_commands checks each one's options.
 """
 
 from __future__ import annotations
@@ -21,6 +27,11 @@ PROGRAMS = frozenset(
     {"nrf", "curl", "docker", "aws", "python", "python3", "uv", "pip", "git", "make", "bash"}
 )
 PATHS = ("scripts/", "./", ".venv/bin/", ".ci/")
+INLINE_PROGRAMS = frozenset(
+    {"python", "python3", "py", "uv", "pip", "docker", "aws", "curl", "apt-get", "pytest"}
+)
+INLINE_PATHS = ("scripts/", ".venv/bin/", ".venv\\", ".ci/", "/usr/bin/")
+INLINE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 
 
 @frozen
@@ -61,4 +72,24 @@ def doc_commands() -> list[DocCommand]:
             for line in lines:
                 if DocCommand(doc=doc, command=line) not in found:
                     found.append(DocCommand(doc=doc, command=line))
+    return found
+
+
+def _prose(text: str) -> str:
+    """The document without its code blocks."""
+    return FENCE.sub("", text)
+
+
+def inline_commands() -> list[DocCommand]:
+    """Each command written as `inline code` in prose, once per document, in order."""
+    found: list[DocCommand] = []
+    for path in DOCS:
+        doc = str(path.relative_to(ROOT))
+        for span in INLINE.findall(_prose(path.read_text(encoding="utf-8"))):
+            line = " ".join(span.split())
+            first = program(line)
+            runnable = first in INLINE_PROGRAMS or first.startswith(INLINE_PATHS)
+            command = DocCommand(doc=doc, command=line)
+            if runnable and not first.endswith("nrf") and command not in found:
+                found.append(command)
     return found

@@ -2,8 +2,8 @@
 
 Unit tests drive ProcessJob through the real edge reader and the real in-flight owner
 (the claim, the duplicate rule, the release), with recording fakes for the ports. Every
-use case comes from ``build_container`` with the fakes as overrides, so the wiring under
-test is the worker's own and cannot drift from it.
+use case comes from the worker's root (roots/worker.py) with the fakes as overrides, so the
+wiring under test is the worker's own and cannot drift from it.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.job_queue.job_message import read_job
 from nrf.domain.jobs import QueueMessage
 from nrf.domain.ports import BoundaryDataRepository, JobBoundarySource
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.roots.worker import WorkerRoot
 from nrf.service_layer.job_outcome import JobOutcome
 from nrf.service_layer.process_job import Renderer
 from support.wiring import wired
@@ -47,6 +48,7 @@ class Receives:
         fields = {"results_base_url": "https://results.example/jobs/", **settings}
         fakes: dict[str, object] = {"assess_developments": assess} if assess else {}
         container = wired(
+            WorkerRoot,
             WorkerSettings(visibility_timeout=LEASE, retry_base_seconds=retry_base, **fields),
             boundary_data=repository,
             site_map=map,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from nrf.adapters.http_server.gate import MORE, Answer, Head, NeedsPrefix
 from nrf.entrypoints.api.admission import FORM_KEY_WINDOW, admission, form_key
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.config import http_limits, load_api_settings
-from nrf.entrypoints.http_server.gate import MORE, Answer, Head, NeedsPrefix
 
 KEY = "k" * 16
 FORM = "multipart/form-data; boundary=b"

@@ -13,7 +13,7 @@ from test_api_app import KEY, client, site_body
 from nrf.adapters.outputs import levy_csv
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.form import form_page
-from nrf.entrypoints.api.form_outputs import OUTPUTS, chosen_output, download_name
+from nrf.entrypoints.api.form_outputs import OUTPUTS, FormOutput, chosen_output, download_name
 from nrf.entrypoints.api.problems import ApiProblem
 from support.api_server import multipart
 
@@ -30,7 +30,7 @@ def post_form(fields: dict[str, str], accept: str = "text/html") -> falcon.testi
 def test_the_form_offers_each_output_as_a_labelled_radio_in_a_fieldset() -> None:
     page = form_page(ApiKeys([KEY]))
     radios = re.findall(r'<input type="radio" id="([^"]+)" name="output" value="([^"]+)"', page)
-    assert [value for _, value in radios] == ["html", "csv", "json", "geojson"]
+    assert [value for _, value in radios] == ["html", "csv", "json", "geojson", "bng-geojson"]
     for radio_id, _ in radios:
         assert f'<label for="{radio_id}">' in page  # each button has its own label
     assert re.search(r"<fieldset><legend>[^<]+</legend>", page)  # the group is named
@@ -77,7 +77,7 @@ def test_no_choice_is_the_report_page() -> None:
 def test_an_unknown_output_is_refused_before_the_boundary_is_read() -> None:
     answer = post_form({"output": "pdf"}, accept="application/problem+json")
     assert (answer.status_code, answer.json["code"]) == (400, "bad_request")
-    assert "html, csv, json, geojson" in answer.json["detail"]
+    assert "html, csv, json, geojson, bng-geojson" in answer.json["detail"]
     with pytest.raises(ApiProblem):
         chosen_output("PDF ")
     assert chosen_output(" CSV ") is OUTPUTS[1] and chosen_output(None) is OUTPUTS[0]
@@ -108,6 +108,7 @@ def test_the_report_links_the_same_quote_as_json_levy_table_and_geojson() -> Non
         "Hall_s_site.levy.csv": "text/csv;charset=utf-8",
         "Hall_s_site.json": "application/json",
         "Hall_s_site.geojson": "application/geo+json",
+        "Hall_s_site.bng.geojson": "application/geo+json",
     }
     # Each holds what the form answers when that output is chosen, but for the moment made.
     for output, name in (("csv", ".levy.csv"), ("json", ".json"), ("geojson", ".geojson")):
@@ -133,9 +134,9 @@ def test_the_links_are_not_printed_and_are_under_a_heading() -> None:
 def test_a_format_too_large_for_the_page_is_not_inlined() -> None:
     from nrf.entrypoints.api.form_downloads import LINK_LIMIT, download_links
 
-    def render(kind: str) -> tuple[str, bytes]:
-        size = LINK_LIMIT + 1 if kind == "application/geo+json" else 10
-        return kind, b"x" * size
+    def render(output: FormOutput) -> tuple[str, bytes]:
+        size = LINK_LIMIT + 1 if output.media_type == "application/geo+json" else 10
+        return output.media_type, b"x" * size
 
     section = download_links("site.zip", render)
     assert set(linked_files(section)) == {"site.levy.csv", "site.json"}

@@ -15,6 +15,7 @@ from nrf.domain.model import BundleInfo
 from nrf.entrypoints.api.app import create_app
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.services import ApiServices
+from nrf.entrypoints.roots.api import ApiRoot
 from support.api_server import multipart
 from support.reference import QUOTE_MOMENT, STRIP_ORIGIN
 from support.reference import two_catchment_strip as repo
@@ -29,7 +30,7 @@ SYNTHETIC = BundleInfo(
 
 def client(bundle: BundleInfo | None = None) -> falcon.testing.TestClient:
     data = repo()
-    container = wired(boundary_data=data, site_map=map, clock=FakeClock(QUOTE_MOMENT))
+    container = wired(ApiRoot, boundary_data=data, site_map=map, clock=FakeClock(QUOTE_MOMENT))
     services = ApiServices(
         quote=container.get_quote(),
         check=container.check_boundary(),
@@ -127,3 +128,16 @@ def test_the_api_problems_carry_the_site_id() -> None:
     assert answer.status_code == 422
     [problem] = answer.json["problems"]
     assert (problem["feature"], problem["site_id"]) == (1, "PL/1")
+
+
+def test_the_form_again_keeps_the_answer_type_that_was_chosen() -> None:
+    # Chose the levy table, sent a boundary with a problem: back at the form, still the table.
+    data = boundary(("PL/1", "many", square(100)))
+    page = post({"api_key": KEY, "output": "csv"}, data)
+    again = page[page.index('<h2 id="again">') :]
+    checked = re.findall(r'name="output" value="([^"]+)" checked', again)
+    assert checked == ["csv"]
+    # An answer type that is not offered is refused before the file is read (400), and the
+    # form again has the report checked, as a fresh form does.
+    page = post({"api_key": KEY, "output": "pdf"}, data)
+    assert re.findall(r'name="output" value="([^"]+)" checked', page) == ["html"]

@@ -9,15 +9,16 @@ import falcon.testing
 import pytest
 
 from fakes import FakeResultStore
+from nrf.adapters.boundary_data.packaged import bundled_reference_data
+from nrf.adapters.environment.settings import load_settings
 from nrf.domain.errors import NrfError
 from nrf.domain.model import BundleInfo
 from nrf.domain.validation import DEFAULT_LIMITS
 from nrf.entrypoints.api.app import create_app, open_pinned_bundle
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.services import ApiServices
-from nrf.entrypoints.container import build_container, bundled_reference_data
 from nrf.entrypoints.reference_bundle import SYNTHETIC_REFUSED
-from nrf.entrypoints.settings import load_settings
+from nrf.entrypoints.roots.core import Core, build
 
 KEY = "unit-key-0123456789"
 
@@ -68,7 +69,7 @@ def _digest(path: Path) -> str:
 
 def _open(env: dict[str, str]) -> BundleInfo:
     settings = load_settings(env)
-    return open_pinned_bundle(settings, build_container(settings=settings))
+    return open_pinned_bundle(settings, build(Core, settings=settings))
 
 
 def test_an_s3_location_is_never_opened_as_a_path() -> None:

@@ -1,8 +1,8 @@
 """The CLI's input ceilings: 10,000 sites by default, raised by --max-sites or the env."""
 
-from nrf.entrypoints.assess_limits import assess_limits, input_limits
-from nrf.entrypoints.container import build_container
-from nrf.entrypoints.settings import WorkerSettings, load_settings
+from nrf.adapters.environment.assess_limits import assess_limits, input_limits
+from nrf.adapters.environment.settings import WorkerSettings, load_settings
+from nrf.entrypoints.roots.core import Core, build
 
 
 def test_the_default_stays_ten_thousand_sites() -> None:
@@ -46,7 +46,7 @@ def test_the_worker_and_nrf_assess_read_each_variable_into_the_same_limit() -> N
 def test_the_worker_defaults_are_the_documented_ceilings() -> None:
     # docs/limits.md: 50 MiB (52,428,800 bytes), 10,000 sites, 100,000 vertices a site,
     # 1,000,000 in all, 10,000 ha a site, 200 MiB (209,715,200 bytes) unzipped.
-    limits = build_container(settings=WorkerSettings()).limits()
+    limits = build(Core, settings=WorkerSettings()).limits()
     assert limits.max_file_bytes == 52_428_800 and limits.max_features == 10_000
     assert limits.max_vertices_per_feature == 100_000 and limits.max_total_vertices == 1_000_000
     assert limits.max_site_area_ha == 10_000 and limits.max_decompressed_bytes == 209_715_200
@@ -63,7 +63,7 @@ def test_the_read_deadline_and_memory_are_configured_for_the_worker_api_and_cli(
 def test_the_read_defaults_are_twenty_seconds_and_512_mib() -> None:
     # docs/limits.md: 20 s, 512 MiB = 536,870,912 bytes; --max-sites 20,000 doubles the memory
     # a whole read may use (as it doubles the file's bytes), never the deadline.
-    limits = build_container(settings=WorkerSettings()).limits()
+    limits = build(Core, settings=WorkerSettings()).limits()
     assert (limits.max_read_seconds, limits.max_read_memory_bytes) == (20.0, 536_870_912)
     doubled = assess_limits(20_000, {})
     assert (doubled.max_read_seconds, doubled.max_read_memory_bytes) == (20.0, 1_073_741_824)

@@ -18,7 +18,7 @@ SCRIPT = textwrap.dedent(
 
     def imported():
         import pyogrio  # noqa: F401
-        import nrf.entrypoints.container  # noqa: F401
+        import nrf.entrypoints.roots.job  # noqa: F401
         return sorted({"geopandas", "pandas"} & set(sys.modules))
 
     if __name__ == "__main__":

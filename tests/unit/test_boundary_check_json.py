@@ -17,7 +17,7 @@ from nrf.domain.validation import DEFAULT_LIMITS
 from nrf.entrypoints.api.app import create_app
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.boundary_check_json import boundary_check_document
-from nrf.entrypoints.api.openapi import openapi_document
+from nrf.entrypoints.api.meta import api_document
 from nrf.entrypoints.api.services import ApiServices
 from nrf.service_layer.boundary_checks import BoundaryCheck, CheckBoundary, SiteCheck
 from nrf.service_layer.quotes import GetQuote
@@ -148,6 +148,6 @@ def test_the_route_answers_a_drawn_boundary_end_to_end() -> None:
     ]
     assert site["intersectingExcludedAreas"] == ["Fen SSSI"]
     # And the answer is what the OpenAPI document says it is.
-    spec = openapi_document()
+    spec = api_document()
     schema = {"$ref": "#/components/schemas/BoundaryCheck", "components": spec["components"]}
     jsonschema.Draft202012Validator(schema).validate(answer.json)

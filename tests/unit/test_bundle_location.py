@@ -12,7 +12,7 @@ from nrf.adapters.boundary_data.bundle_location import (
     parse_s3_uri,
     parse_sha256,
 )
-from nrf.entrypoints.settings import ConfigError, load_settings
+from nrf.adapters.environment.settings import ConfigError, load_settings
 
 DIGEST = "0123456789abcdef" * 4
 

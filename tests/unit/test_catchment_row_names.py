@@ -7,12 +7,12 @@ from typing import Any
 
 from shapely.geometry import box
 
+from nrf.adapters.api_docs.openapi import openapi_document
 from nrf.adapters.outputs.result_files import job_files
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.model import Development
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
-from nrf.entrypoints.api.openapi import openapi_document
 from support.api_in_process import anonymous_client
 from support.reference import QUOTE_DATE, STRIP_ORIGIN, two_catchment_strip
 
@@ -69,7 +69,7 @@ def test_the_worker_result_file_names_it_alike() -> None:
 
 
 def test_the_openapi_result_schema_documents_lowest_oid_and_no_edp_id_for_the_row() -> None:
-    schemas = openapi_document()["components"]["schemas"]
+    schemas = openapi_document(outputs=["json"])["components"]["schemas"]
     row = schemas["CatchmentImpact"]["properties"]
     assert "lowest_oid" in row and "edp_id" not in row
     assert "edp_id" in schemas["EdpOverlap"]["properties"]

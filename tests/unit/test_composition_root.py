@@ -1,8 +1,8 @@
-"""Entrypoints construct no use case or adapter by hand: container.py is the one composition root.
+"""Entrypoints construct no use case or adapter by hand: the roots (entrypoints/roots/) do.
 
-The test harness (tests/support) is held to the same rule: it takes its use cases from
-``build_container`` with fakes as overrides (support/wiring.py), so what the tests drive is
-the worker's own wiring.
+Each process has one small root over a shared core (roots/core.py). The test harness
+(tests/support) is held to the same rule: it takes its use cases from a process's root with
+fakes as overrides (support/wiring.py), so what the tests drive is that process's own wiring.
 
 A use case or adapter is a class from ``nrf.service_layer`` or ``nrf.adapters`` that is not a
 record (attrs), an exception or an enum: values may be built anywhere, collaborators are wired
@@ -25,17 +25,16 @@ TESTS = Path(__file__).parents[1]
 HARNESS = TESTS / "support"
 # The job path's pieces, wired into one another: no test builds them by hand either (a unit
 # test of any other single use case may build it over its fakes; these are never single).
-JOB_PATH = ("ProcessJob", "FailJob", "OutcomeDecider", "NotificationLedger", "DrainDeadLetters")
-ROOT = "container.py"
+JOB_PATH = (
+    "ProcessJob",
+    "FailJob",
+    "JobEnd",
+    "OutcomeDecider",
+    "NotificationLedger",
+    "DrainDeadLetters",
+)
+ROOTS = "roots"
 WIRED_LAYERS = ("nrf.service_layer", "nrf.adapters")
-# The supervisor and the worker's health server live as long as the task and must not import
-# the container (it pulls in the geo stack, ~140 MB per process): the supervisor creates the
-# shared-memory heartbeat segment and owns its lifetime, the health server attaches to it by
-# name. Nothing else may be added here without a reason as strong.
-EXEMPT = {
-    ("supervisor.py", "SharedMemoryHeartbeatStore"),
-    ("health_app.py", "SharedMemoryHeartbeatStore"),
-}
 
 
 def _is_component(module: str, name: str) -> bool:
@@ -70,8 +69,6 @@ def _constructions(path: Path) -> list[str]:
         name = func.id if isinstance(func, ast.Name) else None
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             name = func.value.id
-        if (path.name, name) in EXEMPT:
-            continue
         if name in imported and _is_component(imported[name], name):
             found.append(f"{path.name}:{node.lineno} builds {name}")
     return found
@@ -81,16 +78,16 @@ def offenders(entrypoints: Path) -> list[str]:
     return [
         found
         for module in sorted(entrypoints.rglob("*.py"))
-        if module.name != ROOT
+        if ROOTS not in module.relative_to(entrypoints).parts[:-1]
         for found in _constructions(module)
     ]
 
 
-def test_no_entrypoint_builds_a_use_case_or_adapter_outside_the_container() -> None:
+def test_no_entrypoint_builds_a_use_case_or_adapter_outside_the_roots() -> None:
     assert offenders(PACKAGE / "entrypoints") == []
 
 
-def test_the_test_harness_builds_no_use_case_or_adapter_outside_the_container() -> None:
+def test_the_test_harness_builds_no_use_case_or_adapter_outside_the_roots() -> None:
     assert offenders(HARNESS) == []
 
 
@@ -116,8 +113,9 @@ def test_a_planted_offender_is_found(tmp_path: Path) -> None:
         "    ok = StallReport(action=None, waiting=0, stalled_for=None)\n"
         "    raise QueueFatalError('no queue')\n"
     )
-    # The container itself may build anything.
-    (tmp_path / ROOT).write_text(
+    # A root may build anything.
+    (tmp_path / ROOTS).mkdir()
+    (tmp_path / ROOTS / "ops.py").write_text(
         "from nrf.service_layer.housekeeping import Housekeep\n\nx = Housekeep()\n"
     )
     assert offenders(tmp_path) == ["ops.py:8 builds Housekeep", "ops.py:9 builds SqsJobQueue"]

@@ -73,7 +73,7 @@ def bundle(sha256: str = PROVENANCE.bundle_sha256) -> InMemoryBoundaryData:
 
 
 class Job:
-    """One receive of a quote message, claim to release, through the container's own wiring."""
+    """One receive of a quote message, claim to release, through the worker root's own wiring."""
 
     def __init__(
         self,

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.jobs import (
     JobRecord,
     JobStatus,
@@ -12,7 +13,7 @@ from nrf.domain.jobs import (
     NotificationKind,
     NotificationRecord,
 )
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.roots.dead_letters import DeadLetterRoot
 from nrf.service_layer.drain_dead_letters import DrainDeadLetters
 from nrf.service_layer.notifications import intent
 from support.wiring import wired
@@ -34,8 +35,9 @@ def body(job_id: str) -> str:
 def drain_of(
     dlq: FakeJobQueue, store: FakeResultStore, notifier: FakeNotifier, clock: FakeClock
 ) -> DrainDeadLetters:
-    """`nrf dlq` as the container wires it, over the fakes."""
+    """`nrf dlq` as its root wires it, over the fakes."""
     return wired(
+        DeadLetterRoot,
         WorkerSettings(support_email=SUPPORT),
         dead_letter_queue=dlq,
         result_store=store,

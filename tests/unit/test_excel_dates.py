@@ -48,3 +48,20 @@ def test_a_day_first_date_that_is_no_date_is_left_for_the_gate() -> None:
     rows, _ = read(("31/02/2026", "31/03/2027"))
     assert rows[0]["charge_valid_from"] == "31/02/2026"
     assert rows[0]["charge_valid_to"] == "2027-03-31"
+
+
+def test_a_date_whose_day_and_month_are_equal_is_the_same_either_way_and_is_read() -> None:
+    # 01/01/2026 is 1 January whichever order is meant: nothing to prove, so it is read even
+    # in a file whose other dates could be either (those are still left for the gate).
+    rows, report = read(("01/01/2026", "03/04/2027"))
+    assert rows[0] == {
+        "_line": 2,
+        "charge_valid_from": "2026-01-01",
+        "charge_valid_to": "03/04/2027",
+    }
+    [cleaned] = [f for f in report.findings if f.code == "cleaned"]
+    assert "'01/01/2026' read as 2026-01-01" in cleaned.detail
+
+    # ...but not in a file that shows both orders: none of its dates is trusted.
+    rows, _ = read(("31/03/2026", "04/30/2027"), ("01/01/2028", "2028-12-31"))
+    assert rows[1]["charge_valid_from"] == "01/01/2028"

@@ -9,8 +9,8 @@ from test_notify_templates import REQUEST, SETTINGS
 from test_process_job import body, msg
 
 from fakes import FakeClock, FakeNotifier, FakeResultStore
+from nrf.domain.email_fields import RUN_FIELDS, completed_without_run, personalisation
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind
-from nrf.service_layer.notifications import RUN_FIELDS, completed_without_run, personalisation
 from support.runs import RUN
 
 FAILED = JobRecord(

@@ -1,4 +1,4 @@
-"""The worker's fleet heartbeat takes the container's clock and heartbeat provider."""
+"""The worker's fleet heartbeat takes its root's clock and heartbeat provider."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 from dependency_injector import providers
 
 from fakes import FakeClock, FakeHeartbeatStore
+from nrf.adapters.environment.settings import load_settings
 from nrf.domain.fleet import BundleStamp
-from nrf.entrypoints.container import build_container
-from nrf.entrypoints.settings import load_settings
+from nrf.entrypoints.roots.worker import build_worker_root
 from nrf.entrypoints.worker.fleet_beats import start_fleet_heartbeat
 from ops_fakes import InMemoryOpsRecords
 
@@ -18,7 +18,7 @@ T0 = 1_800_000_000.0
 
 def test_the_record_is_stamped_by_the_injected_clock_not_the_system_one() -> None:
     settings = load_settings({"NRF_WORKER_ID": "w-1", "NRF_FLEET_HEARTBEAT_SECONDS": "3600"})
-    container = build_container(settings=settings)
+    container = build_worker_root(settings)
     records, clock = InMemoryOpsRecords(), FakeClock(T0)
     container.ops_records.override(providers.Object(records))
     container.clock.override(providers.Object(clock))

@@ -83,3 +83,9 @@ def test_encoded_empty_geometry_sets_the_empty_flag() -> None:
 def test_bad_blobs_are_refused(blob: bytes, message: str) -> None:
     with pytest.raises(BlobError, match=message):
         header_length(blob)
+
+
+def test_a_blob_too_short_for_its_flags_is_refused_as_no_geopackage_blob() -> None:
+    good = encode_geometries([SQUARE, SQUARE], 27700)
+    with pytest.raises(BlobError, match="magic"):
+        decode_blobs([good[0], b"GP\x00", good[1]])

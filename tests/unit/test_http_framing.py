@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from nrf.entrypoints.http_server.gate import Gate
+from nrf.adapters.http_server.gate import Gate
 from support.asgi_calls import LIMITS, App, run, scope, status_and_doc
 
 

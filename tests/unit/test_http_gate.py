@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from nrf.entrypoints.http_server.gate import (
+from nrf.adapters.http_server.gate import (
     MORE,
     Answer,
     Gate,
     Head,
     NeedsPrefix,
 )
-from nrf.entrypoints.http_server.limits import HttpLimits
+from nrf.adapters.http_server.limits import HttpLimits
 from support.asgi_calls import LIMITS, App, run, scope, status_and_doc
 
 
@@ -112,7 +112,7 @@ def test_headers_over_the_limit_are_431_whatever_the_parser_let_through() -> Non
 
 
 def test_a_process_is_worn_only_over_its_limit_and_after_serving() -> None:
-    from nrf.entrypoints.http_server.worker import worn
+    from nrf.adapters.http_server.worker import worn
 
     mib, quota = 1024 * 1024, 1000
     assert worn(1025 * mib, 1024 * mib, served=1, quota=quota) == "rss"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 
-from nrf.entrypoints.http_server.replacements import Replacements
+from nrf.adapters.http_server.replacements import Replacements
 
 
 class Clock:

@@ -10,11 +10,11 @@ import sys
 
 from test_ops_next_steps import SOURCES, every_concern
 
+from nrf.adapters.telemetry.iso_time import iso_utc
+from nrf.adapters.telemetry.logging_setup import JsonFormatter
+from nrf.adapters.terminal.status_report import render_json
 from nrf.domain.counts import counted
 from nrf.domain.fleet_status import concerns
-from nrf.entrypoints.iso_time import iso_utc
-from nrf.entrypoints.logging_setup import JsonFormatter
-from nrf.entrypoints.status_report import render_json
 
 # 1 700 000 000 s after the epoch is 2023-11-14 22:13:20 UTC.
 NOW = 1_700_000_000.0

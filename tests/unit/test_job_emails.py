@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import attrs
 
+from nrf.domain.email_fields import NotifySettings, personalisation
 from nrf.domain.job_request import JobRequest
-from nrf.service_layer.notifications import NotifySettings, personalisation
 from support.runs import EXCLUDED, NORFOLK, RUN
 
 REQUEST = JobRequest(

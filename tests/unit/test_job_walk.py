@@ -1,18 +1,22 @@
-"""One successful job walks through service_layer without going back and forth (issue 18).
+"""One job of each ending walks service_layer entering each module once (issues 18 and 29).
 
 The walk is traced with ``sys.setprofile`` (``sys.monitoring`` is 3.12+) while one job runs
-through the container's own wiring (support/receives.py: read, claim, ProcessJob, release),
+through the container's own wiring (support/receives.py: read, claim, the use case, release),
 with recording fakes for the ports and the real assessment.
 
 Definitions, precisely:
 
 - A **step** is entering a service_layer module: a Python function of that module called
   from code of any other module (the worker, the domain, another service_layer module). A
-  call from a module into itself is not a step: the reader never leaves the file.
-- Two steps in a row into the same module are one step: ``ProcessJob`` asking
-  ``notifications.py`` for the email's fields and then for its entry stays one visit.
-- **Back and forth** is three steps in a row A, B, A: the walk left A for B, then came back
-  to A. A reader following the job has to hold A open while reading B, then return to it.
+  call from a module into itself is not a step: the reader never leaves the file. Building a
+  record (an attrs-generated ``__init__``) is not a step either: a value is not code to read.
+- **Returns count.** Once a call into B has returned, the next call into B is a second step
+  into B, however soon it comes: ``ProcessJob`` asking ``notifications.py`` for an email's
+  fields, getting them back, then asking it for the entry, has entered it twice (the walk
+  of issue 18 merged the two). A module that hands on to several others in turn (``JobEnd``:
+  the ledger, then the decider) enters each once.
+- **Each module entered once**: no module is a step twice. A reader follows the job forward
+  through each file once and never holds one open to come back to it.
 """
 
 from __future__ import annotations
@@ -23,13 +27,19 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+import pytest
+from test_defra_quote_job import EXCLUDED, Job, message
+from test_drain_dead_letters import body as dead_body
+from test_drain_dead_letters import drain_of
 from test_exactly_once import make
 from test_process_job import body
 
-from fakes import FakeClock, FakeNotifier, FakeResultStore
+from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
 from nrf.domain.jobs import JobStatus, NotificationKind, QueueMessage
+from support.defra_sites import run_of, site
 
 SERVICE_LAYER = "nrf.service_layer."
+ATTRS_MADE = "<attrs generated"
 
 
 def walk_of(work: Callable[[], Any], prefix: str = SERVICE_LAYER) -> tuple[Any, list[str]]:
@@ -37,15 +47,17 @@ def walk_of(work: Callable[[], Any], prefix: str = SERVICE_LAYER) -> tuple[Any, 
     steps: list[str] = []
 
     def on_event(frame: FrameType, event: str, arg: object) -> None:
-        if event != "call" or frame.f_code.co_name == "<module>":
+        code = frame.f_code
+        if event != "call" or code.co_name == "<module>":
             return  # only function calls (C calls are "c_call"); an import is not a step
+        if code.co_filename.startswith(ATTRS_MADE):
+            return
         module = frame.f_globals.get("__name__", "")
         if not module.startswith(prefix):
             return
         caller = frame.f_back.f_globals.get("__name__", "") if frame.f_back else ""
-        name = module.removeprefix(prefix)
-        if caller != module and (not steps or steps[-1] != name):
-            steps.append(name)
+        if caller != module:
+            steps.append(module.removeprefix(prefix))
 
     before = sys.getprofile()
     sys.setprofile(on_event)
@@ -56,61 +68,145 @@ def walk_of(work: Callable[[], Any], prefix: str = SERVICE_LAYER) -> tuple[Any, 
     return result, steps
 
 
-def back_and_forth(steps: list[str]) -> list[tuple[str, str, str]]:
-    """Every A, B, A of three steps in a row."""
-    return [
-        (a, b, again)
-        for a, b, again in zip(steps, steps[1:], steps[2:], strict=False)
-        if a == again
-    ]
+def entered_twice(steps: list[str]) -> list[str]:
+    """Every module the walk stepped into more than once."""
+    return sorted({step for step in steps if steps.count(step) > 1})
 
 
 PLANNER = "planner@example.gov.uk"  # test_process_job's body()
+SEAM = ["job_end", "notifications", "job_outcome"]
 
 
-def test_one_successful_job_never_goes_back_and_forth() -> None:
+def _message(text: str, count: int) -> QueueMessage:
+    return QueueMessage(
+        message_id="m-1", receipt_handle=f"r-{count}", body=text, receive_count=count
+    )
+
+
+def success() -> tuple[Any, list[str], list[NotificationKind]]:
+    # The second receive of a job whose first died before storing anything: no "started"
+    # email (that goes at the very first claim only; see the test below).
     store, notifier = FakeResultStore(), FakeNotifier()
     receive = make(store, notifier, FakeClock())  # built outside the walk: only the job is traced
-    message = QueueMessage(message_id="m-1", receipt_handle="r-1", body=body())
-
-    outcome, steps = walk_of(lambda: receive(message))
-
-    # A job that succeeded and told its requester: the walk is the one under test.
-    assert (outcome.status, outcome.delete) == ("succeeded", True)
+    outcome, steps = walk_of(lambda: receive(_message(body(), 2)))
     assert store.records["job-1"].status is JobStatus.SUCCEEDED
-    kinds = [n.kind for n in notifier.sent]
-    assert kinds == [NotificationKind.STARTED, NotificationKind.COMPLETED]
-    assert back_and_forth(steps) == [], f"walk: {' -> '.join(steps)}"
-    # By hand, from the code: the worker hands the job to ProcessJob (process_job.py), which
-    # has notifications.py make the started and completed emails' fields and entries and
-    # send them (the ledger), then asks job_outcome.py whether the message may go
-    # (OutcomeDecider.end). Three files, each entered once.
-    assert steps == ["process_job", "notifications", "job_outcome"]
+    return outcome, steps, [n.kind for n in notifier.sent]
 
 
-def test_the_receive_that_finishes_a_pending_email_never_goes_back_and_forth() -> None:
+def failure() -> tuple[Any, list[str], list[NotificationKind]]:
+    # A message that is not a job at all: failed for good, the requester told.
+    store, notifier = FakeResultStore(), FakeNotifier()
+    receive = make(store, notifier, FakeClock())
+    outcome, steps = walk_of(lambda: receive(_message(body(development={}), 1)))
+    assert store.records["job-1"].status is JobStatus.FAILED
+    return outcome, steps, [n.kind for n in notifier.sent]
+
+
+def timeout() -> tuple[Any, list[str], list[NotificationKind]]:
+    # A job the worker killed at its deadline: FailJob, in the worker process.
+    store, notifier = FakeResultStore(), FakeNotifier()
+    receive = make(store, notifier, FakeClock())
+    outcome, steps = walk_of(lambda: receive.timed_out(_message(body(), 2), 901.5))
+    return outcome, steps, [n.kind for n in notifier.sent]
+
+
+def refusal() -> tuple[Any, list[str], list[NotificationKind]]:
+    # A Defra quote in an excluded area: no levy, so failed at once and support told
+    # (its second receive, so no "started" email).
+    job = Job(run_of(site(refusal=EXCLUDED)))
+    outcome, steps = walk_of(lambda: job.receive(_message(message(), 2)))
+    return outcome, steps, [n.kind for n in job.notifier.sent]
+
+
+def dead_letter() -> tuple[Any, list[str], list[NotificationKind]]:
+    # `nrf dlq` meets a job that never finished: failed, support and the requester told.
+    clock = FakeClock()
+    dlq, store, notifier = FakeJobQueue(clock), FakeResultStore(), FakeNotifier()
+    drain = drain_of(dlq, store, notifier, clock)
+    dlq.send(dead_body("dead-1"))
+    handled, steps = walk_of(drain)
+    assert (handled, dlq.messages) == (["dead-1"], {})
+    return handled, steps, [n.kind for n in notifier.sent]
+
+
+def already_finished() -> tuple[Any, list[str], list[NotificationKind]]:
+    # The message of a stored and told job comes back (its delete was lost).
+    store, notifier = FakeResultStore(), FakeNotifier()
+    make(store, notifier, FakeClock())(_message(body(), 1))
+    again, told = make(store, FakeNotifier(), FakeClock()), len(notifier.sent)
+    outcome, steps = walk_of(lambda: again(_message(body(), 2)))
+    assert len(notifier.sent) == told
+    return outcome, steps, []
+
+
+ENDINGS = {
+    # ending: (the job, its outcome's status, what it told, its walk by hand from the code)
+    "success": (success, "succeeded", [NotificationKind.COMPLETED], ["process_job", *SEAM]),
+    "failure": (failure, "failed", [NotificationKind.FAILED], ["process_job", *SEAM]),
+    "timeout": (timeout, "failed", [NotificationKind.FAILED], ["fail_job", *SEAM]),
+    "refusal": (
+        refusal,
+        "failed",
+        [NotificationKind.FAILED, NotificationKind.QUOTE_REFUSED],
+        ["process_job", *SEAM],
+    ),
+    "dead letter": (
+        dead_letter,
+        None,
+        [NotificationKind.DEAD_LETTERED, NotificationKind.FAILED],
+        ["drain_dead_letters", *SEAM],
+    ),
+    "already finished": (already_finished, "already_finished", [], ["process_job", *SEAM]),
+}
+
+
+@pytest.mark.parametrize("ending", list(ENDINGS))
+def test_each_ending_enters_each_module_once(ending: str) -> None:
+    job, status, told, by_hand = ENDINGS[ending]
+    outcome, steps, sent = job()
+
+    # The job ended as the ending says, and told whom it should: the walk is the one under test.
+    if status is not None:
+        assert (outcome.status, outcome.delete) == (status, True)
+    assert sorted(sent) == sorted(told)
+    assert entered_twice(steps) == [], f"walk: {' -> '.join(steps)}"
+    # By hand: the use case does the job's own work and hands its ending to JobEnd
+    # (job_end.py), which has the ledger (notifications.py) make, store and send the
+    # entries, then asks job_outcome.py whether the message may go.
+    assert steps == by_hand
+
+
+def test_the_first_receive_visits_notifications_once_before_the_work() -> None:
+    # The "started" email goes at the very first claim, before the assessment: it cannot
+    # wait for the ending, so it is the one step into notifications.py before JobEnd's.
+    store, notifier = FakeResultStore(), FakeNotifier()
+    receive = make(store, notifier, FakeClock())
+    outcome, steps = walk_of(lambda: receive(_message(body(), 1)))
+
+    assert (outcome.status, outcome.delete) == ("succeeded", True)
+    assert [n.kind for n in notifier.sent] == [NotificationKind.STARTED, NotificationKind.COMPLETED]
+    assert steps == ["process_job", "notifications", *SEAM]
+
+
+def test_the_receive_that_finishes_a_pending_email_enters_each_module_once() -> None:
     # The first receive stored the result, but the provider was down for the requester's
     # email (retryable): the entry stays pending and the message is kept.
     store = FakeResultStore()
     down = FakeNotifier(frozenset({PLANNER}), retryable=True)
-    message = QueueMessage(message_id="m-1", receipt_handle="r-1", body=body())
-    first = make(store, down, FakeClock())(message)
+    first = make(store, down, FakeClock())(_message(body(), 1))
     assert (first.status, first.delete) == ("retry", False)
     assert store.records["job-1"].has_pending()
 
     # The message comes back (another receive, the provider up again).
     notifier = FakeNotifier()
     receive = make(store, notifier, FakeClock())
-    again = QueueMessage(message_id="m-1", receipt_handle="r-2", body=body(), receive_count=2)
-    outcome, steps = walk_of(lambda: receive(again))
+    outcome, steps = walk_of(lambda: receive(_message(body(), 2)))
 
     assert (outcome.status, outcome.delete) == ("already_finished", True)
     assert [n.kind for n in notifier.sent] == [NotificationKind.COMPLETED]
-    assert back_and_forth(steps) == [], f"walk: {' -> '.join(steps)}"
-    # By hand: ProcessJob finds the record (process_job.py); notifications.py makes the
-    # email's fields and settles the pending entry (asking the provider first); job_outcome.py
-    # deletes the message now nothing is pending.
-    assert steps == ["process_job", "notifications", "job_outcome"]
+    # By hand: ProcessJob finds the record and hands it to JobEnd; the ledger settles the
+    # pending entry (asking the provider first); job_outcome.py deletes the message.
+    assert steps == ["process_job", *SEAM]
 
 
 def _plant(name: str, source: str, into: dict[str, Any]) -> None:
@@ -120,45 +216,38 @@ def _plant(name: str, source: str, into: dict[str, Any]) -> None:
     into.update({key: value for key, value in scope.items() if callable(value)})
 
 
-def test_the_walk_counts_steps_and_finds_a_return_to_the_module_just_left() -> None:
+def test_the_walk_counts_a_return_and_a_second_call_as_a_second_step() -> None:
     ns: dict[str, Any] = {}
     _plant(
         "plant.a",
         """
         def start():
-            return helper()
+            first = ns["ask"]()
+            return helper(first)
 
-        def helper():
-            return ns["ask"]()
-
-        def callback():
-            return ns["end"]()
+        def helper(first):
+            return ns["ask"]() + first + ns["end"]()
         """,
         ns,
     )
-    _plant(
-        "plant.b",
-        """
-        def ask():
-            return more()
-
-        def more():
-            return ns["callback"]()
-        """,
-        ns,
-    )
-    _plant("plant.c", "def end():\n    return 7\n", ns)
+    _plant("plant.b", "def ask():\n    return more()\n\ndef more():\n    return 1\n", ns)
+    _plant("plant.c", "def end():\n    return 5\n", ns)
 
     result, steps = walk_of(ns["start"], prefix="plant.")
 
-    # start (a) -> helper (a: no step) -> ask (b) -> more (b: no step) -> callback (a again)
-    # -> end (c): the steps are a, b, a, c, and a, b, a is back and forth.
-    assert (result, steps) == (7, ["a", "b", "a", "c"])
-    assert back_and_forth(steps) == [("a", "b", "a")]
+    # start (a) -> ask (b; more is b's own: no step) -> back in a, helper (a's own) -> ask
+    # (b again: a second step, though nothing came between) -> end (c).
+    assert (result, steps) == (7, ["a", "b", "b", "c"])
+    assert entered_twice(steps) == ["b"]
 
 
-def test_a_walk_that_moves_on_is_not_back_and_forth() -> None:
-    assert back_and_forth(["a", "b", "c", "d"]) == []
-    # Coming back later, after another module, is not "in a row": a, b, c, a passes.
-    assert back_and_forth(["a", "b", "c", "a"]) == []
-    assert back_and_forth(["a", "b", "c", "b"]) == [("b", "c", "b")]
+def test_a_module_that_hands_on_in_turn_enters_each_once() -> None:
+    ns: dict[str, Any] = {}
+    _plant("plant.hub", "def run():\n    return ns['settle']() + ns['decide']()\n", ns)
+    _plant("plant.ledger", "def settle():\n    return 1\n", ns)
+    _plant("plant.decider", "def decide():\n    return 2\n", ns)
+
+    result, steps = walk_of(ns["run"], prefix="plant.")
+
+    assert (result, steps) == (3, ["hub", "ledger", "decider"])
+    assert entered_twice(steps) == []

@@ -59,3 +59,15 @@ def test_a_backward_import_is_reported(tmp_path: Path) -> None:
         "domain/value.py imports nrf.entrypoints",
         "service_layer/use_case.py imports nrf.adapters",
     ]
+
+
+def _lines(folder: Path) -> int:
+    return sum(len(path.read_text().splitlines()) for path in folder.rglob("*.py"))
+
+
+def test_the_entrypoints_are_thinner_than_what_they_drive() -> None:
+    # Entrypoints read arguments, start processes and wire roots; a decision, a format or a
+    # server's plumbing belongs to the domain, the service layer or an adapter (issue 29).
+    entrypoints = _lines(PACKAGE / "entrypoints")
+    driven = _lines(PACKAGE / "domain") + _lines(PACKAGE / "service_layer")
+    assert entrypoints < driven, f"entrypoints {entrypoints} lines, domain + service {driven}"

@@ -8,9 +8,9 @@ from decimal import Decimal
 from pathlib import Path
 
 from nrf.adapters.outputs.result_files import result_document
+from nrf.adapters.terminal.demo_report import results_table, stored_job_row
+from nrf.adapters.terminal.report_table import table_lines
 from nrf.domain.output_stamp import OutputStamp
-from nrf.entrypoints.demo_report import results_table, stored_job_row
-from nrf.entrypoints.report_table import table_lines
 from support.runs import RUN
 
 STAMP = OutputStamp(made_at=datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC), input_name="sites.geojson")

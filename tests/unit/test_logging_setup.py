@@ -3,7 +3,7 @@
 import json
 import logging
 
-from nrf.entrypoints.logging_setup import JsonFormatter, emf_record
+from nrf.adapters.telemetry.logging_setup import JsonFormatter, emf_record
 
 SECRET = "3d844edf-8d35-48ac-975b-e847b4f122b0"
 
@@ -56,7 +56,7 @@ def test_emf_record_declares_its_metrics() -> None:
 
 
 def test_the_backend_key_is_scrubbed_as_well_as_notifys() -> None:
-    from nrf.entrypoints.settings import load_settings
+    from nrf.adapters.environment.settings import load_settings
 
     backend_key = "backend-key-7f3a9c2e51"
     settings = load_settings(

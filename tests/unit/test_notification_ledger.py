@@ -6,6 +6,7 @@ import pytest
 
 from fakes import FakeNotifier, FakeResultStore
 from nrf.domain.jobs import JobRecord, JobStatus, NotificationKind, NotificationRecord
+from nrf.entrypoints.roots.job import JobRoot
 from nrf.service_layer.notifications import intent
 from support.wiring import wired
 
@@ -34,7 +35,7 @@ def test_a_settled_email_is_not_sent_again_on_a_duplicate_delivery(
     # A fresh notifier knows nothing of the first send (another process, or SES which cannot
     # be asked): only the record says it went, and that must be enough.
     store, notifier = FakeResultStore(), FakeNotifier(can_look_up=can_look_up)
-    ledger = wired(result_store=store, job_delivery=notifier).ledger()
+    ledger = wired(JobRoot, result_store=store, job_delivery=notifier).ledger()
     record = ledger.settle(half_settled(), ask_provider=ask_provider)
 
     sent_to = [n.recipient for n in notifier.sent]

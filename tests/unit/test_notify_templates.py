@@ -14,10 +14,10 @@ import attrs
 
 from fakes import FakeClock, FakeNotifier
 from nrf.adapters.notifier.data_labelling_notifier import data_labels
+from nrf.domain.email_fields import NotifySettings, failure_fields, personalisation
 from nrf.domain.job_request import JobRequest
 from nrf.domain.jobs import NotificationKind
 from nrf.domain.ops_ports import QueueFigures, WaitingJob
-from nrf.service_layer.notifications import NotifySettings, failure_fields, personalisation
 from nrf.service_layer.sent_once import SentOnce
 from nrf.service_layer.stall_alerts import WatchForStalls
 from ops_fakes import FakeQueueInspector, InMemoryOpsRecords

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from nrf.adapters.terminal.status_report import (
+    StatusSources,
+    concern_line,
+    render_json,
+    render_text,
+)
 from nrf.domain.fleet import BundleStamp, WorkerBeat, WorkerState, fleet_view
 from nrf.domain.fleet_status import FleetStatus, StuckJob, concerns
 from nrf.domain.ops_ports import QueueFigures
 from nrf.domain.stall import StallAction
 from nrf.entrypoints.ops_metrics import queue_stalled, stall_line
-from nrf.entrypoints.status_report import StatusSources, concern_line, render_json, render_text
 from nrf.service_layer.stall_alerts import StallReport
 
 NOW = 1_700_000_000.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from nrf.entrypoints.progress import StageProgress, clock_time, status_line
+from nrf.adapters.terminal.progress import StageProgress, clock_time, status_line
 
 
 class FakeClock:

@@ -22,7 +22,7 @@ from nrf.domain.validation import DEFAULT_LIMITS, RawFeature
 from nrf.entrypoints.api.app import create_app
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.services import ApiServices
-from nrf.entrypoints.assess_command import quote_date_argument
+from nrf.entrypoints.assess_arguments import quote_date_argument
 from nrf.service_layer.boundary_checks import CheckBoundary
 from nrf.service_layer.quotes import GetQuote
 from support.receives import Receives
@@ -193,7 +193,7 @@ def test_the_api_refuses_a_quote_date_given_twice() -> None:
 
 
 def test_the_cli_refuses_a_quote_date_given_twice(capsys: pytest.CaptureFixture[str]) -> None:
-    from nrf.entrypoints.assess_command import add_parser
+    from nrf.entrypoints.assess_arguments import add_parser
 
     parser = argparse.ArgumentParser()
     add_parser(parser.add_subparsers())

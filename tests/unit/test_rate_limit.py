@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+from nrf.adapters.http_server.gate_types import Head
+from nrf.adapters.http_server.throttle import RateLimiter
 from nrf.domain.rate_limit import Bucket, Rate, take
 from nrf.entrypoints.api.auth import ApiKeys
 from nrf.entrypoints.api.throttle import api_throttle, client_address
-from nrf.entrypoints.http_server.gate_types import Head
-from nrf.entrypoints.http_server.throttle import RateLimiter
 
 KEY = "k" * 16
 
@@ -78,7 +78,9 @@ def head(path: str = "/v1/quotes", key: str | None = None, client: str = "10.0.0
 def test_the_api_limits_each_client_and_each_valid_key_and_never_the_probes() -> None:
     clock = Clock()
     throttle = api_throttle(
-        ApiKeys([KEY]), Rate(per_second=1.0, burst=2), Rate(per_second=1.0, burst=3), clock=clock
+        ApiKeys([KEY]),
+        RateLimiter(Rate(per_second=1.0, burst=2), clock=clock),
+        RateLimiter(Rate(per_second=1.0, burst=3), clock=clock),
     )
     # Client 10.0.0.1: 2 at once, the third is 429 with Retry-After 1.
     assert [throttle(head()) for _ in range(2)] == [None, None]

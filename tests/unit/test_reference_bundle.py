@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from fakes import FakeHeartbeatStore, FakeS3
+from nrf.adapters.boundary_data.packaged import bundled_reference_data
+from nrf.adapters.environment.settings import load_settings
 from nrf.domain.health import WorkerStatus
-from nrf.entrypoints.container import bundled_reference_data
 from nrf.entrypoints.exit_codes import EXIT_FATAL, EXIT_SYNTHETIC_REFUSED
 from nrf.entrypoints.reference_bundle import (
     SYNTHETIC_REFUSED,
@@ -22,7 +23,6 @@ from nrf.entrypoints.reference_bundle import (
     prepare_reference_data,
     verify_reference_data,
 )
-from nrf.entrypoints.settings import load_settings
 from support.bundle_copies import relabelled_bundle
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from fakes import FakeClock, FakeJobQueue, FakeNotifier, FakeResultStore
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.notifier.delivery_channels import DeliveryChannels
 from nrf.domain.fleet_status import concerns
 from nrf.domain.jobs import (
@@ -16,7 +17,8 @@ from nrf.domain.jobs import (
     NotificationRecord,
 )
 from nrf.domain.result_port import BACKEND_RECIPIENT, undelivered_key
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.roots.dead_letters import DeadLetterRoot
+from nrf.entrypoints.roots.job import JobRoot
 from nrf.service_layer.fleet_status import ReadFleetStatus
 from nrf.service_layer.notifications import NotificationLedger, intent
 from ops_fakes import FakeQueueInspector, InMemoryOpsRecords, InMemoryStoreInventory
@@ -53,8 +55,8 @@ class FakeBackendResults:
 
 
 def ledger_of(store: FakeResultStore, channels: DeliveryChannels) -> NotificationLedger:
-    """The worker's ledger as the container wires it, settling through ``channels``."""
-    return wired(result_store=store, job_delivery=channels).ledger()
+    """The worker's ledger as its root wires it, settling through ``channels``."""
+    return wired(JobRoot, result_store=store, job_delivery=channels).ledger()
 
 
 def pending_record() -> JobRecord:
@@ -117,6 +119,7 @@ def test_an_undelivered_report_shows_in_status_until_dlq_settles_it() -> None:
     notifier = FakeNotifier()
     channels = DeliveryChannels(emails=notifier, backend=backend, records=records, clock=clock)
     wired(
+        DeadLetterRoot,
         WorkerSettings(support_email="support@example.gov.uk"),
         dead_letter_queue=dlq,
         result_store=store,

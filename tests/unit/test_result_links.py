@@ -7,10 +7,10 @@ from pathlib import Path
 import boto3
 import pytest
 
+from nrf.adapters.environment.settings import ConfigError, WorkerSettings, load_settings
 from nrf.adapters.result_store.local_result_links import LocalResultLinks
 from nrf.adapters.result_store.s3_presigned_links import S3PresignedLinks
 from nrf.domain.result_links import ResultLinks, expiry_words, file_lines
-from nrf.entrypoints.settings import ConfigError, WorkerSettings, load_settings
 
 # 2023-11-14 22:13:20 UTC.
 NOW = 1_700_000_000.0

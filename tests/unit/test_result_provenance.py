@@ -8,11 +8,11 @@ from shapely.geometry import box
 
 from nrf.adapters.outputs.result_files import job_files
 from nrf.domain.assessment import AssessDevelopments
+from nrf.domain.email_fields import NotifySettings, personalisation
 from nrf.domain.job_request import JobRequest
 from nrf.domain.model import BundleInfo, Development
 from nrf.domain.results import AssessmentRun
 from nrf.domain.rules import rule_set_named
-from nrf.service_layer.notifications import NotifySettings, personalisation
 from support.reference import QUOTE_DATE, wensum_square
 
 X0, Y0 = 600_000, 300_000

@@ -2,7 +2,7 @@
 
 import pytest
 
-from nrf.entrypoints.settings import ConfigError, WorkerSettings, load_settings
+from nrf.adapters.environment.settings import ConfigError, WorkerSettings, load_settings
 
 
 def test_defaults_are_the_documented_ones() -> None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from fakes import FakeClock, FakeNotifier
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.jobs import NotificationKind
 from nrf.domain.ops_ports import QueueFigures, WaitingJob
 from nrf.domain.stall import STALL_KEY, StallAction, StallState, decide_stall
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.entrypoints.roots.ops import OpsRoot
 from nrf.service_layer.stall_alerts import WatchForStalls
 from ops_fakes import FakeQueueInspector, InMemoryOpsRecords
 from support.wiring import wired
@@ -51,8 +52,9 @@ def watcher(
     notifier: FakeNotifier,
     clock: FakeClock,
 ) -> WatchForStalls:
-    """`nrf housekeep`'s stall watcher as the container wires it (with its SentOnce)."""
+    """`nrf housekeep`'s stall watcher as its root wires it (with its SentOnce)."""
     return wired(
+        OpsRoot,
         WorkerSettings(support_email=SUPPORT, stall_alert_seconds=900),
         queue_inspector=queue,
         ops_records=records,

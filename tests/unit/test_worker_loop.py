@@ -9,10 +9,10 @@ from typing import Any
 from attrs import define
 
 from fakes import FakeClock, FakeHeartbeatStore, FakeJobQueue, FakeResultStore
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.adapters.job_queue.job_inbox import ReadingJobInbox
 from nrf.domain.job_request import IncomingJob
 from nrf.domain.jobs import QueueFatalError, QueueMessage, QueueTransientError
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker.acks import Acks
 from nrf.entrypoints.worker.in_flight import InFlight
 from nrf.entrypoints.worker.loop import WorkerLoop

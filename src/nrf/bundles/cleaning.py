@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.adapters.boundary_data import geopackage_cells
 from nrf.bundles.geopackage_writer import Table
 from nrf.bundles.manifest import FIRST_WINS, Manifest
 from nrf.bundles.qc.report import QcReport
@@ -49,7 +49,7 @@ def not_a_number(value: object, example: str) -> str:
 
 def stripped(value: object, table: str, where: str, column: str, report: QcReport) -> str | None:
     """Text without surrounding whitespace; a change is recorded."""
-    text = geopackage_lookups.text_or_none(value)
+    text = geopackage_cells.text_or_none(value)
     if isinstance(value, str) and text is not None and text != value:
         report.add("cleaned", table, where, f"{column} {value!r} stripped to {text!r}")
     return text
@@ -70,7 +70,7 @@ def _code(row: Row, manifest: Manifest, report: QcReport) -> int | None:
         else:
             report.add("key_missing", PERMITS, where, f"{code_column} is NULL")
         return None
-    code = geopackage_lookups.whole_number(raw)
+    code = geopackage_cells.whole_number(raw)
     if code is not None and not fits_integer(code):
         report.add(
             "key_missing", PERMITS, where, f"{code_column} {raw!r} is too large to be a code"
@@ -108,7 +108,7 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
         refused: set[str] = set()
         for column in CONCENTRATIONS:
             try:
-                conc.append(geopackage_lookups.number(row[column]))
+                conc.append(geopackage_cells.number(row[column]))
             except ValueError:
                 place = delivered(manifest, PERMITS, column, row["_row"])
                 why = not_a_number(row[column], "10")
@@ -150,7 +150,7 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
                 )
             continue
         kept[code] = (values, row["_row"])
-        out.append((*values, row["_row"], geopackage_lookups.text_or_none(row["wwtw_code"])))
+        out.append((*values, row["_row"], geopackage_cells.text_or_none(row["wwtw_code"])))
     if 141 not in kept:
         table, code_column = manifest.sources[PERMITS].layer, names["wwtw_code"]
         report.add(
@@ -170,10 +170,10 @@ def _rate(row: Row, manifest: Manifest, report: QcReport) -> tuple[float, float]
     found: list[float] = []
     for role, example in (("occupancy", "2.4 persons per dwelling"), ("water", "120 l/day")):
         place = delivered(manifest, RATES, role, row["_row"])
-        name = geopackage_lookups.text_or_none(row["nn_catchment"])
+        name = geopackage_cells.text_or_none(row["nn_catchment"])
         place += f" ({column(manifest, RATES, 'nn_catchment')} '{name}')" if name else ""
         try:
-            value = geopackage_lookups.number(row[role])
+            value = geopackage_cells.number(row[role])
         except ValueError:
             report.add(
                 "value_invalid",

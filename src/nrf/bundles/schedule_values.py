@@ -12,7 +12,7 @@ import re
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
-from nrf.adapters.boundary_data.geopackage_lookups import whole_number
+from nrf.adapters.boundary_data.geopackage_cells import whole_number
 
 _PLAIN = re.compile(r"[+-]?\d+(\.\d+)?")
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import shapely
 
-from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.adapters.boundary_data import geopackage_cells
 from nrf.bundles.cleaning import fits_integer, stripped
 from nrf.bundles.coefficient_source import CoefficientSource
 from nrf.bundles.flatten import flattened
@@ -41,9 +41,9 @@ _IDS = {"edp_id", "wwtw_id"}
 
 
 def _id(value: object, layer: str, key: str, report: QcReport) -> object:
-    number = geopackage_lookups.whole_number(value)
+    number = geopackage_cells.whole_number(value)
     if number is None:
-        return geopackage_lookups.text_or_none(value)  # left for the gate to refuse
+        return geopackage_cells.text_or_none(value)  # left for the gate to refuse
     if not fits_integer(number):
         report.add("key_missing", layer, key, f"id {value!r} is too large to be an id")
         return None
@@ -141,9 +141,9 @@ def stage_coefficients(
         ids = chunk.columns["cromeid"]
         keys = [f"source fid {f}" if c is None else c for f, c in zip(chunk.fids, ids, strict=True)]
         values: dict[str, list[Any]] = {"source_fid": chunk.fids}
-        values["cromeid"] = [geopackage_lookups.text_or_none(c) for c in ids]
+        values["cromeid"] = [geopackage_cells.text_or_none(c) for c in ids]
         for name in COEFFICIENT_TEXT[1:]:
-            values[name] = [geopackage_lookups.text_or_none(v) for v in chunk.columns[name]]
+            values[name] = [geopackage_cells.text_or_none(v) for v in chunk.columns[name]]
         for name in COEFFICIENTS:
             values[name] = [
                 _coefficient(v, k, source.names.get(name, name), report)

@@ -1,7 +1,6 @@
-"""The synthetic Norfolk design: catchments, zones, EDP and tables around the real sample sites.
+"""The synthetic Norfolk design: catchments, zones, EDP and tables around the real sample sites."""
 
-Over 200 lines: one design (catchments, zones, tables) laid out around the same sample sites.
-"""
+# Long: one design (catchments, zones, tables) laid out around the same sample sites.
 
 from __future__ import annotations
 

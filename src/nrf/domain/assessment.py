@@ -1,7 +1,6 @@
-"""Assess developments: every figure of one site from its own reference data only.
+"""Assess developments: every figure of one site from its own reference data only."""
 
-Over 200 lines: one site's figures are computed in one readable sequence of steps.
-"""
+# Long: one site's figures are computed in one readable sequence of steps (split: issue 32).
 
 from __future__ import annotations
 

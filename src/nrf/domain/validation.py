@@ -4,6 +4,8 @@ The attributes are read by ``feature_properties``; the geometry checks are all h
 list of what is refused is one read.
 """
 
+# Long: every geometry rule in one place, so the list of what is refused is one read.
+
 from __future__ import annotations
 
 import re

@@ -1,1 +1,1 @@
-"""Entrypoints: the CLI, the worker processes, the quote API, the health app and the container."""
+"""Entrypoints: the CLI, the worker processes, the quote API, the health app and their roots."""

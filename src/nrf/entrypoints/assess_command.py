@@ -14,16 +14,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 import attrs
 
 from nrf.domain.counts import counted
-from nrf.domain.rules import DEFAULT_RULE_SET, RULE_SETS
 from nrf.entrypoints.exit_codes import EXIT_OK, EXIT_USAGE
-from nrf.entrypoints.output_paths import output_argument
 
 if TYPE_CHECKING:
     from nrf.domain.validation import RawFeature
@@ -31,163 +29,6 @@ if TYPE_CHECKING:
 # A report page of more sites than this is refused: it is built whole in memory, and a page
 # of 5,000 sites (~15 MB of HTML) is already more than a browser shows usefully.
 HTML_MAX_SITES = 5_000
-
-
-def dwellings_argument(text: str) -> int:
-    """``--dwellings N``: a whole number of dwellings, 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-class GivenOnce(argparse.Action):
-    """An option that may be given once: a second ``--output`` would silently win."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: object,
-        option_string: str | None = None,
-    ) -> None:
-        if getattr(namespace, self.dest, None) is not None:
-            parser.error(f"{option_string} may be given once")
-        setattr(namespace, self.dest, values)
-
-
-def columns_argument(text: str) -> dict[str, str]:
-    """``--columns id=Site_Ref,dwellings=No_Dwellin``: nrf's column names to the file's."""
-    from nrf.domain.column_mapping import parse_columns
-    from nrf.domain.errors import InvalidInput
-
-    try:
-        return parse_columns(text)
-    except InvalidInput as exc:
-        raise argparse.ArgumentTypeError(exc.problems[0].message) from None
-
-
-def quote_date_argument(text: str) -> date:
-    """``--quote-date``: a calendar day written YYYY-MM-DD, else a usage error."""
-    from nrf.domain.calendar_day import calendar_day
-
-    day = calendar_day(text)
-    if day is None:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a date written YYYY-MM-DD")
-    return day
-
-
-def crs_argument(text: str) -> str:
-    """``--crs``: EPSG:27700 or EPSG:4326 (any spelling PROJ knows), else a usage error."""
-    from nrf.adapters.site_boundaries.boundary_crs import accepted_crs
-    from nrf.domain.errors import InvalidInput
-
-    try:
-        return accepted_crs(text)
-    except InvalidInput as exc:
-        raise argparse.ArgumentTypeError(exc.problems[0].message) from None
-
-
-# Long: one add_argument per `nrf assess` option, with its help text.
-def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    assess: argparse.ArgumentParser = sub.add_parser(
-        "assess",
-        help="assess the red-line boundaries in a file",
-        description="Assess every red-line boundary in a file: nutrient impact and levy.",
-    )
-    assess.add_argument(
-        "input", help="GeoJSON, shapefile (.shp, .zip or its folder), GeoPackage, KML or KMZ"
-    )
-    assess.add_argument(
-        "--reference-data",
-        metavar="BUNDLE",
-        help="reference bundle (.gpkg); default $NRF_REFERENCE_DATA or the bundled synthetic one",
-    )
-    assess.add_argument(
-        "--processes",
-        type=positive_int,
-        default=min(8, os.cpu_count() or 1),
-        help="most processes a batch of 16+ sites is split over (default: the CPUs, at most "
-        "8); only CPUs the load average shows idle are used, so a busy machine runs it in one",
-    )
-    assess.add_argument(
-        "--rules",
-        choices=sorted(RULE_SETS),
-        default=DEFAULT_RULE_SET,
-        help=f"rule set (default {DEFAULT_RULE_SET})",
-    )
-    assess.add_argument(
-        "--quote-date",
-        type=quote_date_argument,
-        action=GivenOnce,
-        metavar="YYYY-MM-DD",
-        help="price the levy as on this day, e.g. a later commencement (default: today, UTC)",
-    )
-    assess.add_argument(
-        "--output",
-        metavar="PATH",
-        type=output_argument,
-        action=GivenOnce,
-        help="write .csv (the legacy 31 columns, plus a .levy.csv for Excel and a "
-        ".provenance.json), .json, .geojson or .html (the report with maps, up to 5,000 sites) "
-        "instead of printing a table",
-    )
-    assess.add_argument(
-        "--layer",
-        metavar="NAME",
-        help="the layer of a GeoPackage (or shapefile of a folder, or folder of a KML) holding "
-        "several",
-    )
-    assess.add_argument(
-        "--columns",
-        type=columns_argument,
-        metavar="MAP",
-        help="your file's column names for nrf's, e.g. id=Site_Ref,dwellings=No_Dwellin (id, "
-        "name, dwelling_category, source, dwellings); without them id is the feature's "
-        "position, dwelling_category housing, name and source blank",
-    )
-    assess.add_argument(
-        "--reference",
-        metavar="TEXT",
-        help="the quote reference to print in every output (the report's title, the levy "
-        "table's Quote_Reference, the JSON's and GeoJSON's stamp); default none",
-    )
-    assess.add_argument(
-        "--dwellings",
-        type=dwellings_argument,
-        metavar="N",
-        help="the number of dwellings of a file of one site that has no dwellings column (a "
-        "polygon drawn in Google Earth); it beats the file's own value. A file of several "
-        "sites needs a column (name yours with --columns dwellings=COLUMN)",
-    )
-    assess.add_argument(
-        "--crs",
-        type=crs_argument,
-        metavar="CRS",
-        help="the CRS of a file that does not state one, e.g. EPSG:27700 for a .shp "
-        "without .prj (EPSG:27700 or EPSG:4326)",
-    )
-    assess.add_argument(
-        "--max-sites",
-        type=positive_int,
-        metavar="N",
-        help="refuse a file of more than N sites (default $NRF_MAX_SITES_PER_JOB or 10,000)",
-    )
-    assess.set_defaults(func=cmd_assess)
-    return assess
 
 
 def several_sites_refusal(count: int) -> str:
@@ -256,16 +97,16 @@ def run_assess(
             return EXIT_USAGE
         check_writable(args.output)
 
+    from nrf.adapters.environment.assess_limits import assess_limits
     from nrf.adapters.outputs.result_files import render, write_all
     from nrf.adapters.outputs.spooled_run import spool_developments, spool_run
     from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
+    from nrf.adapters.terminal.progress import StageProgress
+    from nrf.adapters.terminal.report_table import table_lines
     from nrf.domain.column_mapping import mapped_columns, renamed_feature, renamed_keys
     from nrf.domain.rules import rule_set_named
     from nrf.domain.validation import check_count, file_columns, key_sets, validated
-    from nrf.entrypoints.assess_limits import assess_limits
-    from nrf.entrypoints.container import build_container
-    from nrf.entrypoints.progress import StageProgress
-    from nrf.entrypoints.report_table import table_lines
+    from nrf.entrypoints.roots.core import Core, build
 
     progress = StageProgress(stream=err, clock=clock, tty=err.isatty())
     limits = assess_limits(args.max_sites, environ)
@@ -317,8 +158,9 @@ def run_assess(
         for warning in warnings:
             print(f"warning: {warning.message}", file=err)
         marks.append(("assessing", clock()))
-        container = build_container(
-            args.reference_data or environ.get("NRF_REFERENCE_DATA"),
+        container = build(
+            Core,
+            reference_data=args.reference_data or environ.get("NRF_REFERENCE_DATA"),
             assess_processes=args.processes,
         )
         from nrf.domain.charging import utc_day

@@ -128,13 +128,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     import attrs
 
+    from nrf.adapters.boundary_data.packaged import bundled_samples
+    from nrf.adapters.environment.assess_limits import assess_limits
     from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
     from nrf.bundles.diff import diff_bundles
     from nrf.bundles.diff_report import render_diff
     from nrf.domain.rules import rule_set_named
     from nrf.domain.validation import validate_features
-    from nrf.entrypoints.assess_limits import assess_limits
-    from nrf.entrypoints.container import bundled_samples
 
     limits = assess_limits(None, os.environ)  # the NRF_MAX_* limits `nrf assess` honours
     files = [Path(f) for f in args.sites] or [

@@ -38,18 +38,18 @@ def run_publish(
     """The command: upload, then print the pin (stdout) a deployment sets."""
     import os
 
+    from nrf.adapters.environment.settings import WorkerSettings
     from nrf.bundles.publish import gate_outcome, publish_bundle
     from nrf.bundles.qc.report import PASSED
-    from nrf.entrypoints.container import build_container
     from nrf.entrypoints.exit_codes import EXIT_OK
-    from nrf.entrypoints.settings import WorkerSettings
+    from nrf.entrypoints.roots.core import Core, build
 
     environ = os.environ if environ is None else environ
     settings = WorkerSettings(
         region=environ.get("AWS_REGION") or "eu-west-2",
         endpoint_url=environ.get("AWS_ENDPOINT_URL") or None,
     )
-    client = build_container(settings=settings).s3_client()
+    client = build(Core, settings=settings).s3_client()
 
     def show(done: int, total: int) -> None:
         print(f"uploaded {done}/{total} bytes", file=sys.stderr, flush=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 from nrf import __version__
 from nrf.domain.errors import InvalidInput, NrfError
 from nrf.domain.rules import RULE_SETS
-from nrf.entrypoints.assess_command import add_parser as add_assess_parser
+from nrf.entrypoints.assess_arguments import add_parser as add_assess_parser
 from nrf.entrypoints.bundle_publish_command import add_publish_command
 from nrf.entrypoints.exit_codes import (
     BY_ERROR_CODE,
@@ -90,13 +90,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_dlq(args: argparse.Namespace) -> int:
-    from nrf.entrypoints.container import build_container
-    from nrf.entrypoints.logging_setup import configure_logging
-    from nrf.entrypoints.settings import load_settings
+    from nrf.adapters.environment.settings import load_settings
+    from nrf.adapters.telemetry.logging_setup import configure_logging
+    from nrf.entrypoints.roots.dead_letters import build_dead_letter_root
 
     settings = load_settings(os.environ)
     configure_logging(secrets=settings.secrets())
-    container = build_container(settings=settings)
+    container = build_dead_letter_root(settings)
     if args.rerun:
         outcomes = container.rerun_refused_quotes()(args.rerun)
         for reference, outcome in outcomes.items():
@@ -108,14 +108,14 @@ def cmd_dlq(args: argparse.Namespace) -> int:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    from nrf.adapters.environment.settings import load_settings
+    from nrf.adapters.job_queue.job_submission import job_messages
     from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
     from nrf.domain.validation import validate_features
-    from nrf.entrypoints.container import build_container
-    from nrf.entrypoints.job_submission import job_messages
-    from nrf.entrypoints.settings import load_settings
+    from nrf.entrypoints.roots.core import Core, build
 
     # The worker's limits (NRF_MAX_*): a file the queue's workers would refuse is refused here.
-    container = build_container(settings=load_settings(os.environ))
+    container = build(Core, settings=load_settings(os.environ))
     limits = container.limits()
     developments = validate_features(read_boundary_file(Path(args.input), limits), limits)
     queue = container.job_queue()

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from nrf.entrypoints import demo_report
+from nrf.adapters.terminal import demo_report
 from nrf.entrypoints.exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK
 
 QUEUE = "nrf_demo_queue"
@@ -193,10 +193,10 @@ def run_demo(
     results: Path, limit: int | None = None, concurrency: int = 2, timeout: float = 900
 ) -> int:
     """Run the sample sites through a real local worker; 0 when every job was answered."""
+    from nrf.adapters.boundary_data.packaged import bundled_samples
+    from nrf.adapters.job_queue.job_submission import job_messages
     from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
     from nrf.domain.validation import validate_features
-    from nrf.entrypoints.container import bundled_samples
-    from nrf.entrypoints.job_submission import job_messages
 
     try:
         import moto.server  # noqa: F401

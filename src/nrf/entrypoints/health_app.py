@@ -15,6 +15,9 @@ from typing import Protocol
 
 import falcon
 
+from nrf.adapters.http_server.command import gunicorn_command as server_command
+from nrf.adapters.http_server.gate import Gate
+from nrf.adapters.http_server.limits import HEALTH_LIMITS
 from nrf.domain.health import (
     DEFAULT_HEARTBEAT_TIMEOUT,
     DEFAULT_TASK_TIMEOUT_BUFFER,
@@ -24,9 +27,6 @@ from nrf.domain.health import (
     evaluate_readiness,
 )
 from nrf.domain.ports import HeartbeatStore
-from nrf.entrypoints.http_server.command import gunicorn_command as server_command
-from nrf.entrypoints.http_server.gate import Gate
-from nrf.entrypoints.http_server.limits import HEALTH_LIMITS
 
 STORE_ENV = "NRF_HEARTBEAT_STORE"
 HEARTBEAT_TIMEOUT_ENV = "HEARTBEAT_TIMEOUT"
@@ -112,9 +112,9 @@ def create_app(probe: HealthProbe) -> falcon.App:
 
 def get_app() -> falcon.App:
     """Gunicorn's factory: attach to the store named in the environment."""
-    from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
+    from nrf.entrypoints.roots.supervisor import attached_heartbeat
 
-    store = SharedMemoryHeartbeatStore.attach(os.environ[STORE_ENV])
+    store = attached_heartbeat(os.environ[STORE_ENV])
     if os.environ.get(SUPERVISOR_PID_ENV):
         from nrf.entrypoints.worker.lifeline import stop_server_without
 
@@ -132,10 +132,11 @@ def get_app() -> falcon.App:
 def get_gate() -> Gate:
     """The factory gunicorn's HypercornWorker loads: the health app behind its connection gate
     (its refusals logged as JSON lines, as the API's are)."""
-    from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.adapters.telemetry.logging_setup import configure_logging
+    from nrf.entrypoints.roots.supervisor import health_gate
 
     configure_logging()
-    return Gate(get_app(), HEALTH_LIMITS)
+    return health_gate(get_app())
 
 
 def gunicorn_command(

@@ -1,4 +1,4 @@
-"""`nrf status` and `nrf housekeep`: the operator's commands, wired by the container.
+"""`nrf status` and `nrf housekeep`: the operator's commands, wired by their root (roots/ops.py).
 
 Exit codes (from the one table, entrypoints/exit_codes.py), so either can drive a cron check
 or an alarm: 0 all well, 1 something needs a person (each reason on its own line), 2 bad usage
@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.errors import NrfError
 from nrf.domain.jobs import QueueFatalError
 from nrf.entrypoints.exit_codes import EXIT_ERROR, EXIT_OK, EXIT_USAGE
-from nrf.entrypoints.settings import WorkerSettings
 
 EXIT_ATTENTION, EXIT_CONFIG = EXIT_ERROR, EXIT_USAGE  # what 1 and 2 mean to an operator
 STORE_NOT_FOUND = "result_store_not_found"
@@ -60,12 +60,12 @@ def _check_store(settings: WorkerSettings) -> None:
 
 def _container(environ: dict[str, str]) -> tuple[WorkerSettings, Any]:
     """Settings and container; raises ConfigError, OpsConfigError or QueueFatalError."""
-    from nrf.entrypoints.container import build_container
-    from nrf.entrypoints.settings import load_settings
+    from nrf.adapters.environment.settings import load_settings
+    from nrf.entrypoints.roots.ops import build_ops_root
 
     settings = load_settings(environ)
     _check_store(settings)
-    return settings, build_container(settings=settings)
+    return settings, build_ops_root(settings)
 
 
 def _refused(exc: NrfError, settings: WorkerSettings | None) -> int:
@@ -78,10 +78,10 @@ def _refused(exc: NrfError, settings: WorkerSettings | None) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from nrf.adapters.environment.settings import ConfigError
+    from nrf.adapters.telemetry.emf import SERVICE
+    from nrf.adapters.terminal.status_report import StatusSources, render_json, render_text
     from nrf.domain.fleet_status import concerns
-    from nrf.entrypoints.emf import SERVICE
-    from nrf.entrypoints.settings import ConfigError
-    from nrf.entrypoints.status_report import StatusSources, render_json, render_text
 
     settings = None
     try:
@@ -107,10 +107,10 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_housekeep(args: argparse.Namespace) -> int:
+    from nrf.adapters.environment.settings import ConfigError
+    from nrf.adapters.telemetry.logging_setup import configure_logging
     from nrf.domain.fleet import fleet_view
-    from nrf.entrypoints.logging_setup import configure_logging
     from nrf.entrypoints.ops_metrics import publish_counts, queue_stalled, stall_line
-    from nrf.entrypoints.settings import ConfigError
     from nrf.service_layer.fleet_status import read_beats
 
     settings = None

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from nrf.adapters.telemetry.emf import emf_line
 from nrf.domain.stall import StallAction
-from nrf.entrypoints.emf import emf_line
 from nrf.service_layer.stall_alerts import StallReport
 
 

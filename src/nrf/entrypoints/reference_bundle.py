@@ -23,12 +23,12 @@ from nrf.adapters.boundary_data.bundle_digest import stamped
 from nrf.adapters.boundary_data.bundle_fetch import CANCELLED, fetch_s3, verify_local
 from nrf.adapters.boundary_data.bundle_identity import bundle_identity
 from nrf.adapters.boundary_data.bundle_location import S3Location, parse_location
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.errors import NrfError
 from nrf.domain.health import WorkerStatus
 from nrf.domain.model import BundleInfo
 from nrf.domain.ports import HeartbeatStore
 from nrf.entrypoints.exit_codes import EXIT_FATAL, EXIT_OK, EXIT_SYNTHETIC_REFUSED
-from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.bundle")
 
@@ -162,7 +162,7 @@ def verify_reference_data(
     """
     import boto3
 
-    def s3() -> Any:  # configured as the container's s3_client: region and endpoint
+    def s3() -> Any:  # configured as the core root's s3_client: region and endpoint
         return boto3.client("s3", region_name=settings.region, endpoint_url=settings.endpoint_url)
 
     def refused(code: str, error: str, exit_code: int) -> int:

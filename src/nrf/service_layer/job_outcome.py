@@ -4,10 +4,12 @@ When the message is deleted: :meth:`OutcomeDecider.end` deletes it once the job'
 stored and no entry of it is still pending (:meth:`JobRecord.has_pending`; ``notifications.py``
 sends the entries). Otherwise, and on any transient failure, the message is kept and comes
 back after the back-off of :class:`RetryPolicy`; that receive finds the record and settles
-what is left (``NotificationLedger.finish``) without assessing the job again. Only two
-ends delete a message without a settled record: a copy of a job another message holds
-(the worker's ``InFlight``), and bad input whose failure could not be stored (``FailJob``:
-its requester is told anyway, and retrying never makes bad input good).
+what is left (``NotificationLedger.finish``) without assessing the job again. Three ends
+delete a message without a settled record: a copy of a job another message holds
+(the worker's ``InFlight``), and bad input whose failure could not be stored
+(:meth:`OutcomeDecider.unrecorded`: its requester is told anyway, and retrying never makes bad
+input good), and a dead letter (``nrf dlq``: ended on the record, with support told).
+``job_end.py`` is where every ending reaches this decision.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class OutcomeStatus(StrEnum):
     CLAIMED_ELSEWHERE = "claimed_elsewhere"  # an earlier receive of this message holds it
     DUPLICATE = "duplicate"  # another message holds the job: this copy is deleted
     RETRY = "retry"
+    DEAD_LETTERED = "dead_lettered"  # ended by `nrf dlq`: deleted, even with an email pending
 
 
 @frozen(kw_only=True)
@@ -115,13 +118,26 @@ class OutcomeDecider:
     def end(
         self, record: JobRecord, receipt: Receipt, status: OutcomeStatus, ctx: dict[str, Any]
     ) -> JobOutcome:
-        """Delete the message once every email is settled; else keep it to retry them."""
-        if record.has_pending():
+        """Delete the message once every email is settled; else keep it to retry them.
+
+        A dead letter's is deleted anyway: its job is ended on the record and support told
+        (or the entry says why not), and nothing would ever receive it again.
+        """
+        if record.has_pending() and status is not OutcomeStatus.DEAD_LETTERED:
             return self.retry(receipt, record.job_id, "notification_pending", ctx)
         if status is OutcomeStatus.SUCCEEDED:
             log.info("job_succeeded", extra=ctx)
         return JobOutcome(
             job_id=record.job_id, status=status, delete=True, error_codes=record.error_codes
+        )
+
+    def unrecorded(self, record: JobRecord) -> JobOutcome:
+        """Bad input whose failure the store refused: deleted, its requester told anyway."""
+        return JobOutcome(
+            job_id=record.job_id,
+            status=OutcomeStatus.FAILED,
+            delete=True,
+            error_codes=record.error_codes,
         )
 
     def already_finished(

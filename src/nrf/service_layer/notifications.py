@@ -1,27 +1,26 @@
-"""Every email of a job, in one place: what each kind says, its pending entry, and the ledger.
+"""Every notification of a job, in one place: each entry made, stored pending, then sent.
 
-When a job's email goes: its entry is written pending into the job record, the record is
-saved (with the result), and only then :meth:`NotificationLedger.settle` sends it and saves
-what happened. A receive that dies in between leaves the entry pending; the message is then
-kept (``job_outcome.py``) and the next receive settles it (:meth:`NotificationLedger.finish`),
-asking the provider first. Every email about a job's result goes this way; the one exception,
-:meth:`send_unrecorded`, is for the two emails that have no record to live in (the "started"
-email, at the very first claim only, and a failure that could not be stored), and says why at
-each use. The second channel is :class:`~nrf.service_layer.sent_once.SentOnce`, at most once,
-for housekeeping's courtesy notices (a job delayed, a fleet stalled): there a duplicate would
-be worse than a miss. Over 200 lines: the fields of each kind (a quote's carry every input
-that priced it, so a figure in an inbox can be checked by hand; a refused levy says so with
-its code, never as £0.00) read best beside the entries that carry them.
+:meth:`NotificationLedger.store_and_settle` makes an ending's entries, saves them pending
+with the record (and the result), and only then sends each and saves what happened; a receive
+that dies in between leaves them pending for the next, which asks the provider first.
+``job_end.py`` says when; ``domain/email_fields.py`` what each says. The other channel, at
+most once, is :class:`~nrf.service_layer.sent_once.SentOnce` (delay and stall notices).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
-from attrs import evolve, frozen
+from attrs import evolve
 
-from nrf.domain.counts import counted
+from nrf.domain.email_fields import (
+    NotifySettings,
+    completed_without_run,
+    email_state,
+    failure_fields,
+    personalisation,
+)
 from nrf.domain.job_request import JobRequest
 from nrf.domain.jobs import (
     NO_TEMPLATE,
@@ -30,17 +29,26 @@ from nrf.domain.jobs import (
     Notification,
     NotificationKind,
     NotificationRecord,
+    ResultStoreUnavailable,
 )
-from nrf.domain.levy_text import gbp, levy_lines, levy_sum
-from nrf.domain.ports import Notifier, ResultStore
+from nrf.domain.ports import Clock, Notifier, ResultStore
 from nrf.domain.quote_update import quote_update_json
-from nrf.domain.result_links import REPORT_NAME, ResultLinks, expiry_words, file_lines
+from nrf.domain.result_links import STORED_NAMES, ResultLinker, ResultLinks
 from nrf.domain.result_port import BACKEND_RECIPIENT, BODY_FIELD, TRACE_FIELD
-from nrf.domain.results import AssessmentRun, SiteAssessment
+from nrf.domain.results import SiteAssessment
+from nrf.domain.tell import (
+    CompletedTell,
+    DeadLetterTell,
+    FailedTell,
+    FinishedTell,
+    Tell,
+)
 
 log = logging.getLogger("nrf.job")
+dlq_log = logging.getLogger("nrf.dlq")
 
 OUTCOME_UNKNOWN = "outcome_unknown"
+DEAD_LETTER_CODES = ("dead_lettered",)
 
 
 def intent(
@@ -65,15 +73,6 @@ def result_intent(
     return intent(NotificationKind.BACKEND_RESULT, BACKEND_RECIPIENT, details)
 
 
-def failure_fields(job_id: str, codes: Sequence[str], message: str) -> dict[str, str]:
-    """A failed job's email (to the requester, or support): its codes and what they mean."""
-    return {
-        "job_reference": job_id,
-        "error_codes": ", ".join(codes),
-        "error_message": message[:2000],
-    }
-
-
 def unsent(kind: NotificationKind, error: str) -> NotificationRecord:
     """The entry of an email that cannot go (no address configured): a fact, never pending."""
     return NotificationRecord(kind=kind, recipient="", sent=False, error=error)
@@ -91,10 +90,74 @@ def entry_notification(entry: NotificationRecord, job_id: str) -> Notification:
 
 
 class NotificationLedger:
-    """Sends each pending email of a job record once and saves what happened after each."""
+    """Makes a job's entries, saves them with its record, sends each once, saves what happened."""
 
-    def __init__(self, store: ResultStore, notifier: Notifier) -> None:
+    def __init__(
+        self,
+        store: ResultStore,
+        notifier: Notifier,
+        *,
+        settings: NotifySettings | None = None,
+        links: ResultLinker | None = None,
+        clock: Clock | None = None,
+        report_results: bool = False,
+    ) -> None:
         self._store, self._notifier = store, notifier
+        self._settings = settings or NotifySettings()
+        # The "completed" email's links to the stored files (presigned in S3), made at now.
+        self._links, self._clock = links, clock
+        # Defra quotes' results also go to the backend, as one more entry in the ledger.
+        self._report_results = report_results
+
+    def started(self, request: JobRequest) -> None:
+        """The "started" email, unrecorded: no record exists until the job ends (it goes at
+        most once because only the very first claim of a job asks for it)."""
+        if request.email:
+            self.send_unrecorded(
+                Notification(
+                    kind=NotificationKind.STARTED,
+                    recipient=request.email,
+                    job_id=request.job_id,
+                    personalisation=personalisation(self._settings, request, None),
+                    reference=request.job_id,
+                )
+            )
+
+    def store_and_settle(
+        self,
+        record: JobRecord,
+        tell: Tell,
+        *,
+        files: Mapping[str, bytes] | None = None,
+        found: bool = False,
+    ) -> JobRecord | None:
+        """What an ending tells: its entries made, stored pending, then sent; the settled record.
+
+        ``found``: the record was stored before; its pending entries are settled first, asking
+        the provider (an earlier attempt may have sent them), and it is saved again only with
+        new entries. Otherwise the record lands with ``files`` and its pending entries together,
+        and only then is each sent. A failure the store refuses is told anyway, unrecorded,
+        and None returned (retrying never makes bad input good).
+        """
+        if found:
+            extra = self._missing_email(record, tell) if isinstance(tell, FinishedTell) else ()
+            record = self.finish(record, extra)
+        entries = self._entries(record, tell, files or {})
+        if found and not entries:
+            return record
+        record = evolve(record, notifications=(*record.notifications, *entries))
+        try:
+            where = self._store.save(record.job_id, dict(files or {}), record)
+        except ResultStoreUnavailable:
+            if not isinstance(tell, FailedTell):
+                raise
+            log.warning("failure_not_recorded", extra={"job_id": record.job_id})
+            for entry in entries:
+                self.send_unrecorded(entry_notification(entry, record.job_id))
+            return None
+        if isinstance(tell, CompletedTell):
+            log.info("job_stored", extra={"job_id": record.job_id, "where": where})
+        return self.settle(record, ask_provider=False)
 
     def settle(self, record: JobRecord, *, ask_provider: bool) -> JobRecord:
         """Send the pending entries; ``ask_provider`` when they come from an earlier attempt.
@@ -116,43 +179,22 @@ class NotificationLedger:
             self._store.save(record.job_id, {}, record)
         return record
 
-    def finish(
-        self, record: JobRecord, missing_email: tuple[str, dict[str, str]] | None = None
-    ) -> JobRecord:
-        """A job found finished: settle only its unsettled emails, asking the provider first.
-
-        ``missing_email`` (recipient, details) adds the requester's email when the record was
-        written without its intent (``nrf dlq``, an older worker).
-        """
-        wanted = (
-            NotificationKind.COMPLETED
-            if record.status is JobStatus.SUCCEEDED
-            else NotificationKind.FAILED
-        )
-        if missing_email and wanted not in {n.kind for n in record.notifications}:
-            entry = intent(wanted, missing_email[0], missing_email[1])
-            record = evolve(record, notifications=(*record.notifications, entry))
+    def finish(self, record: JobRecord, extra: tuple[NotificationRecord, ...] = ()) -> JobRecord:
+        """A job found finished: ``extra`` entries added, its unsettled ones settled, asking
+        the provider first."""
+        if extra:
+            record = evolve(record, notifications=(*record.notifications, *extra))
         if record.has_pending():
             record = self.settle(record, ask_provider=True)
         return record
 
     def send_unrecorded(self, notification: Notification) -> NotificationRecord:
-        """Send without a ledger entry: only where no job record can hold one.
-
-        The "started" email (no record exists until the job ends; it is at most once
-        because only the very first claim of a job sends it) and a failure that could not
-        be stored (the requester is told anyway; bad input is never retried).
-        """
+        """Send without a ledger entry: only where no job record can hold one (the "started"
+        email, and a failure that could not be stored)."""
         sent = self._notifier.send(notification)
         if not sent.sent and sent.error != NO_TEMPLATE:
-            log.warning(
-                "notification_failed",
-                extra={
-                    "job_id": notification.job_id,
-                    "kind": str(notification.kind),
-                    "error": sent.error,
-                },
-            )
+            ctx = {"job_id": notification.job_id, "kind": str(notification.kind)}
+            log.warning("notification_failed", extra={**ctx, "error": sent.error})
         return sent
 
     def _settle_one(
@@ -174,144 +216,81 @@ class NotificationLedger:
             )
         return evolve(sent, details=entry.details, attempts=entry.attempts + sent.attempts)
 
+    def _entries(
+        self, record: JobRecord, tell: Tell, files: Mapping[str, bytes]
+    ) -> tuple[NotificationRecord, ...]:
+        """The new entries of an ending, each kind with the fields its template needs."""
+        job_id = record.job_id
+        told: tuple[NotificationRecord, ...] = ()
+        if isinstance(tell, CompletedTell):
+            request = tell.request
+            if request.email:
+                links = self._links_to(job_id, tuple(n for n in STORED_NAMES if n in files))
+                details = personalisation(self._settings, request, tell.run, links)
+                told = (intent(NotificationKind.COMPLETED, request.email, details),)
+            if self._report_results and request.schema == "defra-quote":
+                site = tell.run.sites[0]
+                told += (result_intent(site, request.trace_id, request.edp_labels),)
+            return told
+        if isinstance(tell, FailedTell):
+            personal = failure_fields(job_id, record.error_codes, record.message)
+            if tell.email:
+                told = (intent(NotificationKind.FAILED, tell.email, personal),)
+            if tell.to_support and self._settings.support_email:
+                support = self._settings.support_email
+                told += (intent(NotificationKind.QUOTE_REFUSED, support, personal),)
+            elif tell.to_support:
+                log.warning("quote_refusal_unreported", extra={"job_id": job_id})
+            return told
+        if isinstance(tell, DeadLetterTell):
+            return self._dead_lettered(record, tell)
+        return ()
 
-@frozen
-class NotifySettings:
-    """Where emails go and what they link to."""
+    def _dead_lettered(
+        self, record: JobRecord, tell: DeadLetterTell
+    ) -> tuple[NotificationRecord, ...]:
+        if tell.stored:
+            reason = (
+                "the result is stored but the requester's email could not be confirmed: "
+                + email_state(record)
+            )
+            return (self._support_entry(record.job_id, reason),)
+        told: tuple[NotificationRecord, ...] = (self._support_entry(record.job_id, tell.reason),)
+        if tell.email and not record.notifications:
+            details = failure_fields(record.job_id, DEAD_LETTER_CODES, tell.reason)
+            told += (intent(NotificationKind.FAILED, tell.email, details),)
+        return told
 
-    results_base_url: str = ""
-    support_email: str | None = None
+    def _support_entry(self, job_id: str, reason: str) -> NotificationRecord:
+        support = self._settings.support_email
+        if not support:
+            dlq_log.warning("dead_letter_unreported", extra={"job_id": job_id, "reason": reason})
+            return unsent(NotificationKind.DEAD_LETTERED, "no_support_address")
+        details = failure_fields(job_id, DEAD_LETTER_CODES, reason)
+        return intent(NotificationKind.DEAD_LETTERED, support, details)
 
+    def _missing_email(
+        self, record: JobRecord, tell: FinishedTell
+    ) -> tuple[NotificationRecord, ...]:
+        """The requester's email for a finished record saved without one, with every field its
+        template needs: a failure's codes and message from the record; a success's figures are
+        only in its stored report, so the email points there."""
+        request = tell.request
+        failed = record.status is JobStatus.FAILED
+        wanted = NotificationKind.FAILED if failed else NotificationKind.COMPLETED
+        if request is None or not request.email:
+            return ()
+        if any(n.kind is wanted for n in record.notifications):
+            return ()
+        if failed:
+            details = personalisation(self._settings, request, None)
+            details.update(failure_fields(record.job_id, record.error_codes, record.message))
+        else:
+            links = self._links_to(request.job_id, STORED_NAMES)
+            details = completed_without_run(self._settings, request, links)
+        return (intent(wanted, request.email, details),)
 
-def personalisation(
-    settings: NotifySettings,
-    request: JobRequest,
-    run: AssessmentRun | None,
-    links: ResultLinks | None = None,
-) -> dict[str, str]:
-    """Job reference, development and, once assessed, the links, totals and levy amounts.
-
-    ``links`` are the stored files' links the "completed" email carries (presigned in S3);
-    without them the links are made from ``results_base_url`` as before.
-    """
-    personal = {
-        "job_reference": request.job_id,
-        "development_name": request.development_name or "Unnamed development",
-    }
-    if run is not None:
-        # Sum whole pennies: the sites' totals are already rounded to 2 dp.
-        n = sum(round(s.n_total * 100) for s in run.sites) / 100
-        p = sum(round(s.p_total * 100) for s in run.sites) / 100
-        personal.update(
-            {
-                **link_fields(settings, request.job_id, links),
-                "nitrogen_total_kg_per_year": f"{n:.2f}",
-                "phosphorus_total_kg_per_year": f"{p:.2f}",
-                "in_scope": "yes" if run.sites else "no",
-                **levy_fields(run),
-            }
-        )
-        # Which reference data priced the quote, so a figure in an email can be traced.
-        personal.update(
-            {
-                "bundle_name": run.provenance.bundle_name,
-                "bundle_version": run.provenance.bundle_version,
-                "bundle_sha256": run.provenance.bundle_sha256,
-            }
-        )
-    return personal
-
-
-def link_fields(settings: NotifySettings, job_id: str, links: ResultLinks | None) -> dict[str, str]:
-    """The report's link (the page a planner reads and prints), every file's, and their expiry."""
-    if links is None:
-        base = settings.results_base_url.rstrip("/")
-        links = ResultLinks(
-            files=((REPORT_NAME, f"{base}/{job_id}/{REPORT_NAME}" if base else REPORT_NAME),)
-        )
-    return {
-        "report_link": links.url(REPORT_NAME) or "the report could not be drawn",
-        "result_files": file_lines(links),
-        "links_expiry": expiry_words(links),
-    }
-
-
-# The completed email's fields that come from the assessment (checked against personalisation).
-RUN_FIELDS = (
-    "report_link",
-    "result_files",
-    "links_expiry",
-    "nitrogen_total_kg_per_year",
-    "phosphorus_total_kg_per_year",
-    "in_scope",
-    "levy_status",
-    "levy_refusal_codes",
-    "levy_details",
-    "levy_amount",
-    "levy_vat_amount",
-    "levy_amount_including_vat",
-    "quote_date",
-    "edp",
-    "calculator_version",
-    "bundle_name",
-    "bundle_version",
-    "bundle_sha256",
-)
-IN_THE_REPORT = "see the report"
-
-
-def completed_without_run(
-    settings: NotifySettings, request: JobRequest, links: ResultLinks | None = None
-) -> dict[str, str]:
-    """A completed email for a record saved without one: the figures live in the stored
-    report, not the record, so each says where to read it (Notify needs every field)."""
-    fields = personalisation(settings, request, None)
-    fields.update(dict.fromkeys(RUN_FIELDS, IN_THE_REPORT))
-    fields.update(link_fields(settings, request.job_id, links))
-    return fields
-
-
-def levy_fields(run: AssessmentRun) -> dict[str, str]:
-    """The levy in an email: the quoted amounts (refused sites are not added), or "not quoted".
-
-    ``levy_details`` is the working line by line for each site (or the refusal, for an
-    excluded site its areas and the Habitats Regulations Assessment route).
-    """
-    total = levy_sum(run.sites)
-    details = [
-        f"Site {s.site.id}: " + "; ".join(levy_lines(s))
-        for s in sorted(run.sites, key=lambda s: s.site.rlb_id)
-    ]
-    refusals = [s.levy_refusal for s in run.sites if s.levy_refusal is not None]
-    fields = {
-        "levy_status": (
-            "not quoted"
-            if not total.quoted
-            else "quoted"
-            if not total.refused
-            else f"quoted for {counted(total.quoted, 'site')}, refused for {total.refused}"
-        ),
-        "levy_refusal_codes": ", ".join(r.code for r in refusals),
-        "levy_details": "\n".join(details) or "No site was assessed, so no levy is due.",
-    }
-    if total.quoted:
-        pricing = [s.pricing for s in run.sites if s.pricing is not None]
-        return {
-            **fields,
-            "levy_amount": gbp(total.excluding_vat),
-            "levy_vat_amount": gbp(total.vat),
-            "levy_amount_including_vat": gbp(total.including_vat),
-            "quote_date": ", ".join(sorted({p.quote_date.isoformat() for p in pricing})),
-            "edp": ", ".join(sorted({f"{p.edp_id} {p.edp_name}" for p in pricing})),
-            "calculator_version": ", ".join(sorted({p.calculator_version for p in pricing})),
-        }
-    not_quoted = "not quoted" + (f" ({fields['levy_refusal_codes']})" if refusals else "")
-    return {
-        **fields,
-        "levy_amount": not_quoted,
-        "levy_vat_amount": not_quoted,
-        "levy_amount_including_vat": not_quoted,
-        "quote_date": "",
-        "edp": "",
-        "calculator_version": "",
-    }
+    def _links_to(self, job_id: str, names: tuple[str, ...]) -> ResultLinks | None:
+        if self._links is None or self._clock is None:
+            return None
+        return self._links.links(job_id, names, self._clock.now())

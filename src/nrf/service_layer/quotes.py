@@ -3,7 +3,7 @@
 :class:`GetQuote` is the rule set by name, the validation of every site, then the assessment.
 `nrf assess` does not call it: it calls the same domain steps itself (``rule_set_named``;
 ``check_count``, ``file_columns`` and ``validated``, which ``validate_features`` is made of;
-the container's ``AssessDevelopments``) so it can time each stage and stream a large file
+the core root's ``AssessDevelopments``) so it can time each stage and stream a large file
 instead of holding it. The same boundary, limits and rule set give the same figures
 (tests/integration/test_api_same_figures.py).
 """

@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from nrf.adapters.boundary_data.bundle_digest import file_sha256
-from nrf.adapters.boundary_data.geopackage_lookups import text_or_none
+from nrf.adapters.boundary_data.geopackage_cells import text_or_none
 from nrf.adapters.boundary_data.geopackage_schema import check_schema, q
 from nrf.domain.errors import BrokenBundle
 from nrf.domain.model import BundleInfo

@@ -41,8 +41,9 @@ def header_length(blob: bytes) -> int:
 
 
 def is_empty(blob: bytes) -> bool:
-    """True when the header marks the geometry as empty."""
-    return bool(blob[3] & _EMPTY_FLAG)
+    """True when the header marks the geometry as empty (a blob too short to have flags is
+    not: ``header_length`` refuses it)."""
+    return len(blob) > 3 and bool(blob[3] & _EMPTY_FLAG)
 
 
 def srs_id(blob: bytes) -> int:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import shapely
 
-from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.adapters.boundary_data import geopackage_cells, geopackage_lookups
 from nrf.adapters.boundary_data.bundle_digest import file_sha256, unchanged_digest
 from nrf.adapters.boundary_data.geopackage_schema import (
     COEFFICIENT_COLUMNS,
@@ -53,7 +53,7 @@ def _coefficient(value: object) -> float | None:
         return value
     # Real coefficient layers hold stray text; like the source loader, it counts as NULL.
     try:
-        return geopackage_lookups.number(value)
+        return geopackage_cells.number(value)
     except ValueError:
         return None
 
@@ -144,7 +144,7 @@ class GeoPackageBoundaryData:
             )
         if problems or rates is None or vat is None:
             raise BrokenBundle(f"{self.path.name}: " + "; ".join(problems))
-        info = [geopackage_lookups.text_or_none(info_rows[0][c]) or "" for c in _INFO_COLUMNS]
+        info = [geopackage_cells.text_or_none(info_rows[0][c]) or "" for c in _INFO_COLUMNS]
         lookups = LookupTables(
             permits=permits,
             rates=rates,

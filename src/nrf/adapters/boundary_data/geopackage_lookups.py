@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping
 from datetime import date
 from decimal import Decimal
 from types import MappingProxyType
 
+from nrf.adapters.boundary_data.geopackage_cells import (
+    decimal_text,
+    iso_date,
+    number,
+    text_or_none,
+    whole_number,
+)
 from nrf.domain.levy_rounding import SETTING, UNSTATED, LevyRounding, levy_rounding_named
 from nrf.domain.model import (
     LevyCharge,
@@ -21,79 +27,6 @@ from nrf.domain.results import IndexRow
 
 Row = Mapping[str, object]  # wanted column name -> stored value, plus "_key" (rowid / fid)
 CONCENTRATIONS = ("n_conc_2025_2030", "n_conc_2030_on", "p_conc_2025_2030", "p_conc_2030_on")
-
-
-def whole_number(value: object) -> int | None:
-    """An id stored as 11307, 1065.0, "\\t11307" or " 1065.0 "; None when it is not one."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else None
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return int(text)
-        except ValueError:
-            try:
-                number = float(text)
-            except ValueError:
-                return None
-            return int(number) if number.is_integer() else None
-    return None
-
-
-def edp_key(value: object) -> str | None:
-    """EDP ids as text: 2, 2.0 and " 2 " are all "2"; other text is kept, stripped."""
-    if value is None:
-        return None
-    number = whole_number(value)
-    if number is not None:
-        return str(number)
-    text = str(value).strip()
-    return text or None
-
-
-def text_or_none(value: object) -> str | None:
-    text = "" if value is None else str(value).strip()
-    return text or None
-
-
-def number(value: object) -> float | None:
-    """A stored number or numeric text as float; None for NULL or blank; ValueError otherwise."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ValueError(value)
-    result = float(value)
-    if not math.isfinite(result):
-        raise ValueError(value)
-    return result
-
-
-_DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
-_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
-def decimal_text(value: object) -> Decimal:
-    """Money kept as decimal text ("2675.0000") or a whole number, exactly; ValueError otherwise.
-
-    A binary float is refused rather than converted: the schedule is money, and a REAL column
-    means the table was written wrongly, whatever the value looks like.
-    """
-    if isinstance(value, int) and not isinstance(value, bool):
-        return Decimal(value)
-    if isinstance(value, str) and _DECIMAL_TEXT.fullmatch(value.strip()):
-        return Decimal(value.strip())
-    raise ValueError(value)
-
-
-def iso_date(value: object) -> date:
-    """A date stored as YYYY-MM-DD text; ValueError for anything else."""
-    if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
-        return date.fromisoformat(value.strip())
-    raise ValueError(value)
 
 
 def permits(rows: Iterable[Row], problems: list[str]) -> Mapping[int, WwtwPermit]:

@@ -21,7 +21,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.adapters.boundary_data import geopackage_cells
 from nrf.adapters.boundary_data.geopackage_blob import BlobError, decode_blobs
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.adapters.boundary_data.shared_outlines import SharedOutlines
@@ -96,8 +96,8 @@ def features(
     problems: list[str] = []
     for row, geom in zip(rows, geoms, strict=True):
         if name == "edp_boundaries":
-            edp_id = geopackage_lookups.whole_number(row["edp_id"])
-            edp_name = geopackage_lookups.text_or_none(row["edp_name"])
+            edp_id = geopackage_cells.whole_number(row["edp_id"])
+            edp_name = geopackage_cells.text_or_none(row["edp_name"])
             if edp_id is None or edp_name is None:
                 problems.append(
                     f"layer '{name}' fid {row['_key']} needs a whole-number edp_id and an "
@@ -108,24 +108,24 @@ def features(
             continue
         if name == "excluded_areas":
             # An unnamed excluded area is still excluded: a blank name is kept, not refused.
-            out.append(ExcludedArea(geom, geopackage_lookups.text_or_none(row["name"]) or ""))
+            out.append(ExcludedArea(geom, geopackage_cells.text_or_none(row["name"]) or ""))
             continue
         if name == "nn_catchments":
             site, edp = (
-                geopackage_lookups.text_or_none(row["n2k_site_name"]),
-                geopackage_lookups.edp_key(row["edp_id"]),
+                geopackage_cells.text_or_none(row["n2k_site_name"]),
+                geopackage_cells.edp_key(row["edp_id"]),
             )
             if site is None or edp is None:
                 problems.append(f"layer '{name}' fid {row['_key']} has no n2k_site_name/edp_id")
                 continue
-            label = geopackage_lookups.text_or_none(row.get("label")) or ""
+            label = geopackage_cells.text_or_none(row.get("label")) or ""
             out.append(NnCatchment(geometry=geom, n2k_site_name=site, edp_id=edp, label=label))
             continue
         column = ZONE_COLUMN[name]
         value: str | int | None = (
-            geopackage_lookups.whole_number(row[column])
+            geopackage_cells.whole_number(row[column])
             if name == "wwtw_catchments"
-            else geopackage_lookups.text_or_none(row[column])
+            else geopackage_cells.text_or_none(row[column])
         )
         if value is None:
             problems.append(f"layer '{name}' fid {row['_key']} has no usable {column}")

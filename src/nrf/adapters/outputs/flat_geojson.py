@@ -33,7 +33,7 @@ CRS_MEMBER = bng_crs_member()
 # Seven decimals of a degree are about a centimetre: a boundary keeps its survey's precision.
 DEGREE_DECIMALS = 7
 _local = threading.local()
-_FIGURES = (
+FIGURES = (
     "dev_area_ha",
     "area_in_nn_catchment_ha",
     "dev_subcatchment",
@@ -60,7 +60,7 @@ _FIGURES = (
     "n_total",
     "p_total",
 )
-_LEVY = (
+LEVY = (
     "levy_status",
     "edp_id",
     "edp_name",
@@ -83,7 +83,7 @@ def _clean(value: object) -> object:
 
 def _levy(site: SiteAssessment | None) -> dict[str, Any]:
     """The levy columns: the quote's figures, or the refusal's code and words (money null)."""
-    props: dict[str, Any] = dict.fromkeys(_LEVY)
+    props: dict[str, Any] = dict.fromkeys(LEVY)
     if site is None:
         return props
     pricing, refusal = site.pricing, site.levy_refusal
@@ -119,13 +119,13 @@ def site_properties(item: SiteAssessment | OutOfScopeSite, synthetic: bool) -> d
     }
     if isinstance(item, SiteAssessment):
         props["status"] = "assessed"
-        props.update({name: _clean(getattr(item, name)) for name in _FIGURES})
+        props.update({name: _clean(getattr(item, name)) for name in FIGURES})
         props["nn_catchments"] = "; ".join(item.nn_catchments) or None
         props.update(_levy(item))
         props["reason_code"] = props["reason"] = None
     else:
         props["status"] = "out_of_scope"
-        props.update(dict.fromkeys(_FIGURES))
+        props.update(dict.fromkeys(FIGURES))
         props["nn_catchments"] = None
         props.update(_levy(None))
         props["reason_code"], props["reason"] = item.reason_code, item.reason

@@ -4,6 +4,8 @@ Cells a test or a reader may need to find carry ``data-figure`` names (``total-n
 browser tests read the page the way a person does, by what each cell says it is.
 """
 
+# Long: every table of the report in print order, over the same few cell helpers.
+
 from __future__ import annotations
 
 from html import escape

@@ -4,26 +4,24 @@ from __future__ import annotations
 
 import io
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import attrs
 import pyogrio
 import pyogrio.raw
-from attrs import frozen
 
 from nrf.adapters.site_boundaries.boundary_crs import WGS84, accepted_crs
 from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, read_geojson_bytes
 from nrf.adapters.site_boundaries.boundary_kml import kml_layers, screen_kml
 from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer, shapefile_in_folder
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary, safe_filename
-from nrf.adapters.site_boundaries.bounded_read import bounded_call, bounded_items
+from nrf.adapters.site_boundaries.bounded_read import bounded_call
 from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
 from nrf.adapters.site_boundaries.ogr_rows import (
     LayerRows,
     check_value_lengths,
-    layer_features,
     raw_features,
 )
 from nrf.adapters.site_boundaries.read_folders import read_folder
@@ -45,10 +43,10 @@ __all__ = [
 SUPPORTED_SUFFIXES = (".geojson", ".json", ".shp", ".zip", ".gpkg", ".kml", ".kmz")
 _SHAPEFILE_PARTS = (".shx", ".dbf")
 _LAYERED = (".gpkg", ".kml", ".kmz", ".zip")  # a file whose layer may be chosen by name
-_OGR_ERRORS = (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, RuntimeError, OSError)
+OGR_ERRORS = (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, RuntimeError, OSError)
 
 
-def _refuse(code: str, message: str) -> InvalidInput:
+def refuse(code: str, message: str) -> InvalidInput:
     return InvalidInput([Problem(code=code, message=message)])
 
 
@@ -84,12 +82,12 @@ def checked_file(
         path = shapefile_in_folder(path, layer)
         layer = None
     if not path.is_file():
-        raise _refuse("file_not_found", f"there is no file at {str(path)!r}")
+        raise refuse("file_not_found", f"there is no file at {str(path)!r}")
     suffix = _checked_suffix(path.name)
     if layer is not None and suffix not in _LAYERED:
         message = f"a layer ({layer[:60]!r}) applies to a GeoPackage, a KML, a zip or a folder "
-        raise _refuse("unknown_layer", message + f"of shapefiles; {path.name!r} has one layer")
-    parts = [path] + (_sidecars(path) if suffix == ".shp" else [])
+        raise refuse("unknown_layer", message + f"of shapefiles; {path.name!r} has one layer")
+    parts = [path] + (sidecars(path) if suffix == ".shp" else [])
     check_size(sum(part.stat().st_size for part in parts), limits)
     return path, layer, accepted_crs(crs) if crs is not None else None
 
@@ -101,15 +99,15 @@ def read_boundary_bytes(
     its type and ``layer`` picks one layer of a file (or boundary file of a zip) with several."""
     if not safe_filename(filename):
         message = "the file's name holds control characters or is too long; rename it"
-        raise _refuse("unsafe_filename", message)
+        raise refuse("unsafe_filename", message)
     suffix = _checked_suffix(filename)
     check_size(len(data), limits)
     if suffix == ".shp":
         message = "a bare .shp cannot be read without its .shx and .dbf; send them zipped together"
-        raise _refuse("missing_shapefile_parts", message)
+        raise refuse("missing_shapefile_parts", message)
     if layer is not None and suffix not in _LAYERED:
         message = f"a layer ({layer[:60]!r}) applies to a GeoPackage, a KML or a zip; "
-        raise _refuse("unknown_layer", message + f"a {suffix} file has one layer")
+        raise refuse("unknown_layer", message + f"a {suffix} file has one layer")
     if suffix in (".zip", ".kmz"):
         with extracted_boundary(io.BytesIO(data), limits, layer) as inner:
             inner_layer = layer if inner.suffix in (".gpkg", ".kml") else None
@@ -126,17 +124,17 @@ def _checked_suffix(name: str) -> str:
     suffix = Path(name).suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         message = f"{name!r} is not a supported boundary file; use {', '.join(SUPPORTED_SUFFIXES)}"
-        raise _refuse("unsupported_file_type", message)
+        raise refuse("unsupported_file_type", message)
     return suffix
 
 
 def check_size(size: int, limits: InputLimits) -> None:
     if size > limits.max_file_bytes:
         message = f"the file is {size:,} bytes; at most {limits.max_file_bytes:,} are allowed"
-        raise _refuse("file_too_large", message)
+        raise refuse("file_too_large", message)
 
 
-def _sidecars(shp: Path) -> list[Path]:
+def sidecars(shp: Path) -> list[Path]:
     """The .shx and .dbf beside a .shp (any letter case), or missing_shapefile_parts; two of
     one kind (``sites.shx`` and ``sites.SHX``) are source_corrupt: GDAL reads one, and which
     one the checks read would depend on the folder's listing order."""
@@ -146,12 +144,12 @@ def _sidecars(shp: Path) -> list[Path]:
         if kind in _SHAPEFILE_PARTS and kind in found:
             message = f"the shapefile {shp.name!r} has two {kind} files beside it "
             message += f"({found[kind].name!r} and {part.name!r}); keep the one that belongs"
-            raise _refuse("source_corrupt", message)
+            raise refuse("source_corrupt", message)
         found[kind] = part
     missing = [suffix for suffix in _SHAPEFILE_PARTS if suffix not in found]
     if missing:
         message = f"the shapefile {shp.name!r} has no {' or '.join(missing)} file beside it"
-        raise _refuse("missing_shapefile_parts", message)
+        raise refuse("missing_shapefile_parts", message)
     return [found[suffix] for suffix in _SHAPEFILE_PARTS]
 
 
@@ -174,7 +172,7 @@ def _read_local(
     expected, encoding = None, None
     layers: list[str | None] = [None]
     if suffix == ".shp":
-        shx, dbf = _sidecars(path)
+        shx, dbf = sidecars(path)
         expected = check_shapefile_records(path, shx, dbf, limits)
         encoding = undeclared_encoding(dbf)
     elif suffix == ".gpkg":
@@ -195,12 +193,12 @@ def _read_local(
                 elif suffix == ".kml":
                     names = list(kml_layers(path, layer))
                 return counted, [_read_layer(path, name, limits, encoding) for name in names]
-            except _OGR_ERRORS as error:
+            except OGR_ERRORS as error:
                 raise gdal_refusal(error, suffix, limits) from None
 
     expected, layers_read = bounded_call(gdal_reads, limits=limits)
     read = [
-        attrs.evolve(rows, crs=_crs_and_count(info, given_crs, limits)[0])
+        attrs.evolve(rows, crs=crs_and_count(info, given_crs, limits)[0])
         for info, rows in layers_read
     ]
     check_rows_read(sum(len(layer_rows.wkbs) for layer_rows in read), expected, limits)
@@ -223,10 +221,10 @@ def _read_layer(
 def _too_many(count: int, limits: InputLimits) -> None:
     if count > limits.max_features:
         message = f"the file has {count:,} features; at most {limits.max_features:,}"
-        raise _refuse("too_many_features", message + " are allowed")
+        raise refuse("too_many_features", message + " are allowed")
 
 
-def _crs_and_count(info: dict[str, Any], given: str | None, limits: InputLimits) -> tuple[str, int]:
+def crs_and_count(info: dict[str, Any], given: str | None, limits: InputLimits) -> tuple[str, int]:
     """The layer's CRS (a stated one kept, ``given`` only for none) and its feature count."""
     if info["crs"] is not None:
         check_given_crs(accepted_crs(info["crs"]), given)
@@ -240,9 +238,9 @@ def check_rows_read(rows: int, expected: int | None, limits: InputLimits) -> Non
     """After reading: every counted row read (else sites would be lost), some, not too many."""
     if expected is not None and rows != expected:
         message = f"the file holds {expected:,} features but only {rows:,} could be read, "
-        raise _refuse("source_corrupt", message + "so sites would be lost; export it again")
+        raise refuse("source_corrupt", message + "so sites would be lost; export it again")
     if rows == 0:
-        raise _refuse("empty_file", "the file has no features")
+        raise refuse("empty_file", "the file has no features")
     _too_many(rows, limits)
 
 
@@ -251,128 +249,4 @@ def check_given_crs(declared: str | None, given: str | None) -> None:
     if given is not None and declared is not None and declared != given:
         message = f"the file says its CRS is {declared}, but {given} was given; "
         message += "leave out --crs for a file that states its CRS"
-        raise _refuse("conflicting_crs", message)
-
-
-@frozen(kw_only=True)
-class OgrLayer:
-    """A shapefile's or GeoPackage's layer, checked as ``_read_local`` checks it before
-    reading, to be read a chunk at a time (``ogr_features``)."""
-
-    path: Path
-    layer: str | None
-    crs: str
-    count: int
-    expected: int | None
-    encoding: str | None
-    fields: bool
-
-
-def ogr_layer(
-    path: Path, limits: InputLimits, *, layer: str | None = None, given_crs: str | None = None
-) -> OgrLayer:
-    """The layer of a .shp or .gpkg to read, after the same checks as a whole read."""
-    suffix = path.suffix.lower()
-    expected, encoding = None, None
-    if suffix == ".shp":
-        shx, dbf = _sidecars(path)
-        expected = check_shapefile_records(path, shx, dbf, limits)
-        encoding = undeclared_encoding(dbf)
-    elif suffix == ".gpkg":
-        check_plain_tables(path, limits)
-
-    def gdal_info() -> tuple[str | None, int | None, dict[str, Any]]:  # in a child
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                name = gpkg_layer(path, layer) if suffix == ".gpkg" else None
-                counted = check_layer_rows(path, name, limits) if name is not None else expected
-                return name, counted, pyogrio.read_info(path, layer=name)
-            except _OGR_ERRORS as error:
-                raise gdal_refusal(error, suffix, limits) from None
-
-    name, expected, info = bounded_call(gdal_info, limits=limits)
-    crs, count = _crs_and_count(info, given_crs, limits)
-    if suffix == ".shp" and expected is not None:
-        count = expected  # GDAL counts the records flagged deleted too; they are not sites
-    return OgrLayer(
-        path=path,
-        layer=name,
-        crs=crs,
-        count=count,
-        expected=expected,
-        encoding=encoding,
-        fields=len(info["fields"]) > 0,
-    )
-
-
-def ogr_features(
-    source: OgrLayer,
-    limits: InputLimits,
-    *,
-    chunk: int,
-    geometry: bool = True,
-    progress: Callable[[int, int], None] | None = None,
-) -> Iterator[RawFeature]:
-    """The layer's features in order, read ``chunk`` rows at a time, ending with the refusals
-    of a whole read (rows lost, none, too many); ``geometry=False`` reads the attributes only
-    (of a layer that has any)."""
-    with_geometry = geometry or not source.fields
-    read, last = 0, -1
-    pages = bounded_items(_ogr_pages, source, chunk, with_geometry, limits, limits=limits)
-    for page in pages:
-        last = check_ids_ascend(page.fids, last)
-        yield from layer_features(page, start=read, total=source.count, progress=progress)
-        read += len(page.wkbs)
-    check_rows_read(read, source.expected, limits)
-
-
-def check_ids_ascend(fids: Sequence[int], last: int) -> int:
-    """Each page's feature ids rise from where the last page ended, so no feature is read
-    twice across pages (with the count, none is missed); the last id, for the next page."""
-    for fid in fids:
-        if fid <= last:
-            message = f"feature id {fid} was read again after {last}: the file's features "
-            message += "do not read in one order, so sites would be lost or doubled; "
-            message += "export it again"
-            raise _refuse("source_corrupt", message)
-        last = fid
-    return last
-
-
-def _ogr_pages(
-    source: OgrLayer, chunk: int, with_geometry: bool, limits: InputLimits
-) -> Iterator[LayerRows]:
-    """The layer's rows ``chunk`` at a time, as GDAL reads them (run in a bounded child).
-
-    GDAL skips a GeoPackage's rows but a shapefile's records, deleted ones included (its
-    driver positions by record number), so a shapefile's next page starts after the last
-    record read, not after as many records as rows were read: else a deleted record makes
-    the pages overlap by one, one site is read twice and the last one never."""
-    suffix = source.path.suffix.lower()
-    read = skip = 0
-    while True:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                meta, fids, wkbs, columns = pyogrio.raw.read(
-                    source.path,
-                    layer=source.layer,
-                    encoding=source.encoding,
-                    skip_features=skip,
-                    max_features=chunk,
-                    read_geometry=with_geometry,
-                    return_fids=True,
-                )
-            except _OGR_ERRORS as error:
-                raise gdal_refusal(error, suffix, limits) from None
-        rows = len(fids)
-        names = [str(n) for n in meta["fields"]]
-        check_value_lengths(names, columns)
-        shapes = wkbs if wkbs is not None else [None] * rows
-        ids = [int(fid) for fid in fids]
-        yield LayerRows(names=names, columns=columns, wkbs=shapes, crs=source.crs, fids=ids)
-        read += rows
-        skip = ids[-1] + 1 if suffix == ".shp" and ids else skip + rows
-        if rows < chunk or read >= source.count:
-            break
+        raise refuse("conflicting_crs", message)

@@ -22,8 +22,6 @@ from nrf.adapters.site_boundaries.boundary_files import (
     check_given_crs,
     check_size,
     checked_file,
-    ogr_features,
-    ogr_layer,
     read_boundary_file,
 )
 from nrf.adapters.site_boundaries.boundary_geojson import (
@@ -32,6 +30,7 @@ from nrf.adapters.site_boundaries.boundary_geojson import (
     read_geojson_bytes,
 )
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary
+from nrf.adapters.site_boundaries.ogr_pages import ogr_features, ogr_layer
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature
 

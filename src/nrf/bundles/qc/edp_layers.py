@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 
-from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.adapters.boundary_data import geopackage_cells
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.bundles.qc.delivered_column import column_names
 from nrf.bundles.qc.delivered_file import delivered_file, in_file
@@ -61,8 +61,8 @@ def check_edp_boundaries(
     ids_of: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     names_of: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for key, row in zip(keys, values, strict=True):
-        edp = geopackage_lookups.whole_number(row["edp_id"])
-        name = geopackage_lookups.text_or_none(row["edp_name"])
+        edp = geopackage_cells.whole_number(row["edp_id"])
+        name = geopackage_cells.text_or_none(row["edp_name"])
         if edp is None or name is None:
             report.add(
                 "key_missing",

@@ -19,7 +19,7 @@ from typing import Any
 
 from attrs import frozen
 
-from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.adapters.boundary_data import geopackage_cells, geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.bundles.qc.delivered_column import ColumnNames, column_names
 from nrf.bundles.qc.delivered_file import delivered_file
@@ -78,13 +78,13 @@ def _charge(
     """The row as a Charge, or None with one charge_invalid finding naming every bad value."""
     key = f"{named('edp_id')} {row['edp_id']} from {row['charge_valid_from']}"
     problems = []
-    edp = geopackage_lookups.whole_number(row["edp_id"])
+    edp = geopackage_cells.whole_number(row["edp_id"])
     edp_id, edp_name = edp_layer("edp_id", "EDP_Id"), edp_layer("edp_name", "EDP_Name")
     if edp is None:
         problems.append(
             f"{named('edp_id')} {row['edp_id']!r} is no whole number: write the {edp_id}, e.g. 1"
         )
-    name = geopackage_lookups.text_or_none(row["edp_name"])
+    name = geopackage_cells.text_or_none(row["edp_name"])
     if name is None:
         problems.append(f"{named('edp_name')} is blank: write the {edp_name} of the EDP layer")
     dates = {c: iso_date(row[c]) for c in DATES}
@@ -204,7 +204,7 @@ def check_charges(
                 f"{c.place}: {named('edp_name')} '{c.edp_name}', but the EDP layer names "
                 f"{edp_id} {c.edp_id} '{edps[c.edp_id]}'",
             )
-    mentioned = {geopackage_lookups.whole_number(r["edp_id"]) for r in rows}
+    mentioned = {geopackage_cells.whole_number(r["edp_id"]) for r in rows}
     # An id whose EDP name is charged under another id is an edp_id_conflict, already reported.
     charged = {edps[e] for e in mentioned if e is not None and e in edps}
     for edp, name in sorted(edps.items()):
@@ -226,7 +226,7 @@ def check_index(db: sqlite3.Connection, t: TableSchema, report: QcReport) -> set
     named = column_names(db, ROLES[INDEX])
     year_column = named("charging_year")
     for row in _rows(db, t):
-        year = geopackage_lookups.whole_number(row["charging_year"])
+        year = geopackage_cells.whole_number(row["charging_year"])
         key = f"{year_column} {row['charging_year']}"
         problems = []
         if year is None:

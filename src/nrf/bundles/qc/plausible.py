@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.adapters.boundary_data import geopackage_cells
 from nrf.bundles.manifest import DEFAULT_SOURCES
 from nrf.bundles.qc.delivered_column import ColumnNames
 from nrf.bundles.qc.delivered_file import DeliveredFile
@@ -72,7 +72,7 @@ def check_plausible(
     for row in rows:
         for column, (low, high, low_ok, unit) in bounds.items():
             try:
-                value = geopackage_lookups.number(row.get(column))
+                value = geopackage_cells.number(row.get(column))
             except ValueError:
                 continue  # not a number at all: reported by the table's own rule
             if value is None:

@@ -14,7 +14,7 @@ from typing import Any
 import shapely
 from attrs import frozen
 
-from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.adapters.boundary_data import geopackage_cells
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.bundles.qc.delivered_column import column_names
 from nrf.bundles.qc.delivered_file import delivered_file, in_file
@@ -61,7 +61,7 @@ def _rows(
 
 def named(key: str, name: object) -> str:
     """A feature's key with its own name, so a data manager finds it: "source fid 0 (Alpha SAC)"."""
-    text = geopackage_lookups.text_or_none(name)
+    text = geopackage_cells.text_or_none(name)
     return key if text is None else f"{key} ({text})"
 
 
@@ -82,14 +82,14 @@ def check_small_layers(
         for key, geom, ok, row in zip(keys, geoms, good, values, strict=True):
             if layer == "nn_catchments":
                 name, edp = (
-                    geopackage_lookups.text_or_none(row["n2k_site_name"]),
-                    geopackage_lookups.edp_key(row["edp_id"]),
+                    geopackage_cells.text_or_none(row["n2k_site_name"]),
+                    geopackage_cells.edp_key(row["edp_id"]),
                 )
                 if name is None or edp is None:
                     site, oid = named("n2k_site_name", "N2K_Site_N"), named("edp_id", "OID")
                     report.add("key_missing", layer, key, f"{where}{site} {name!r} / {oid} {edp!r}")
                     continue
-                labelled = geopackage_lookups.text_or_none(row.get("label")) is not None
+                labelled = geopackage_cells.text_or_none(row.get("label")) is not None
                 if edp_by_name.setdefault(name, edp) != edp and not labelled:
                     report.add(
                         "key_conflict",
@@ -109,13 +109,13 @@ def check_small_layers(
                 if ok:
                     parts[name].append(geom)
             elif layer == "wwtw_catchments":
-                wid = geopackage_lookups.whole_number(row["wwtw_id"])
+                wid = geopackage_cells.whole_number(row["wwtw_id"])
                 if wid is None:
                     column = named("wwtw_id", "WwTw_ID")
                     report.add("key_missing", layer, key, f"{where}{column} {row['wwtw_id']!r}")
                 else:
                     works.add(wid)
-            elif geopackage_lookups.text_or_none(row[key_columns[0]]) is None:
+            elif geopackage_cells.text_or_none(row[key_columns[0]]) is None:
                 report.add("key_missing", layer, key, f"{where}no {named(key_columns[0])}")
     for name, polys in parts.items():
         if len(polys) > 1:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from nrf.adapters.boundary_data import geopackage_lookups
+from nrf.adapters.boundary_data import geopackage_cells, geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
 from nrf.bundles.qc.delivered_column import ColumnNames, column_names
 from nrf.bundles.qc.delivered_file import delivered_file
@@ -48,7 +48,7 @@ def _permits(
     # The delivery's own names (Defra's where the bundle recorded none): what a data manager opens.
     table, code_name = member or "WwTw_lookup", f"`{named('wwtw_id', 'WwTW_code')}`"
     for row in rows:
-        code = geopackage_lookups.whole_number(row["wwtw_id"])
+        code = geopackage_cells.whole_number(row["wwtw_id"])
         if code is None:
             where = f"row {row['_key']}"
             if row["wwtw_id"] is None and category_key(str(row["wwtw_name"])) == PACKAGE_PLANT:
@@ -58,13 +58,7 @@ def _permits(
                 report.add("key_missing", layer, where, f"{column} {row['wwtw_id']!r}")
             continue
         values = tuple(row[c] for c in geopackage_lookups.CONCENTRATIONS)
-        for column, value in zip(geopackage_lookups.CONCENTRATIONS, values, strict=True):
-            try:
-                geopackage_lookups.number(value)
-            except ValueError:
-                report.add(
-                    "value_invalid", layer, code, f"{named(column)} {value!r} is not a number"
-                )
+        _numbers(values, code, report, named)
         if code in first:
             if first[code] != values:
                 report.add(
@@ -84,14 +78,32 @@ def _permits(
                 code,
                 f"{at}{code_name} {code} is no works polygon's id ({works_id} of wwtw_catchments)",
             )
-    if FALLBACK_WORKS not in first:
+    _permit_gaps(set(first), small, report, table, code_name)
+
+
+def _numbers(values: tuple[object, ...], code: int, report: QcReport, named: ColumnNames) -> None:
+    """Each concentration of a permit row must be a number."""
+    for column, value in zip(geopackage_lookups.CONCENTRATIONS, values, strict=True):
+        try:
+            geopackage_cells.number(value)
+        except ValueError:
+            report.add(
+                "value_invalid", "wwtw_permits", code, f"{named(column)} {value!r} is not a number"
+            )
+
+
+def _permit_gaps(
+    permitted: set[int], small: SmallLayers, report: QcReport, table: str, code_name: str
+) -> None:
+    """The package-plant default and every works polygon need a permit row."""
+    if FALLBACK_WORKS not in permitted:
         report.add(
             "fallback_missing",
-            layer,
+            "wwtw_permits",
             FALLBACK_WORKS,
             f"no `{table}` row has {code_name} 141 (the package-plant default)",
         )
-    for works in sorted(small.works_ids - set(first)):
+    for works in sorted(small.works_ids - permitted):
         report.add(
             "works_without_permit",
             "wwtw_catchments",

@@ -17,10 +17,10 @@ from typing import Literal
 import falcon
 from falcon.media.multipart import MultipartFormHandler, MultipartParseOptions
 
+from nrf.adapters.http_server.gate import MORE, READS, Admission, Answer, Head, NeedsPrefix
 from nrf.entrypoints.api.auth import HEADER, ApiKeys
 from nrf.entrypoints.api.form import problem_page
 from nrf.entrypoints.api.problems import PROBLEM_JSON, ApiProblem, document
-from nrf.entrypoints.http_server.gate import MORE, READS, Admission, Answer, Head, NeedsPrefix
 
 FORM_KEY_WINDOW = 64 * 1024
 FORM_PATH = "/"

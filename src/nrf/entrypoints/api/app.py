@@ -11,27 +11,24 @@ from typing import Any
 
 import falcon
 
+from nrf.adapters.environment.settings import WorkerSettings
+from nrf.adapters.http_server.gate import Gate
 from nrf.domain.errors import NrfError
 from nrf.domain.model import BundleInfo
 from nrf.domain.validation import DEFAULT_LIMITS
 from nrf.entrypoints.api import problems
 from nrf.entrypoints.api.access_log import AccessLog
-from nrf.entrypoints.api.admission import admission
 from nrf.entrypoints.api.auth import ApiKeys, AuthMiddleware
 from nrf.entrypoints.api.config import http_limits, load_api_settings
 from nrf.entrypoints.api.defra_check_boundary import (
     CHECK_BOUNDARY,
     DefraCheckBoundaryResource,
-    too_large_answer,
 )
 from nrf.entrypoints.api.form import FormResource
 from nrf.entrypoints.api.jobs import JobsResource
 from nrf.entrypoints.api.meta import HealthResource, OpenApiResource, ReadyResource
 from nrf.entrypoints.api.quotes import BoundaryChecksResource, QuotesResource
 from nrf.entrypoints.api.services import ApiServices
-from nrf.entrypoints.api.throttle import api_throttle
-from nrf.entrypoints.http_server.gate import Gate
-from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.api")
 
@@ -82,15 +79,15 @@ def get_app() -> falcon.App:
     ``NRF_REFERENCE_DATA``; a process started otherwise still refuses an S3 location, a file
     other than the pinned one and synthetic data without the opt-in (503, never healthy).
     """
-    from nrf.entrypoints.container import build_container
-    from nrf.entrypoints.logging_setup import configure_logging
-    from nrf.entrypoints.settings import load_settings
+    from nrf.adapters.environment.settings import load_settings
+    from nrf.adapters.telemetry.logging_setup import configure_logging
+    from nrf.entrypoints.roots.api import build_api_root
     from nrf.entrypoints.startup_heap import freeze_startup_heap
 
     api = load_api_settings(os.environ)
     settings = load_settings(os.environ)
     configure_logging(secrets=[*api.keys, *settings.secrets()])
-    container = build_container(settings=settings)
+    container = build_api_root(settings)
     unavailable, info = None, None
     try:
         info = open_pinned_bundle(settings, container)
@@ -119,7 +116,7 @@ def get_app() -> falcon.App:
 
 
 def open_pinned_bundle(settings: WorkerSettings, container: Any) -> BundleInfo:
-    """Open the container's bundle and hold it to the pin; NrfError when it may not be served."""
+    """Open the root's bundle and hold it to the pin; NrfError when it may not be served."""
     from nrf.adapters.boundary_data.bundle_fetch import DIGEST_MISMATCH
     from nrf.adapters.boundary_data.bundle_location import S3Location, parse_location
     from nrf.entrypoints.reference_bundle import refuse_unless_allowed
@@ -145,12 +142,8 @@ def open_pinned_bundle(settings: WorkerSettings, container: Any) -> BundleInfo:
 
 def get_gate() -> Gate:
     """The factory gunicorn's HypercornWorker loads: the app behind its connection gate."""
-    from nrf.entrypoints.settings import load_settings
+    from nrf.adapters.environment.settings import load_settings
+    from nrf.entrypoints.roots.api import api_gate
 
     api = load_api_settings(os.environ)
-    limits = http_limits(api, load_settings(os.environ).max_file_bytes)
-    keys = ApiKeys(api.keys, api.allow_anonymous)
-    throttle = api_throttle(
-        keys, api.client_rate, api.key_rate, trust_forwarded_for=api.trust_forwarded_for
-    )
-    return Gate(get_app(), limits, admission(keys), throttle, {CHECK_BOUNDARY: too_large_answer})
+    return api_gate(get_app(), api, http_limits(api, load_settings(os.environ).max_file_bytes))

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 
 from attrs import frozen
 
+from nrf.adapters.environment.settings import ConfigError
+from nrf.adapters.http_server.limits import MIB, HttpLimits
 from nrf.domain.rate_limit import Rate
-from nrf.entrypoints.http_server.limits import MIB, HttpLimits
-from nrf.entrypoints.settings import ConfigError
 
 # Per process, far above what one client needs of a two-core task (about 1,000 quotes/s in
 # all, docs/benchmark.md): Defra's backend sends every applicant's boundary from one address,

@@ -17,6 +17,7 @@ from pathlib import PurePath
 
 import falcon
 
+from nrf.adapters.http_server.gate_types import Answer
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
 from nrf.domain.boundary_codes import defra_code
 from nrf.domain.defra_geometry import MEANING
@@ -28,7 +29,6 @@ from nrf.entrypoints.api.defra_check_json import check_document, document, statu
 from nrf.entrypoints.api.problems import TOO_LARGE, ApiProblem
 from nrf.entrypoints.api.quotes import available
 from nrf.entrypoints.api.services import ApiServices
-from nrf.entrypoints.http_server.gate_types import Answer
 from nrf.service_layer.defra_boundary_check import DefraCheckRequest
 
 log = logging.getLogger("nrf.api")

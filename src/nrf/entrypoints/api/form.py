@@ -1,7 +1,8 @@
 """GET / : a plain upload form (no JavaScript) whose answer is the report; POST / takes it.
 
-The person may choose the levy table, the JSON or the GeoJSON instead (form_outputs.py); the
-report itself links the same quote in those three formats (form_downloads.py). A
+The person may choose the levy table, the JSON or the GeoJSON (WGS 84 or British National Grid)
+instead (form_outputs.py); the report itself links the same quote in those formats
+(form_downloads.py). A
 browser cannot send an ``x-api-key`` header from a plain form, so the form has a key field
 when keys are configured, first in the form: browsers send fields in order, and the server
 checks the key before it reads the file (admission.py). A problem is shown as a page too (same
@@ -130,7 +131,7 @@ keeps its own.</p>
 {_field("layer", "Layer (a GeoPackage's layer, KML folder or file in the zip)", entered)}
 {_field("columns", "Your column names (e.g. id=Site_Ref,dwellings=No_Dwellin)", entered)}
 <label for="rules">Rule set</label><select id="rules" name="rules">{rules}</select>
-{choice_fieldset()}
+{choice_fieldset(entered.get("output"))}
 <button type="submit">Get the quote</button></form>"""
 
 
@@ -204,7 +205,7 @@ class FormResource:
 
         def admit(fields: dict[str, str]) -> None:
             """Before the boundary is read: the key, then the answer's type, from the fields."""
-            entered.update({k: v for k, v in fields.items() if k in (*KEPT, "rules")})
+            entered.update({k: v for k, v in fields.items() if k in (*KEPT, "rules", "output")})
             self._keys.check(req, key=fields.get("api_key") or None)
             chosen.append(chosen_output(fields.get("output")))
 
@@ -221,9 +222,14 @@ class FormResource:
         output, stamp = chosen[0], self._quotes.stamp(req)
         input_name = getattr(req.context, "input_name", None)
         if output.media_type == HTML:
-            links = download_links(input_name, lambda kind: self._quotes.render(quote, kind, stamp))
+            links = download_links(
+                input_name,
+                lambda linked: self._quotes.render(quote, linked.media_type, stamp, bng=linked.bng),
+            )
             resp.content_type, resp.data = self._quotes.render(quote, HTML, stamp, downloads=links)
             return
-        resp.content_type, resp.data = self._quotes.render(quote, output.media_type, stamp)
+        resp.content_type, resp.data = self._quotes.render(
+            quote, output.media_type, stamp, bng=output.bng
+        )
         name = download_name(input_name, output)
         resp.set_header("Content-Disposition", f'attachment; filename="{name}"')

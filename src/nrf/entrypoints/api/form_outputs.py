@@ -1,8 +1,10 @@
 """The form's "answer as" choice: the report, or the JSON, levy table or GeoJSON as a download.
 
-A plain form cannot set ``Accept``, so the person chooses with radio buttons (a fieldset with a
-legend, each button labelled, usable by keyboard); each choice is one of the API's own
-representations, saved under the uploaded file's name with the suffix `nrf assess` gives it.
+A plain form cannot set ``Accept`` or add ``?crs=``, so the person chooses with radio buttons (a
+fieldset with a legend, each button labelled, usable by keyboard); each choice is one of the
+API's own representations, saved under the uploaded file's name with the suffix `nrf assess`
+gives it. The British National Grid GeoJSON is a choice of its own, since that is what most
+planning GIS works in.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class FormOutput:
     media_type: str
     suffix: str
     label: str
+    bng: bool = False  # GeoJSON in British National Grid, as ``?crs=EPSG:27700``
 
 
 OUTPUTS = (
@@ -40,6 +43,13 @@ OUTPUTS = (
         media_type=GEOJSON,
         suffix=".geojson",
         label="The sites with their figures (GeoJSON, for GIS)",
+    ),
+    FormOutput(
+        value="bng-geojson",
+        media_type=GEOJSON,
+        suffix=".bng.geojson",
+        label="The same GeoJSON in British National Grid (eastings and northings in metres)",
+        bng=True,
     ),
 )
 _BY_VALUE = {output.value: output for output in OUTPUTS}
@@ -61,12 +71,14 @@ def download_name(input_name: str | None, output: FormOutput) -> str:
     return (_UNSAFE.sub("_", stem)[:100] or "quote") + output.suffix
 
 
-def choice_fieldset() -> str:
-    """The radio buttons, the report checked."""
+def choice_fieldset(entered: str | None = None) -> str:
+    """The radio buttons, the one ``entered`` names checked (the report when it names none)."""
+    text = (entered or "").strip().lower()
+    checked = _BY_VALUE.get(text, OUTPUTS[0])
     choices = "".join(
         f'<div class="choice"><input type="radio" id="output-{o.value}" name="output" '
-        f'value="{o.value}"{" checked" if n == 0 else ""}>'
+        f'value="{o.value}"{" checked" if o is checked else ""}>'
         f'<label for="output-{o.value}">{o.label}</label></div>'
-        for n, o in enumerate(OUTPUTS)
+        for o in OUTPUTS
     )
     return f"<fieldset><legend>Answer with</legend>{choices}</fieldset>"

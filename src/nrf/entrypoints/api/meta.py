@@ -7,10 +7,12 @@ not get better by waiting, so /health says 503 and the orchestrator replaces it.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import falcon
 
-from nrf.entrypoints.api.openapi import openapi_document
+from nrf.adapters.api_docs.openapi import openapi_document
+from nrf.entrypoints.api.form_outputs import OUTPUTS
 from nrf.entrypoints.api.services import ApiServices
 
 
@@ -50,11 +52,16 @@ class ReadyResource:
             )
 
 
+def api_document() -> dict[str, Any]:
+    """The API's OpenAPI document, with the answer types its upload form offers."""
+    return openapi_document(outputs=[output.value for output in OUTPUTS])
+
+
 class OpenApiResource:
     public = True
 
     def __init__(self) -> None:
-        self._body = (json.dumps(openapi_document(), indent=2) + "\n").encode()
+        self._body = (json.dumps(api_document(), indent=2) + "\n").encode()
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.content_type = "application/json"

@@ -12,10 +12,10 @@ import os
 import sys
 from collections.abc import Mapping
 
+from nrf.adapters.environment.settings import load_settings
+from nrf.adapters.http_server.command import gunicorn_command as server_command
 from nrf.entrypoints.api.config import ApiSettings, http_limits, load_api_settings
 from nrf.entrypoints.exit_codes import EXIT_USAGE
-from nrf.entrypoints.http_server.command import gunicorn_command as server_command
-from nrf.entrypoints.settings import load_settings
 
 APP = "nrf.entrypoints.api.app:get_gate()"
 
@@ -32,9 +32,9 @@ def run_server(bind: str, environ: Mapping[str, str]) -> int:
     """Refuse bad settings (exit 2, every problem named); bind the port and verify the pinned
     bundle as the worker does (exit 3, or 4 for synthetic data, one JSON line with the code);
     then exec gunicorn in our place on the bound socket, serving the verified local copy."""
+    from nrf.adapters.environment.settings import ConfigError
+    from nrf.adapters.telemetry.logging_setup import configure_logging
     from nrf.entrypoints.api.startup import announce, bind_port, verify_bundle
-    from nrf.entrypoints.logging_setup import configure_logging
-    from nrf.entrypoints.settings import ConfigError
 
     try:
         api = load_api_settings(environ)

@@ -1,4 +1,4 @@
-"""What the API's resources use, built once per gunicorn worker from the one container."""
+"""What the API's resources use, built once per gunicorn worker from the API's root."""
 
 from __future__ import annotations
 

@@ -14,9 +14,9 @@ import socket
 
 from attrs import frozen
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.entrypoints.exit_codes import EXIT_FATAL
 from nrf.entrypoints.reference_bundle import verify_reference_data
-from nrf.entrypoints.settings import WorkerSettings
 
 log = logging.getLogger("nrf.api")
 

@@ -11,13 +11,9 @@ client's own word).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
-from nrf.domain.rate_limit import Rate
+from nrf.adapters.http_server.gate_types import Answer, Head, Throttle, problem
+from nrf.adapters.http_server.throttle import RateLimiter
 from nrf.entrypoints.api.auth import HEADER, ApiKeys
-from nrf.entrypoints.http_server.gate_types import Answer, Head, Throttle, problem
-from nrf.entrypoints.http_server.throttle import RateLimiter
 
 EXEMPT = frozenset({"/health", "/ready"})
 
@@ -38,15 +34,14 @@ def too_many(who: str, seconds: int) -> Answer:
 
 def api_throttle(
     keys: ApiKeys,
-    per_client: Rate,
-    per_key: Rate,
+    clients: RateLimiter,
+    by_key: RateLimiter,
     *,
     trust_forwarded_for: bool = False,
-    clock: Callable[[], float] = time.monotonic,
 ) -> Throttle:
-    """The gate's throttle: the client's bucket first, then the key's when the key is valid."""
-    clients = RateLimiter(per_client, clock=clock)
-    by_key = RateLimiter(per_key, clock=clock)
+    """The gate's throttle: the client's bucket first, then the key's when the key is valid.
+
+    The limiters are built by the API's root (roots/api.py), one of each per process."""
 
     def throttle(head: Head) -> Answer | None:
         if head.path in EXEMPT:

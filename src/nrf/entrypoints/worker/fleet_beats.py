@@ -14,12 +14,12 @@ import socket
 import threading
 from collections.abc import Callable
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.fleet import BundleStamp, WorkerState
 from nrf.domain.health import WorkerStatus
 from nrf.domain.model import BundleInfo
 from nrf.domain.ports import Clock, HeartbeatStore
 from nrf.entrypoints.ops_metrics import publish_counts
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.fleet_heartbeat import FleetHeartbeat, WorkerActivity, WorkerIdentity
 
 log = logging.getLogger("nrf.fleet")
@@ -96,7 +96,7 @@ def start_fleet_heartbeat(
 ) -> HeartbeatThread:
     """The worker process's hook: one call after the loop is built, ``stop`` after it ran.
 
-    ``heartbeat`` is the container's provider (records and clock wired there); this adds the
+    ``heartbeat`` is the worker root's provider (records and clock wired there); this adds the
     worker's identity and activity, which only the running worker process knows.
     """
     worker_id = settings.worker_id or default_worker_id(socket.gethostname(), os.getppid())

@@ -12,11 +12,11 @@ from concurrent.futures import Future
 
 from attrs import define, evolve, field
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.errors import NrfError
 from nrf.domain.job_request import IncomingJob, RejectedJob
 from nrf.domain.jobs import QueueFatalError, QueueTransientError, ResultStoreUnavailable
 from nrf.domain.ports import Clock, HeartbeatStore, JobClaims, JobInbox
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus, RetryPolicy
 
 log = logging.getLogger("nrf.worker")

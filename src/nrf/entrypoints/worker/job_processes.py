@@ -25,7 +25,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Protocol
 
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.entrypoints.worker.lifeline import die_with_parent
 
 log = logging.getLogger("nrf.worker")
@@ -58,14 +58,14 @@ def _exit_with_parent() -> None:
 
 
 def _init_child(settings: WorkerSettings) -> None:
-    """Build this child's own container (clients and the bundle are per process)."""
+    """Build this child's own root (clients and the bundle are per process)."""
     global _job
-    from nrf.entrypoints.container import build_container
-    from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.adapters.telemetry.logging_setup import configure_logging
+    from nrf.entrypoints.roots.job import build_job_root
     from nrf.entrypoints.startup_heap import freeze_startup_heap
 
     configure_logging(secrets=settings.secrets())
-    container = build_container(settings=settings)
+    container = build_job_root(settings)
     container.boundary_data().info()  # read the bundle digest now rather than in the first job
     _job = container.process_job()
     freeze_startup_heap()

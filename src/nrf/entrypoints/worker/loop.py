@@ -16,11 +16,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.domain.health import WorkerStatus
 from nrf.domain.job_request import IncomingJob
 from nrf.domain.jobs import QueueFatalError, QueueTransientError
 from nrf.domain.ports import Clock, HeartbeatStore, JobInbox
-from nrf.entrypoints.settings import WorkerSettings
 from nrf.entrypoints.worker.acks import Acks, InlineAcks, Metrics, QueueAcknowledger
 from nrf.entrypoints.worker.exit_codes import ExitCode
 from nrf.entrypoints.worker.in_flight import InFlight, Tracked

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
 
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.entrypoints.worker.exit_codes import ExitCode
 from nrf.entrypoints.worker.lifeline import die_with_parent
 from nrf.entrypoints.worker.supervisor import Supervisor
@@ -27,11 +27,11 @@ def worker_process_main(
     settings: WorkerSettings, heartbeat: object, supervisor_pid: int | None = None
 ) -> None:
     """Entry of the worker process: poll, dispatch to job processes, drain on SIGTERM."""
+    from nrf.adapters.telemetry.logging_setup import configure_logging
     from nrf.domain.errors import NrfError
     from nrf.domain.health import WorkerStatus
     from nrf.domain.ports import HeartbeatStore
-    from nrf.entrypoints.container import build_container
-    from nrf.entrypoints.logging_setup import configure_logging
+    from nrf.entrypoints.roots.worker import build_worker_root
     from nrf.entrypoints.startup_heap import freeze_startup_heap
     from nrf.entrypoints.worker.fleet_beats import bundle_stamp, start_fleet_heartbeat
     from nrf.entrypoints.worker.lifeline import watch_parent
@@ -51,7 +51,7 @@ def worker_process_main(
         # Without its supervisor nobody watches this process: drain and stop (SIGTERM).
         die_with_parent(signal.SIGTERM)
         watch_parent(supervisor_pid, lambda: on_signal(signal.SIGTERM, None))
-    container = build_container(settings=settings)
+    container = build_worker_root(settings)
     try:
         # Refuse a broken bundle now, not on the first job; hashing it now (or reading its
         # digest sidecar) also keeps that cost out of the first job.
@@ -97,8 +97,8 @@ def worker_process_main(
 
 def run_worker(environ: Mapping[str, str]) -> int:
     """Load settings (all bad variables at once), then supervise until stopped."""
-    from nrf.entrypoints.logging_setup import configure_logging
-    from nrf.entrypoints.settings import ConfigError, load_settings
+    from nrf.adapters.environment.settings import ConfigError, load_settings
+    from nrf.adapters.telemetry.logging_setup import configure_logging
 
     try:
         settings = load_settings(environ)

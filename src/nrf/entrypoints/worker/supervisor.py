@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from types import FrameType
 
-from nrf.entrypoints.settings import WorkerSettings
+from nrf.adapters.environment.settings import WorkerSettings
 from nrf.entrypoints.worker.exit_codes import ExitCode
 from nrf.entrypoints.worker.lifeline import die_with_parent
 
@@ -36,11 +36,11 @@ class Supervisor:
         environ: Mapping[str, str],
         worker_main: Callable[[WorkerSettings, object, int | None], None],
     ) -> None:
-        from nrf.adapters.heartbeat.shared_memory_heartbeat_store import SharedMemoryHeartbeatStore
+        from nrf.entrypoints.roots.supervisor import created_heartbeat
 
         self._s, self._worker_main = settings, worker_main
         self._env = dict(environ)
-        self._store = SharedMemoryHeartbeatStore.create()
+        self._store = created_heartbeat()
         self._ctx = multiprocessing.get_context("spawn")
         self._stopping = threading.Event()
         self._worker: multiprocessing.process.BaseProcess | None = None

@@ -10,7 +10,7 @@ problem document: nothing here speaks WebSocket.
 
 from __future__ import annotations
 
-from nrf.entrypoints.http_server.gate_types import READS, Answer, Head, problem
+from nrf.adapters.http_server.gate_types import READS, Answer, Head, problem
 
 
 def has_body(head: Head) -> bool:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from nrf.entrypoints.http_server.limits import HttpLimits
+from nrf.adapters.http_server.limits import HttpLimits
 
-WORKER_CLASS = "nrf.entrypoints.http_server.worker.HypercornWorker"
+WORKER_CLASS = "nrf.adapters.http_server.worker.HypercornWorker"
 
 
 def gunicorn_command(

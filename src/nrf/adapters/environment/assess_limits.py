@@ -13,11 +13,11 @@ from collections.abc import Mapping
 
 import attrs
 
+from nrf.adapters.environment.settings import WorkerSettings, read_variables, variables_of
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits
-from nrf.entrypoints.settings import WorkerSettings, read_variables, variables_of
 
 # The worker's name of each ceiling -> InputLimits' (a site is a feature once read): the one
-# place the two vocabularies meet, for the container and for `nrf assess` alike.
+# place the two vocabularies meet, for the roots and for `nrf assess` alike.
 LIMIT_FIELDS = {
     "max_file_bytes": "max_file_bytes",
     "max_sites_per_job": "max_features",
@@ -38,7 +38,7 @@ _SCALED = (
 
 
 def input_limits(settings: WorkerSettings) -> InputLimits:
-    """The worker's configured ceilings as InputLimits (the container's ``limits``)."""
+    """The worker's configured ceilings as InputLimits (the core root's ``limits``)."""
     values = {limit: getattr(settings, setting) for setting, limit in LIMIT_FIELDS.items()}
     return attrs.evolve(DEFAULT_LIMITS, **values)
 

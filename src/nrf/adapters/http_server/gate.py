@@ -11,6 +11,8 @@ of quotes never delays /health. Each refusal is logged (refusal_log.py); every a
 the headers of gate_types.py, every HTML answer those that stop it being framed.
 """
 
+# Long: the gate and its bridge to the WSGI app share one request's reads, deadline and pools.
+
 from __future__ import annotations
 
 import asyncio
@@ -21,8 +23,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from nrf.entrypoints.http_server.framing import framing_refusal, has_body
-from nrf.entrypoints.http_server.gate_types import (
+from nrf.adapters.http_server.framing import framing_refusal, has_body
+from nrf.adapters.http_server.gate_types import (
     EVERY_ANSWER_HEADERS,
     MORE,
     PROBLEM_JSON,
@@ -34,8 +36,8 @@ from nrf.entrypoints.http_server.gate_types import (
     Throttle,
     problem,
 )
-from nrf.entrypoints.http_server.limits import HttpLimits
-from nrf.entrypoints.http_server.refusal_log import log_refusal
+from nrf.adapters.http_server.limits import HttpLimits
+from nrf.adapters.http_server.refusal_log import log_refusal
 
 __all__ = ["MORE", "PROBLEM_JSON", "READS", "Admission", "Answer", "Gate", "Head", "NeedsPrefix"]
 __all__ += ["Throttle", "problem"]

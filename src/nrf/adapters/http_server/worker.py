@@ -20,10 +20,10 @@ from typing import Any
 from gunicorn.workers.base import Worker
 from hypercorn.asyncio import serve
 
-from nrf.entrypoints.http_server.gate import Gate
-from nrf.entrypoints.http_server.hypercorn_patches import DeadlineConfig
-from nrf.entrypoints.http_server.replacements import Replacements
-from nrf.entrypoints.http_server.stopping import stop_accepting
+from nrf.adapters.http_server.gate import Gate
+from nrf.adapters.http_server.hypercorn_patches import DeadlineConfig
+from nrf.adapters.http_server.replacements import Replacements
+from nrf.adapters.http_server.stopping import stop_accepting
 
 log = logging.getLogger("nrf.http")
 # A replacement not ready this long after it began (its start failed) holds no sibling back.

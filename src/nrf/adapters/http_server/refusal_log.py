@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 
-from nrf.entrypoints.http_server.gate_types import Answer, Head
+from nrf.adapters.http_server.gate_types import Answer, Head
 
 log = logging.getLogger("nrf.http.refusals")
 KEY_HEADER = "x-api-key"

@@ -33,8 +33,8 @@ from hypercorn.protocol.events import Request
 from hypercorn.protocol.h11 import STREAM_ID, H11Protocol
 from hypercorn.protocol.http_stream import HTTPStream
 
-from nrf.entrypoints.http_server.gate_types import EVERY_ANSWER_HEADERS, problem
-from nrf.entrypoints.http_server.refusal_log import log_refusal
+from nrf.adapters.http_server.gate_types import EVERY_ANSWER_HEADERS, problem
+from nrf.adapters.http_server.refusal_log import log_refusal
 
 # h11's hint for a request it cannot parse -> our code and what to tell the client.
 _REFUSALS = {

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from nrf.entrypoints.iso_time import iso_utc
+from nrf.adapters.telemetry.iso_time import iso_utc
 
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
@@ -85,7 +85,7 @@ def log_warning(
 
 def emf_record(namespace: str, status: str, seconds: float, job_id: str | None) -> str:
     """A CloudWatch embedded-metric-format line for one finished job."""
-    from nrf.entrypoints.emf import emf_line
+    from nrf.adapters.telemetry.emf import emf_line
 
     metrics = {
         "JobDuration": round(seconds * 1000, 1),

@@ -6,7 +6,6 @@ one read and every bad variable is found in one pass.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import Any
@@ -15,6 +14,15 @@ from attrs import frozen
 
 from nrf.adapters.backend.http_backend_results import url_problem
 from nrf.adapters.boundary_data.bundle_location import location_problems, parse_sha256
+from nrf.adapters.environment.setting_values import (
+    choice,
+    domains,
+    flag,
+    float_between,
+    int_between,
+    iso_date,
+    worker_id,
+)
 from nrf.domain.errors import NrfError
 from nrf.domain.rules import RULE_SETS
 from nrf.domain.validation import DEFAULT_LIMITS
@@ -135,83 +143,32 @@ class WorkerSettings:
         )
 
 
-def _ranged(kind: Callable[[str], float], low: float, high: float) -> Callable[[str], Any]:
-    def parse(text: str) -> Any:
-        value = kind(text)
-        if not low <= value <= high:
-            raise ValueError(f"must be between {low} and {high}")
-        return value
-
-    return parse
-
-
-def _int(low: int, high: int) -> Callable[[str], int]:
-    return _ranged(int, low, high)
-
-
-def _float(low: float, high: float) -> Callable[[str], float]:
-    return _ranged(float, low, high)
-
-
-def _iso_date(text: str) -> date:
-    try:
-        return date.fromisoformat(text.strip())
-    except ValueError:
-        raise ValueError("must be a date, YYYY-MM-DD") from None
-
-
-def _choice(*options: str) -> Callable[[str], str]:
-    def parse(text: str) -> str:
-        if text not in options:
-            raise ValueError(f"must be one of {', '.join(options)}")
-        return text
-
-    return parse
-
-
-def _flag(text: str) -> bool:
-    if text.lower() not in ("true", "false"):
-        raise ValueError("must be true or false")
-    return text.lower() == "true"
-
-
-def _worker_id(text: str) -> str:
-    # It names the worker's heartbeat record: a plain file or object name.
-    if re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}", text) is None:
-        raise ValueError("must be 1-128 of A-Z a-z 0-9 . _ - and not start with a dot")
-    return text
-
-
-def _domains(text: str) -> tuple[str, ...]:
-    return tuple(d.strip().lower() for d in text.split(",") if d.strip())
-
-
 _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "AWS_SQS_QUEUE_NAME": ("queue_name", str),
     "AWS_SQS_QUEUE_URL": ("queue_url", str),
     "AWS_SQS_DLQ_NAME": ("dlq_name", str),
     "AWS_REGION": ("region", str),
     "AWS_ENDPOINT_URL": ("endpoint_url", str),
-    "AWS_SQS_WAIT_TIME_SECONDS": ("wait_time_seconds", _int(0, 20)),
-    "AWS_SQS_MAX_MESSAGES": ("max_messages", _int(1, 10)),
-    "WORKER_CONCURRENCY": ("concurrency", _int(1, 64)),
-    "SQS_VISIBILITY_TIMEOUT": ("visibility_timeout", _int(1, 43_200)),
-    "VISIBILITY_HEARTBEAT_SECONDS": ("extend_visibility_every_seconds", _int(1, 43_200)),
-    "VISIBILITY_EXTENSION_SECONDS": ("visibility_extension_seconds", _int(1, 43_200)),
-    "HEARTBEAT_TIMEOUT": ("heartbeat_timeout", _float(0.1, 86_400)),
-    "TASK_TIMEOUT_BUFFER": ("task_timeout_buffer", _float(1.0, 100)),
-    "SHUTDOWN_GRACE_SECONDS": ("shutdown_grace_seconds", _float(0, 3_600)),
-    "JOB_TIMEOUT_SECONDS": ("job_timeout_seconds", _float(1, 43_200)),
-    "NRF_RETRY_BASE_SECONDS": ("retry_base_seconds", _int(1, 900)),
-    "AWS_HEALTH_PORT": ("health_port", _int(1, 65_535)),
+    "AWS_SQS_WAIT_TIME_SECONDS": ("wait_time_seconds", int_between(0, 20)),
+    "AWS_SQS_MAX_MESSAGES": ("max_messages", int_between(1, 10)),
+    "WORKER_CONCURRENCY": ("concurrency", int_between(1, 64)),
+    "SQS_VISIBILITY_TIMEOUT": ("visibility_timeout", int_between(1, 43_200)),
+    "VISIBILITY_HEARTBEAT_SECONDS": ("extend_visibility_every_seconds", int_between(1, 43_200)),
+    "VISIBILITY_EXTENSION_SECONDS": ("visibility_extension_seconds", int_between(1, 43_200)),
+    "HEARTBEAT_TIMEOUT": ("heartbeat_timeout", float_between(0.1, 86_400)),
+    "TASK_TIMEOUT_BUFFER": ("task_timeout_buffer", float_between(1.0, 100)),
+    "SHUTDOWN_GRACE_SECONDS": ("shutdown_grace_seconds", float_between(0, 3_600)),
+    "JOB_TIMEOUT_SECONDS": ("job_timeout_seconds", float_between(1, 43_200)),
+    "NRF_RETRY_BASE_SECONDS": ("retry_base_seconds", int_between(1, 900)),
+    "AWS_HEALTH_PORT": ("health_port", int_between(1, 65_535)),
     "NRF_HEALTH_HOST": ("health_host", str),
     "NRF_REFERENCE_DATA": ("reference_data", str),
     "NRF_REFERENCE_DATA_SHA256": ("reference_data_sha256", parse_sha256),
     "NRF_REFERENCE_DATA_CACHE": ("reference_data_cache", str),
-    "NRF_ALLOW_SYNTHETIC_DATA": ("allow_synthetic_data", _flag),
-    "NRF_DEFAULT_RULES": ("default_rules", _choice(*sorted(RULE_SETS))),
-    "NRF_NOTIFIER": ("notifier", _choice("log", "govuk_notify", "ses")),
-    "NRF_RESULT_STORE": ("result_store", _choice("local", "s3")),
+    "NRF_ALLOW_SYNTHETIC_DATA": ("allow_synthetic_data", flag),
+    "NRF_DEFAULT_RULES": ("default_rules", choice(*sorted(RULE_SETS))),
+    "NRF_NOTIFIER": ("notifier", choice("log", "govuk_notify", "ses")),
+    "NRF_RESULT_STORE": ("result_store", choice("local", "s3")),
     "NRF_RESULTS_DIR": ("results_dir", str),
     "NRF_RESULTS_BUCKET": ("results_bucket", str),
     "NRF_RESULTS_PREFIX": ("results_prefix", str),
@@ -225,31 +182,31 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "GOVUK_NOTIFY_TEMPLATE_JOB_DELAYED": ("template_delayed", str),
     "GOVUK_NOTIFY_RESULTS_BASE_URL": ("results_base_url", str),
     "GOVUK_NOTIFY_SUPPORT_EMAIL": ("support_email", str),
-    "NRF_RESULT_LINK_SECONDS": ("result_link_seconds", _int(60, 7 * 24 * 3600)),
+    "NRF_RESULT_LINK_SECONDS": ("result_link_seconds", int_between(60, 7 * 24 * 3600)),
     "NRF_RESULT_LINK_ACCESS_KEY_ID": ("result_link_access_key_id", str),
     "NRF_RESULT_LINK_SECRET_ACCESS_KEY": ("result_link_secret_access_key", str),
-    "GOVUK_NOTIFY_ALLOWED_DOMAINS": ("allowed_domains", _domains),
+    "GOVUK_NOTIFY_ALLOWED_DOMAINS": ("allowed_domains", domains),
     "SES_FROM_ADDRESS": ("ses_from_address", str),
     "NRF_METRICS_NAMESPACE": ("metrics_namespace", str),
-    "NRF_MAX_FILE_BYTES": ("max_file_bytes", _int(1, 2**40)),
-    "NRF_MAX_SITES_PER_JOB": ("max_sites_per_job", _int(1, 1_000_000)),
-    "NRF_MAX_VERTICES_PER_SITE": ("max_vertices_per_site", _int(4, 100_000_000)),
-    "NRF_MAX_TOTAL_VERTICES": ("max_total_vertices", _int(4, 1_000_000_000)),
-    "NRF_MAX_SITE_AREA_HA": ("max_site_area_ha", _float(0.0001, 1e9)),
-    "NRF_MAX_DECOMPRESSED_BYTES": ("max_decompressed_bytes", _int(1, 2**42)),
-    "NRF_MAX_READ_SECONDS": ("max_read_seconds", _float(0.001, 3_600)),
-    "NRF_MAX_READ_MEMORY_BYTES": ("max_read_memory_bytes", _int(1_048_576, 2**42)),
-    "NRF_FLEET_HEARTBEAT_SECONDS": ("fleet_heartbeat_seconds", _float(0.05, 3_600)),
-    "NRF_WORKER_ID": ("worker_id", _worker_id),
-    "NRF_RESULT_RETENTION_DAYS": ("result_retention_days", _int(1, 36_500)),
-    "NRF_STALL_ALERT_SECONDS": ("stall_alert_seconds", _int(1, 86_400)),
-    "NRF_STUCK_AFTER_SECONDS": ("stuck_after_seconds", _int(1, 1_209_600)),
+    "NRF_MAX_FILE_BYTES": ("max_file_bytes", int_between(1, 2**40)),
+    "NRF_MAX_SITES_PER_JOB": ("max_sites_per_job", int_between(1, 1_000_000)),
+    "NRF_MAX_VERTICES_PER_SITE": ("max_vertices_per_site", int_between(4, 100_000_000)),
+    "NRF_MAX_TOTAL_VERTICES": ("max_total_vertices", int_between(4, 1_000_000_000)),
+    "NRF_MAX_SITE_AREA_HA": ("max_site_area_ha", float_between(0.0001, 1e9)),
+    "NRF_MAX_DECOMPRESSED_BYTES": ("max_decompressed_bytes", int_between(1, 2**42)),
+    "NRF_MAX_READ_SECONDS": ("max_read_seconds", float_between(0.001, 3_600)),
+    "NRF_MAX_READ_MEMORY_BYTES": ("max_read_memory_bytes", int_between(1_048_576, 2**42)),
+    "NRF_FLEET_HEARTBEAT_SECONDS": ("fleet_heartbeat_seconds", float_between(0.05, 3_600)),
+    "NRF_WORKER_ID": ("worker_id", worker_id),
+    "NRF_RESULT_RETENTION_DAYS": ("result_retention_days", int_between(1, 36_500)),
+    "NRF_STALL_ALERT_SECONDS": ("stall_alert_seconds", int_between(1, 86_400)),
+    "NRF_STUCK_AFTER_SECONDS": ("stuck_after_seconds", int_between(1, 1_209_600)),
     "BACKEND_BASE_URL": ("backend_base_url", str),
     "BACKEND_API_KEY": ("backend_api_key", str),
-    "BACKEND_CALLBACK_TIMEOUT": ("backend_callback_timeout", _float(0.1, 600)),
-    "BACKEND_CALLBACK_MAX_RETRIES": ("backend_callback_max_retries", _int(0, 10)),
-    "BACKEND_ALLOW_LOOPBACK_HTTP": ("backend_allow_loopback_http", _flag),
-    "NRF_TEST_QUOTE_DATE": ("test_quote_date", _iso_date),
+    "BACKEND_CALLBACK_TIMEOUT": ("backend_callback_timeout", float_between(0.1, 600)),
+    "BACKEND_CALLBACK_MAX_RETRIES": ("backend_callback_max_retries", int_between(0, 10)),
+    "BACKEND_ALLOW_LOOPBACK_HTTP": ("backend_allow_loopback_http", flag),
+    "NRF_TEST_QUOTE_DATE": ("test_quote_date", iso_date),
 }
 
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from attrs import frozen
 
+from nrf.adapters.telemetry.iso_time import iso_utc
 from nrf.domain.fleet import WorkerBeat
 from nrf.domain.fleet_status import Concern, FleetStatus
-from nrf.entrypoints.iso_time import iso_utc
 
 
 @frozen(kw_only=True)

@@ -1,0 +1,1 @@
+"""Settings read from the environment, parsed and checked once at the edge."""
