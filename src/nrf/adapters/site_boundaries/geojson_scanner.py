@@ -20,7 +20,6 @@ from nrf.domain.errors import InvalidInput, Problem
 CHUNK = 1 << 20  # characters read at a time
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder(object_pairs_hook=unique_members)
-_MARKS = "[{,:"
 
 
 def _unreadable(message: str) -> InvalidInput:
@@ -149,8 +148,3 @@ def items(path: Path, *, chunk: int = CHUNK) -> Iterator[object]:
                         return
             text.value()
             text.take(",}")
-
-
-def count_marks(text: str) -> int:
-    """Brackets, commas and colons: what ``json_budget`` limits, counted as the file is read."""
-    return sum(text.count(mark) for mark in _MARKS)
