@@ -65,3 +65,25 @@ def test_the_api_takes_a_reference_as_a_parameter_or_a_form_field() -> None:
         headers={"Content-Type": "application/geo+json", "Accept": "text/html"},
     )
     assert "quote reference <span" in answer.text and "none given" in answer.text
+
+
+# Issue 31 cleaned a site's text of controls and bidi characters; the reference, printed on
+# every output beside it, was still carried as typed: CR/LF, NUL and U+202E in the levy table.
+HOSTILE = 'NRL-1\r\n=HYPERLINK("http://x")\x00\u202egpj.exe\u2028end'
+CLEANED = 'NRL-1  =HYPERLINK("http://x") gpj.exe end'
+
+
+def test_a_reference_reaches_every_output_as_plain_text(tmp_path: Path) -> None:
+    client = anonymous_client()
+    headers = {"Content-Type": "application/geo+json", "Accept": "text/csv"}
+    body = SMALL_JSON.read_bytes()
+    answer = client.simulate_post(
+        "/v1/quotes", params={"reference": HOSTILE}, body=body, headers=headers
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.text.count("\n") == answer.text.count("\r\n") == 3  # header, site, TOTAL
+    assert {row["Quote_Reference"] for row in levy_rows(answer.text)} == {CLEANED}
+    out = tmp_path / "quote.json"
+    argv = ["assess", str(SMALL_JSON), "--output", str(out), "--reference", HOSTILE]
+    assert main(argv) == EXIT_OK
+    assert json.loads(out.read_text())["stamp"]["reference"] == CLEANED

@@ -153,3 +153,25 @@ def test_a_page_whose_ids_do_not_rise_from_the_last_is_refused() -> None:
         with pytest.raises(InvalidInput) as caught:
             check_ids_ascend(fids, last)
         assert caught.value.codes == ["source_corrupt"]
+
+
+@pytest.mark.parametrize("bad", ["sites.shx", "sites.SHX"])
+def test_two_parts_of_one_kind_beside_a_shp_are_refused_not_one_picked(
+    tmp_path: Path, bad: str
+) -> None:
+    """sites.shx and sites.SHX (two exports copied into one folder from Windows): GDAL reads
+    one and the checks read whichever the folder listed last, so a .shx indexing one polygon
+    twice could pass its check unread."""
+    shp = write_sites(tmp_path / "sites.shp", 3)
+    good = shp.with_suffix(".shx").read_bytes()
+    repeat_first_offset(shp)
+    repeated = shp.with_suffix(".shx").read_bytes()
+    shp.with_suffix(".shx").unlink()
+    for name in ("sites.shx", "sites.SHX"):
+        (tmp_path / name).write_bytes(repeated if name == bad else good)
+    for read in (lambda: read_boundary_file(shp), lambda: streamed_ids(shp)):
+        with pytest.raises(InvalidInput) as caught:
+            read()  # before: S1, S2, S3 or a repeated offset, by the folder's listing order
+        [problem] = caught.value.problems
+        assert problem.code == "source_corrupt"
+        assert "'sites.SHX'" in problem.message and "'sites.shx'" in problem.message

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from nrf.adapters.site_boundaries import geojson_scanner
+from nrf.adapters.site_boundaries.boundary_geojson import structure_counts
 from nrf.domain.errors import InvalidInput
 
 # Members after the features (crs last), nested arrays, escapes, non-ASCII text, numbers
@@ -67,4 +68,5 @@ def test_text_that_is_not_one_json_object_is_unreadable(tmp_path: Path, text: st
 
 def test_marks_are_counted_as_the_budget_counts_them() -> None:
     # [ { , : counted; ] } not: '{"a": [1, 2]}' has one {, one :, one [, one ,
-    assert geojson_scanner.count_marks('{"a": [1, 2]}') == 4
+    text = '{"a": [1, 2]}'
+    assert structure_counts(text) == structure_counts(text.encode()) == (4, 1)  # and 1 member

@@ -1,9 +1,10 @@
 """What every output is stamped with: when it was made, from which input, for which quote.
 
 A printed or filed copy has to say which run it came from, so the time (UTC), the input's
-name and the quote reference travel with the results into every file and answer. The name
-is a label echoed in each of them, so it is cut to the 500 characters allowed of any text
-(an upload's name is refused before that if a part of it is over 255: ``unsafe_filename``).
+name and the quote reference travel with the results into every file and answer. Each is a
+label echoed in all of them, so it is plain text as a site's is (a CR/LF in a reference
+started a row of the levy table) cut to the 500 characters allowed of any text (an upload's
+name is refused before that if a part of it is over 255: ``unsafe_filename``).
 """
 
 from __future__ import annotations
@@ -13,16 +14,23 @@ from datetime import date, datetime
 from attrs import field, frozen
 
 from nrf.domain.feature_properties import MAX_TEXT_CHARS
+from nrf.domain.plain_text import plain_text
 
 
 def label(name: str) -> str:
-    """``name`` whole if it fits the text limit, else its start and an ellipsis, 500 in all."""
-    return name if len(name) <= MAX_TEXT_CHARS else name[: MAX_TEXT_CHARS - 1] + "\u2026"
+    """``name`` as plain text, whole if it fits the text limit, else its start and an
+    ellipsis, 500 in all."""
+    read = 4 * MAX_TEXT_CHARS  # enough to fill the label whatever controls it drops
+    shown = plain_text(name[:read])
+    if len(shown) > MAX_TEXT_CHARS or len(name) > read:
+        return shown[: MAX_TEXT_CHARS - 1] + "\u2026"
+    return shown
 
 
 def optional_label(name: str | None) -> str | None:
     """A reference as ``label`` keeps it; none (or blank) stays None."""
-    return label(name) if name else None
+    shown = label(name) if name else None
+    return shown or None
 
 
 @frozen(kw_only=True)

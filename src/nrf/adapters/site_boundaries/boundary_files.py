@@ -135,8 +135,17 @@ def check_size(size: int, limits: InputLimits) -> None:
 
 
 def sidecars(shp: Path) -> list[Path]:
-    """The .shx and .dbf beside a .shp (any letter case), or missing_shapefile_parts."""
-    found = {p.suffix.lower(): p for p in shp.parent.iterdir() if p.stem == shp.stem}
+    """The .shx and .dbf beside a .shp (any letter case), or missing_shapefile_parts; two of
+    one kind (``sites.shx`` and ``sites.SHX``) are source_corrupt: GDAL reads one, and which
+    one the checks read would depend on the folder's listing order."""
+    found: dict[str, Path] = {}
+    for part in sorted(p for p in shp.parent.iterdir() if p.stem == shp.stem):
+        kind = part.suffix.lower()
+        if kind in _SHAPEFILE_PARTS and kind in found:
+            message = f"the shapefile {shp.name!r} has two {kind} files beside it "
+            message += f"({found[kind].name!r} and {part.name!r}); keep the one that belongs"
+            raise refuse("source_corrupt", message)
+        found[kind] = part
     missing = [suffix for suffix in _SHAPEFILE_PARTS if suffix not in found]
     if missing:
         message = f"the shapefile {shp.name!r} has no {' or '.join(missing)} file beside it"

@@ -25,8 +25,8 @@ from nrf.adapters.site_boundaries.boundary_files import (
     read_boundary_file,
 )
 from nrf.adapters.site_boundaries.boundary_geojson import (
+    check_structure,
     feature_stream,
-    json_budget,
     read_geojson_bytes,
 )
 from nrf.adapters.site_boundaries.boundary_zip import extracted_boundary
@@ -121,17 +121,12 @@ def _replay(features: Sequence[RawFeature], progress: Progress | None) -> Iterat
 def _walk(path: Path, limits: InputLimits, default_crs: str) -> _Collection:
     """One pass over a large GeoJSON: its CRS, its feature count and the same refusals as a
     whole parse (too complex, not a FeatureCollection, empty, too many features)."""
-    budget = json_budget(limits)
-    marks = count = 0
+    counted = (0, 0)
+    count = 0
 
     def on_chunk(text: str) -> None:
-        nonlocal marks
-        marks += geojson_scanner.count_marks(text)
-        if marks > budget:
-            message = f"the GeoJSON has more than {budget:,} brackets, commas and colons, the "
-            message += f"most a file within the limits ({limits.max_total_vertices:,} vertices, "
-            message += f"{limits.max_features:,} features) can have, so it is refused"
-            raise InvalidInput([Problem(code="geojson_too_complex", message=message)])
+        nonlocal counted
+        counted = check_structure(text, limits, counted)
 
     def on_item(_: object) -> None:
         nonlocal count

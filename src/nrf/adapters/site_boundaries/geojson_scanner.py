@@ -14,12 +14,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
+from nrf.adapters.safe_json import RepeatedName, unique_members
 from nrf.domain.errors import InvalidInput, Problem
 
 CHUNK = 1 << 20  # characters read at a time
 _SPACE = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
-_MARKS = "[{,:"
+_DECODER = json.JSONDecoder(object_pairs_hook=unique_members)
 
 
 def _unreadable(message: str) -> InvalidInput:
@@ -70,6 +70,8 @@ class _Text:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.buffer, self.position)
+            except RepeatedName as error:  # whole, and wrong: more text would not mend it
+                raise _unreadable(f"the file is not valid JSON ({error})") from None
             except json.JSONDecodeError as error:
                 if self.more():
                     continue
@@ -146,8 +148,3 @@ def items(path: Path, *, chunk: int = CHUNK) -> Iterator[object]:
                         return
             text.value()
             text.take(",}")
-
-
-def count_marks(text: str) -> int:
-    """Brackets, commas and colons: what ``json_budget`` limits, counted as the file is read."""
-    return sum(text.count(mark) for mark in _MARKS)

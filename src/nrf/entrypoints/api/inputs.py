@@ -14,10 +14,10 @@ from falcon.media.multipart import MultipartFormHandler, MultipartParseOptions
 
 from nrf.adapters.safe_json import read_json
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_bytes
-from nrf.adapters.site_boundaries.boundary_geojson import features_from_geojson, json_budget
-from nrf.domain.errors import InvalidInput, Problem
+from nrf.adapters.site_boundaries.boundary_geojson import check_structure, features_from_geojson
 from nrf.domain.validation import InputLimits, RawFeature
 from nrf.entrypoints.api.problems import ApiProblem
+from nrf.entrypoints.api.query_parameters import check_form_field
 
 GEOJSON_TYPES = ("application/geo+json", "application/json")
 MULTIPART = "multipart/form-data"
@@ -33,11 +33,7 @@ def media_type(req: falcon.Request) -> str:
 
 def geojson_features(data: bytes, limits: InputLimits) -> list[RawFeature]:
     """Features of a GeoJSON body: the CLI's structure budget, then a nesting check."""
-    marks = sum(data.count(mark) for mark in (b"[", b"{", b",", b":"))
-    budget = json_budget(limits)
-    if marks > budget:
-        detail = f"the GeoJSON has {marks:,} brackets, commas and colons; at most {budget:,}"
-        raise InvalidInput([Problem(code="geojson_too_complex", message=detail)])
+    check_structure(data, limits)
     return features_from_geojson(read_json(data, "the body"), limits)
 
 
@@ -54,6 +50,7 @@ def form_parts(data: bytes, content_type: str) -> tuple[tuple[str, bytes] | None
                     raise ApiProblem("bad_request", "send one boundary file per request")
                 upload = (part.secure_filename, part.stream.read())
             elif part.name:
+                check_form_field(part.name, fields)
                 fields[part.name] = part.text
     except falcon.HTTPError as error:
         raise ApiProblem("bad_request", f"the form cannot be read ({error.description})") from None

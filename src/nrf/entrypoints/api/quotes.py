@@ -19,6 +19,7 @@ from nrf.entrypoints.api.answer_crs import wants_bng
 from nrf.entrypoints.api.body import read_body
 from nrf.entrypoints.api.boundary_check_json import boundary_check_document
 from nrf.entrypoints.api.problems import ApiProblem
+from nrf.entrypoints.api.query_parameters import check_query
 from nrf.entrypoints.api.representations import JSON, preferred, render_quote
 from nrf.entrypoints.api.services import ApiServices
 from nrf.service_layer.quotes import Quote, QuoteRequest, stamped
@@ -62,6 +63,7 @@ def request_from(
     if kind not in (*inputs.GEOJSON_TYPES, inputs.MULTIPART):
         allowed = ", ".join((*inputs.GEOJSON_TYPES, inputs.MULTIPART))
         raise ApiProblem("unsupported_media_type", f"send the boundary as {allowed}")
+    check_query(req)
     quote_date = quote_date_from(req)
     req.context.quote_date = quote_date
     req.context.reference = req.get_param("reference")
