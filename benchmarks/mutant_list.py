@@ -310,7 +310,7 @@ MUTANTS: tuple[Mutant, ...] = (
         file=_WKB,
         original=" + bool(raw & 0x80000000) + ",
         mutated=" + ",
-        tests=("tests/integration/test_upload_costs.py",),
+        tests=("tests/unit/test_wkb_vertices.py",),
         why="an EWKB Z geometry walked with the wrong stride: its vertices miscounted",
     ),
     Mutant(
@@ -321,6 +321,7 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=(
             "tests/integration/test_boundary_costly_files.py::"
             "test_too_many_vertices_is_counted_from_the_file_before_building",
+            "tests/unit/test_wkb_vertices.py",
         ),
         why="a GeoPackage polygon of millions of vertices built before any limit is checked",
     ),
@@ -346,7 +347,7 @@ MUTANTS: tuple[Mutant, ...] = (
         file=_DBF,
         original="deleted.add(first + at)",
         mutated="deleted.add(at)",
-        tests=_ONCE,
+        tests=(*_ONCE, "tests/unit/test_dbf_records.py"),
         why="a deleted record past the first 8,192 taken as one in the first: a wrong site dropped",
     ),
     Mutant(
@@ -369,9 +370,9 @@ MUTANTS: tuple[Mutant, ...] = (
         name="shx_overlap_allowed",
         file=_SHAPEFILE,
         original="        if start < end:\n",
-        mutated="        if start < end - 8:\n",
+        mutated="        if start < end and stop != end:\n",
         tests=_ONCE,
-        why="two .shx entries on one polygon price it as two sites",
+        why="an entry repeating the one before passes as a site: one polygon priced twice",
     ),
     Mutant(
         name="shp_tail_unindexed_allowed",
