@@ -10,7 +10,7 @@ import contextlib
 import glob
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from pathlib import Path
 
@@ -117,7 +117,7 @@ def _csv_paths(request: BuildRequest, manifest: Manifest) -> dict[str, Path]:
 
 def _read_csv(
     key: str, paths: dict[str, Path], manifest: Manifest, report: QcReport
-) -> list[source_reader.Row]:
+) -> Iterable[source_reader.Row]:
     path = paths[key]
     if not path.exists() and not path.is_symlink():
         report.add(
@@ -132,7 +132,7 @@ def _read_csv(
     dates = ("edp_start_date", "charge_valid_from", "charge_valid_to") if money else ()
     columns = manifest.sources[key].columns
     rows = read_csv_rows(key, path, columns, report, money=money, dates=dates)
-    return rows or []
+    return () if rows is None else rows
 
 
 def _outside(request: BuildRequest, manifest: Manifest, report: QcReport) -> None:
