@@ -19,19 +19,26 @@ from attrs import frozen
 
 CACHE_KIB = 8 * 1024
 _FIELDS = "edp_id, edp_name, start, valid_from, valid_to, key, place"
+_A = ", ".join(f"a.{f}" for f in _FIELDS.split(", "))
+_B = ", ".join(f"b.{f}" for f in _FIELDS.split(", "))
 # Each forward window (a) with each later one of its EDP (b) that starts on or before a ends;
-# "later" as a stable sort by (first day, last day) orders them: ties in file order.
+# "later" as a stable sort by (first day, last day) orders them: ties in file order. CROSS
+# JOIN keeps SQLite's order, a scanned and b found by the index: a million windows are a
+# million lookups, never a million squared.
 _OVERLAPS = f"""
-WITH forward AS (SELECT seq, {_FIELDS} FROM charges WHERE valid_to >= valid_from),
-     edps AS (SELECT edp_id, min(seq) AS rank FROM forward GROUP BY edp_id)
-SELECT {", ".join(f"a.{f}" for f in _FIELDS.split(", "))},
-       {", ".join(f"b.{f}" for f in _FIELDS.split(", "))}
-FROM forward AS a
-JOIN edps USING (edp_id)
-JOIN forward AS b ON b.edp_id = a.edp_id
-    AND b.valid_from >= a.valid_from AND b.valid_from <= a.valid_to
+SELECT {_A}, {_B}
+FROM charges AS a CROSS JOIN charges AS b CROSS JOIN edps
+WHERE a.valid_to >= a.valid_from
+    AND b.edp_id = a.edp_id AND b.valid_from >= a.valid_from AND b.valid_from <= a.valid_to
+    AND b.valid_to >= b.valid_from
     AND (b.valid_from, b.valid_to, b.seq) > (a.valid_from, a.valid_to, a.seq)
+    AND edps.edp_id = a.edp_id
 ORDER BY edps.rank, a.valid_from, a.valid_to, a.seq, b.valid_from, b.valid_to, b.seq
+"""
+# Each EDP ranked by its first forward window, as the windows were grouped in memory.
+_EDPS = """
+CREATE TABLE edps AS SELECT edp_id, min(seq) AS rank FROM charges
+WHERE valid_to >= valid_from GROUP BY edp_id
 """
 
 
@@ -96,6 +103,8 @@ class ChargeSpool:
         """(earlier, later) for each pair of one EDP's forward windows that share a day."""
         if not self._indexed:
             self._db.execute("CREATE INDEX by_start ON charges (edp_id, valid_from)")
+            self._db.execute(_EDPS)
+            self._db.execute("CREATE INDEX edp_rank ON edps (edp_id)")
             self._indexed = True
         width = len(_FIELDS.split(", "))
         for row in self._db.execute(_OVERLAPS):
