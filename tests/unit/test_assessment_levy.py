@@ -232,6 +232,16 @@ def test_a_detailed_outline_is_measured_as_exactly_as_a_plain_one() -> None:
     assert (overlap.overlap_m2, overlap.overlap_percentage) == (10_000.0, 50.0)
 
 
+def test_a_catchment_the_site_only_touches_is_not_listed() -> None:
+    # Site 1000-1200 by 100-200: its west edge lies on the Wensum's east edge (x 1000). A
+    # catchment counts on a positive area only (unlike an EDP), so the PATCH lists the Broads
+    # alone, at 100 %, and no Wensum at 0 %.
+    result = assessed(at(1000, 100, 1200, 200))
+    assert result.catchment_overlaps == (
+        CatchmentOverlap(label=BROADS, catchment_id="12", overlap_percentage=100.0),
+    )
+
+
 def test_labelled_catchments_are_listed_apart_but_the_iat_split_stays_per_n2k_site() -> None:
     # The Broads as Defra's current layer draws it: two labelled catchments, each its own OID,
     # "Bure" 1000-1500 (OID 14) and "Yare" 1500-2000 (OID 13; drawn twice, as 12 too).

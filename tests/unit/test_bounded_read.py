@@ -88,6 +88,24 @@ def test_the_child_has_its_cpu_limited_to_the_deadline() -> None:
     assert soft == 121
 
 
+def _burn_past_a_cpu_limit_of_one_second() -> None:
+    """Spin past a CPU limit one second from now: a read that outlives its backstop."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU would dump a core
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    resource.setrlimit(resource.RLIMIT_CPU, (int(used.ru_utime + used.ru_stime) + 1, hard))
+    while True:
+        pass
+
+
+def test_a_child_stopped_by_its_cpu_limit_is_read_timed_out() -> None:
+    # The parent's own deadline is a minute here, so it is the kernel's SIGXCPU that ends
+    # the child; the parent must still say read_timed_out, not unreadable_file.
+    patient = attrs.evolve(DEFAULT_LIMITS, max_read_seconds=60)
+    error = refused(lambda: bounded_call(_burn_past_a_cpu_limit_of_one_second, limits=patient))
+    assert error.codes == ["read_timed_out"]
+
+
 def test_the_childs_input_error_arrives_with_every_problem() -> None:
     problems = [
         Problem(code="unreadable_file", message="damaged"),

@@ -294,6 +294,38 @@ def test_the_schema_refuses_an_extra_key_anywhere(path: tuple[str | int, ...]) -
     assert error.startswith(f"{where}: ") and "'provenance'" in error, error
 
 
+# Every key Defra's Joi schema marks required, at each level (its PATCH validation).
+REQUIRED = [
+    ("edps",),
+    *[("edps", 0, k) for k in ("edpId", "edpName", "edpType", "impact", "levyGbp")],
+    *[
+        ("edps", 0, "levyGbp", k)
+        for k in ("amountExcludingVat", "amountInflationAdjusted", "baseAmount", "modelVersion")
+    ],
+    ("edps", 0, "impact", "nitrogenTotal"),
+    ("edps", 0, "impact", "phosphorusTotal"),
+    ("edps", 0, "impact", "nitrogenTotal", "amount"),
+    ("edps", 0, "impact", "nitrogenTotal", "unit"),
+    ("edps", 0, "impact", "phosphorusTotal", "band", "min"),
+    ("edps", 0, "impact", "phosphorusTotal", "band", "max"),
+    *[
+        ("edps", 0, "catchments", 0, k)
+        for k in ("label", "catchmentId", "catchmentOverlapPercentage")
+    ],
+]
+
+
+@pytest.mark.parametrize("path", REQUIRED, ids=["/".join(map(str, p)) for p in REQUIRED])
+def test_the_schema_refuses_a_body_missing_a_required_key(path: tuple[str | int, ...]) -> None:
+    body = copy.deepcopy(_valid_body())
+    target = body
+    for step in path[:-1]:
+        target = target[step]
+    del target[path[-1]]
+    where = "/".join(map(str, path[:-1]))
+    assert patch_errors(body) == [f"{where}: '{path[-1]}' is a required property"]
+
+
 def test_the_schema_refuses_an_empty_catchment_id() -> None:
     # Joi's string() refuses "" unless allowed; a catchment without an id is sent as null.
     body = _valid_body()

@@ -11,7 +11,7 @@ touches it.
 from __future__ import annotations
 
 import glob
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from attrs import frozen
@@ -106,7 +106,7 @@ def outside(
 
 def _read_csv(
     key: str, paths: dict[str, Path], manifest: Manifest, report: QcReport
-) -> list[source_reader.Row]:
+) -> Iterable[source_reader.Row]:
     path = paths[key]
     if not path.exists() and not path.is_symlink():
         report.add(
@@ -121,7 +121,7 @@ def _read_csv(
     dates = ("edp_start_date", "charge_valid_from", "charge_valid_to") if money else ()
     columns = manifest.sources[key].columns
     rows = read_csv_rows(key, path, columns, report, money=money, dates=dates)
-    return rows or []
+    return () if rows is None else rows
 
 
 def read_delivery(

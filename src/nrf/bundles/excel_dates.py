@@ -20,35 +20,81 @@ from nrf.bundles.qc.report import QcReport
 _SLASHED = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
 
 
+class DayFirst:
+    """A file's evidence for its date order, seen a date at a time; then its dates rewritten.
+
+    Two passes, so a file of any length is judged whole without being held: ``see`` every
+    date, then ``rewrite`` each row (a no-op unless the file showed it is day first).
+    """
+
+    def __init__(self) -> None:
+        self._most_second = 0
+        self._proof: str | None = None  # the first date that is only day first
+
+    def see(self, value: object) -> None:
+        match = _SLASHED.fullmatch(value) if isinstance(value, str) else None
+        if match is None:
+            return
+        first, second = int(match.group(1)), int(match.group(2))
+        self._most_second = max(self._most_second, second)
+        if first > 12 and self._proof is None:
+            self._proof = match.group(0)
+
+    @property
+    def shown(self) -> bool:
+        """Some date is only day first and none only month first."""
+        return self._proof is not None and self._most_second <= 12
+
+    @property
+    def both_orders(self) -> bool:
+        """Some date is only day first and another only month first: none can be trusted."""
+        return self._proof is not None and self._most_second > 12
+
+    def rewrite(
+        self,
+        key: str,
+        file_name: str,
+        row: dict[str, object],
+        roles: Sequence[str],
+        report: QcReport,
+    ) -> None:
+        """Rewrite the row's slash dates in ``roles`` as YYYY-MM-DD, each listed: all of them
+        when the file is shown day first, else those whose day and month are equal."""
+        if self.both_orders:
+            return
+        for role in roles:
+            text = row.get(role)
+            match = _SLASHED.fullmatch(text) if isinstance(text, str) else None
+            if match is None:
+                continue
+            day, month, year = (int(g) for g in match.groups())
+            if not self.shown and day != month:
+                continue  # either order could be meant: the gate refuses it, naming its line
+            try:
+                value = date(year, month, day).isoformat()
+            except ValueError:
+                continue  # 31/02/2027 is no date at all: left for the gate
+            why = (
+                f"as {self._proof!r} in the file shows"
+                if self.shown
+                else "the same date either way"
+            )
+            report.add(
+                "cleaned",
+                key,
+                f"{file_name} line {row['_line']}",
+                f"{role} {match.group(0)!r} read as {value} (day first, {why})",
+            )
+            row[role] = value
+
+
 def day_first_dates(
     key: str, file_name: str, rows: list[dict[str, object]], roles: Sequence[str], report: QcReport
 ) -> None:
     """Rewrite ``rows``' slash dates in ``roles`` as YYYY-MM-DD when the file is day first."""
-    found = [
-        (row, role, match)
-        for row in rows
-        for role in roles
-        if isinstance(row.get(role), str) and (match := _SLASHED.fullmatch(str(row[role])))
-    ]
-    if not found:
-        return
-    firsts = [int(m.group(1)) for _, _, m in found]
-    seconds = [int(m.group(2)) for _, _, m in found]
-    if max(firsts) > 12 and max(seconds) > 12:
-        return  # the file says both orders: the gate refuses each, naming its line
-    shown = max(firsts) > 12
-    proof = next((m.group(0) for _, _, m in found if int(m.group(1)) > 12), "")
-    for row, role, match in found:
-        day, month, year = (int(g) for g in match.groups())
-        if not shown and day != month:
-            continue  # either order could be meant: the gate refuses it, naming its line
-        try:
-            value = date(year, month, day).isoformat()
-        except ValueError:
-            continue  # 31/02/2027 is no date at all: left for the gate
-        why = f"as {proof!r} in the file shows" if shown else "the same date either way"
-        where = f"{file_name} line {row['_line']}"
-        report.add(
-            "cleaned", key, where, f"{role} {match.group(0)!r} read as {value} (day first, {why})"
-        )
-        row[role] = value
+    order = DayFirst()
+    for row in rows:
+        for role in roles:
+            order.see(row.get(role))
+    for row in rows:
+        order.rewrite(key, file_name, row, roles, report)

@@ -279,11 +279,11 @@ class Layer:
 
 @frozen
 class Table:
-    """An attribute table held in memory."""
+    """An attribute table: its rows held in memory, or produced as they are written (once)."""
 
     name: str
     columns: Columns
-    rows: Sequence[Sequence[object]] = field(repr=False)
+    rows: Iterable[Sequence[object]] = field(repr=False)
 
 
 def _as_python(column: Sequence[object] | np.ndarray | None, n: int) -> list[object]:

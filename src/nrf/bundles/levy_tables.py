@@ -8,7 +8,7 @@ here: the gate judges the bundle, so a bundle built elsewhere is judged by the s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 
 from nrf.bundles.geopackage_writer import Table
@@ -31,23 +31,29 @@ def _text(value: object) -> object:
     return value if value != "" else None
 
 
-def charges_table(rows: Sequence[Row]) -> Table:
-    out = []
+def charges_table(rows: Iterable[Row]) -> Table:
+    """The charging schedule's table, its rows converted as they are written."""
+    return Table(CHARGES, _columns(CHARGE_COLUMNS), _charge_rows(rows))
+
+
+def _charge_rows(rows: Iterable[Row]) -> Iterator[tuple[object, ...]]:
     for row in rows:
         values = {c: _text(row[c]) for c in CHARGE_COLUMNS}
         values["edp_id"] = integer(row["edp_id"])
         values["base_charge_per_unit"] = four_places(values["base_charge_per_unit"])
-        out.append((*values.values(), row["_line"]))
-    return Table(CHARGES, _columns(CHARGE_COLUMNS), out)
+        yield (*values.values(), row["_line"])
 
 
-def index_table(rows: Sequence[Row]) -> Table:
-    out = []
+def index_table(rows: Iterable[Row]) -> Table:
+    """The CIL index's table, its rows converted as they are written."""
+    return Table(INDEX, _columns(INDEX_COLUMNS), _index_rows(rows))
+
+
+def _index_rows(rows: Iterable[Row]) -> Iterator[tuple[object, ...]]:
     for row in rows:
         year = integer(row["charging_year"])
         factor = four_places(_text(row["index_factor"]))
-        out.append((year, _text(row["cil_index"]), factor, row["_line"]))
-    return Table(INDEX, _columns(INDEX_COLUMNS), out)
+        yield (year, _text(row["cil_index"]), factor, row["_line"])
 
 
 def settings_table(vat_rate: Decimal, rounding: LevyRounding = FOR_NEW_BUNDLES) -> Table:

@@ -7,97 +7,29 @@ the header. What Excel writes is cleaned and listed: a BOM, Windows-1252 text (E
 blank rows, money written "£2,675.00", and day-first dates where the file shows they are
 (excel_dates.py). The values themselves are
 checked by the quality gate, on the bundle, so a bad value is reported once, with its line.
-A file larger than any schedule (``MAX_CSV_BYTES``) is refused before it is read.
+The file is read twice and never held: once as bytes, for its encoding, then as CSV rows,
+which go to a ``RowSpool`` on disk (a million rows once cost the build 1.8 GB), while the
+dates show their order; the rows are read back from the spool as the bundle is written. A
+file beyond any sane delivery (``MAX_CSV_BYTES``) is refused before it is read.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from nrf.bundles.excel_dates import day_first_dates
+from nrf.bundles.csv_encoding import csv_encoding
+from nrf.bundles.excel_dates import DayFirst
 from nrf.bundles.missing_column import missing_detail
 from nrf.bundles.numeric_text import POUND, parse_number
 from nrf.bundles.qc.report import QcReport
-from nrf.bundles.source_text import ENCODING, NUL, first_bad_byte
+from nrf.bundles.row_spool import RowSpool
 
 FORMAT = "source_format"
-# A charging schedule or index is tens of rows; a million-row file cost the build 1.8 GB (the
-# text, its rows, and each row's copies) before a single row was judged.
-MAX_CSV_BYTES = 10 * 1024 * 1024
-BOM = b"\xef\xbb\xbf"
-MAGIC = {
-    b"<!doctype html": "an HTML page",
-    b"<html": "an HTML page",
-    b"<?xml": "an XML document",
-    b"pk\x03\x04": "a ZIP file (an .xlsx workbook?)",
-    b"\xd0\xcf\x11\xe0": "an old Excel (.xls) workbook",
-    b"%pdf": "a PDF",
-    b"sqlite format 3": "a SQLite database",
-}
 Row = dict[str, Any]
-
-
-def not_text(data: bytes) -> str | None:
-    """What a file that is plainly no CSV is (a download proxy's page, a spreadsheet), or None."""
-    head = data[:512].lstrip().lower()
-    for magic, kind in MAGIC.items():
-        if head.startswith(magic):
-            return kind
-    return None
-
-
-def _text(key: str, path: Path, report: QcReport) -> str | None:
-    if path.exists() and not path.is_file():  # a folder, or a pipe that would never end
-        report.add("source_corrupt", key, path.name, "not a regular file")
-        return None
-    try:
-        size = path.stat().st_size
-        if size > MAX_CSV_BYTES:
-            report.add(
-                "source_too_large",
-                key,
-                path.name,
-                f"{size:,} bytes; a levy CSV is at most {MAX_CSV_BYTES:,} (about 100,000 rows; "
-                "a charging schedule is a few kB): is it the right file?",
-            )
-            return None
-        data = path.read_bytes()
-    except OSError as exc:
-        report.add("source_missing", key, str(path), f"cannot read ({exc.strerror or exc})")
-        return None
-    kind = not_text(data)
-    if kind is not None:
-        report.add("source_corrupt", key, path.name, f"{kind}, not CSV text")
-        return None
-    if data.startswith(BOM):
-        data = data[len(BOM) :]
-        report.add("cleaned", key, f"{path.name} line 1", "UTF-8 byte-order mark dropped")
-    bad = first_bad_byte(data)
-    if bad is None:
-        return data.decode("utf-8")
-    line = data[: bad[0]].count(b"\n") + 1
-    where = f"{path.name} line {line}"
-    try:
-        if NUL in data:  # UTF-16 or binary: no single-byte reading makes it text
-            raise UnicodeDecodeError("cp1252", data, bad[0], bad[0] + 1, "NUL")
-        text = data.decode("cp1252")
-    except UnicodeDecodeError:
-        report.add(ENCODING, key, where, bad[1])
-        return None
-    # A CSV is what Excel saves; on Windows it saves the ANSI code page, Windows-1252 in the UK.
-    char = data[bad[0] : bad[0] + 1].decode("cp1252")
-    report.add(
-        "cleaned",
-        key,
-        where,
-        f"read as Windows-1252, not UTF-8 (byte 0x{data[bad[0]]:02x} is {char!r}), as Excel "
-        "saves a CSV on Windows",
-    )
-    return text
 
 
 def _header(
@@ -142,6 +74,35 @@ def _value(key: str, column: str, text: str, money: bool, where: str, report: Qc
     return value
 
 
+class CsvRows:
+    """A levy CSV's cleaned rows, read back from their spool once, in file order, as
+    {role: text, "_line": line}; slash dates rewritten (each listed) if the file is day first."""
+
+    def __init__(
+        self,
+        *,
+        key: str,
+        name: str,
+        roles: tuple[str, ...],
+        spool: RowSpool,
+        order: DayFirst,
+        dates: tuple[str, ...],
+        report: QcReport,
+    ) -> None:
+        self._key, self._name, self._roles, self._report = key, name, roles, report
+        self._spool, self._order, self._dates = spool, order, dates
+
+    def __iter__(self) -> Iterator[Row]:
+        try:
+            for line, values in self._spool:
+                row: Row = {"_line": line, **dict(zip(self._roles, values, strict=True))}
+                self._order.rewrite(self._key, self._name, row, self._dates, self._report)
+                yield row
+        finally:
+            self._spool.close()
+
+
+# Long: each refusal of a row (blank, too few or many fields, a repeat) said in place.
 def read_csv_rows(
     key: str,
     path: Path,
@@ -149,44 +110,67 @@ def read_csv_rows(
     report: QcReport,
     money: tuple[str, ...] = (),
     dates: tuple[str, ...] = (),
-) -> list[Row] | None:
-    """Rows as {role: stripped text, "_line": line number}; None (reported) when unreadable.
+) -> CsvRows | None:
+    """The file's rows, spooled (``CsvRows``); None (reported) when unreadable.
 
     ``columns`` maps each role to its header name (a manifest may rename one); ``money`` names
-    the roles where "£" and thousands separators are read as a cleaning.
+    the roles where "£" and thousands separators are read as a cleaning; ``dates`` the roles
+    whose slash dates decide, together, whether the file is day first.
     """
-    text = _text(key, path, report)
-    if text is None:
+    reading = csv_encoding(key, path, report)
+    if reading is None:
         return None
-    rows = csv.reader(io.StringIO(text, newline=""))
-    header = next(rows, None)
-    if header is None:
-        report.add("source_missing", key, path.name, "the file is empty: no header")
-        return None
+    encoding, skip = reading
     folded = {role: c.strip().casefold() for role, c in columns.items()}
-    positions = _header(key, path, header, folded, report)
     wanted = tuple(folded.values())
-    if positions is None:
+    spool = RowSpool(len(columns))
+    order = DayFirst()
+    try:
+        with path.open("rb") as raw:
+            raw.seek(skip)
+            rows = csv.reader(io.TextIOWrapper(raw, encoding=encoding, newline=""))
+            header = next(rows, None)
+            if header is None:
+                report.add("source_missing", key, path.name, "the file is empty: no header")
+                spool.close()
+                return None
+            positions = _header(key, path, header, folded, report)
+            if positions is None:
+                spool.close()
+                return None
+            for fields in rows:
+                where = f"{path.name} line {rows.line_num}"
+                if not any(f.strip() for f in fields):
+                    report.add("cleaned", key, where, "blank row dropped")
+                    continue
+                if len(fields) != len(header):
+                    report.add(
+                        FORMAT, key, where, f"{len(fields)} fields, the header has {len(header)}"
+                    )
+                    continue
+                values = [
+                    _value(
+                        key, columns[role], fields[positions[name]], role in money, where, report
+                    )
+                    for role, name in zip(columns, wanted, strict=True)
+                ]
+                # An identical repeat says nothing new (a different one is gated).
+                if not spool.add(rows.line_num, values):
+                    report.add("cleaned", key, where, "repeats an earlier row exactly: dropped")
+                    continue
+                for role, value in zip(columns, values, strict=True):
+                    if role in dates:
+                        order.see(value)
+    except OSError as exc:
+        spool.close()
+        report.add("source_missing", key, str(path), f"cannot read ({exc.strerror or exc})")
         return None
-    out: list[Row] = []
-    seen: set[tuple[str, ...]] = set()
-    for fields in rows:
-        where = f"{path.name} line {rows.line_num}"
-        if not any(f.strip() for f in fields):
-            report.add("cleaned", key, where, "blank row dropped")
-            continue
-        if len(fields) != len(header):
-            report.add(FORMAT, key, where, f"{len(fields)} fields, the header has {len(header)}")
-            continue
-        values = {
-            role: _value(key, columns[role], fields[positions[name]], role in money, where, report)
-            for role, name in zip(columns, wanted, strict=True)
-        }
-        row = tuple(values.values())
-        if row in seen:  # an identical repeat says nothing new (a different one is gated)
-            report.add("cleaned", key, where, "repeats an earlier row exactly: dropped")
-            continue
-        seen.add(row)
-        out.append({"_line": rows.line_num, **values})
-    day_first_dates(key, path.name, out, dates, report)
-    return out
+    return CsvRows(
+        key=key,
+        name=path.name,
+        roles=tuple(columns),
+        spool=spool,
+        order=order,
+        dates=dates,
+        report=report,
+    )

@@ -21,14 +21,23 @@ def first_bad_byte(data: bytes) -> tuple[int, str] | None:
     """Where and why ``data`` is not clean UTF-8 text, or None when it is."""
     nul = data.find(NUL)
     if nul >= 0:
-        return nul, f"a NUL byte at offset {nul} (UTF-16, or not a text file?)"
+        return nul, nul_at(nul)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        byte = data[exc.start : exc.start + 1]
-        why = f"byte 0x{byte.hex()} at offset {exc.start} is not UTF-8{_likely(byte)}"
-        return exc.start, f"{why}: save the file as UTF-8"
+        return exc.start, not_utf8_at(exc.start, data[exc.start : exc.start + 1])
     return None
+
+
+def nul_at(offset: int) -> str:
+    """Why text with a NUL byte at ``offset`` is not text."""
+    return f"a NUL byte at offset {offset} (UTF-16, or not a text file?)"
+
+
+def not_utf8_at(offset: int, byte: bytes) -> str:
+    """Why text whose first byte outside UTF-8 is ``byte``, at ``offset``, is refused."""
+    why = f"byte 0x{byte.hex()} at offset {offset} is not UTF-8{_likely(byte)}"
+    return f"{why}: save the file as UTF-8"
 
 
 def _likely(byte: bytes) -> str:

@@ -20,7 +20,7 @@ RULES: dict[str, tuple[str, str]] = {
         ERROR,
         "a manifest path or a delivered symbolic link leads outside the delivery folder",
     ),
-    "source_too_large": (ERROR, "a levy CSV is larger than any charging schedule (10 MiB)"),
+    "source_too_large": (ERROR, "a levy CSV is larger than any delivery could need (2 GiB)"),
     "source_crs": (ERROR, "a layer has no CRS (and the manifest gives none) or is not EPSG:27700"),
     "schema": (
         ERROR,

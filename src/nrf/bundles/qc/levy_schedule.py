@@ -10,17 +10,16 @@ every column as delivered (the CSV header's names, which a manifest may rename).
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections import defaultdict
-from collections.abc import Mapping
-from datetime import date
+from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
-from attrs import frozen
-
 from nrf.adapters.boundary_data import geopackage_cells, geopackage_lookups
 from nrf.adapters.boundary_data.geopackage_schema import TableSchema, q
+from nrf.bundles.qc.charge_spool import Charge, ChargeSpool
 from nrf.bundles.qc.delivered_column import ColumnNames, column_names
 from nrf.bundles.qc.delivered_file import delivered_file
 from nrf.bundles.qc.report import QcReport
@@ -37,19 +36,6 @@ DATES = ("edp_start_date", "charge_valid_from", "charge_valid_to")
 MOST_PER_UNIT = Decimal(1_000_000)
 
 
-@frozen(kw_only=True)
-class Charge:
-    """A charge row whose every value is usable."""
-
-    edp_id: int
-    edp_name: str
-    start: date
-    valid_from: date
-    valid_to: date
-    key: str
-    place: str
-
-
 def _delivered(db: sqlite3.Connection, table: str) -> str:
     """The delivered file as the build recorded it (inside the delivery: its path there; a CSV
     given from elsewhere: its name); else the table's."""
@@ -57,18 +43,16 @@ def _delivered(db: sqlite3.Connection, table: str) -> str:
     return source.path if source is not None else f"table {table}"
 
 
-def _rows(db: sqlite3.Connection, t: TableSchema) -> list[dict[str, Any]]:
-    """Rows as {column: value, "_place": "<file> line N" (or "<table> fid N")}."""
+def _rows(db: sqlite3.Connection, t: TableSchema) -> Iterator[dict[str, Any]]:
+    """Rows as {column: value, "_place": "<file> line N" (or "<table> fid N")}, one at a time."""
     have = {str(r[1]).casefold() for r in db.execute(f"PRAGMA table_info({q(t.name)})")}
     line = ", source_line" if "source_line" in have else ", NULL"
     names = ", ".join(q(c) for c in t.columns.values())
     sql = f"SELECT {q(t.key)}{line}, {names} FROM {q(t.name)} ORDER BY {q(t.key)}"
     file = _delivered(db, t.name)
-    out = []
     for fid, source_line, *values in db.execute(sql):
         place = f"{file} line {source_line}" if source_line is not None else f"{file} fid {fid}"
-        out.append({"_place": place, **dict(zip(t.columns, values, strict=True))})
-    return out
+        yield {"_place": place, **dict(zip(t.columns, values, strict=True))}
 
 
 # Long: every column of a charge row checked, collecting all problems into one finding.
@@ -136,34 +120,47 @@ def _charge(
     )
 
 
-def _windows(charges: list[Charge], named: ColumnNames, report: QcReport) -> None:
+def _windows(charges: ChargeSpool, named: ColumnNames, report: QcReport) -> None:
     """Reversed windows, then every pair of one EDP's forward windows that share a day."""
-    forward: dict[int, list[Charge]] = defaultdict(list)
-    for c in charges:
-        if c.valid_to < c.valid_from:
-            report.add(
-                "charge_window_reversed",
-                CHARGES,
-                c.key,
-                f"{c.place}: {named('charge_valid_to')} {c.valid_to} is before "
-                f"{named('charge_valid_from')} {c.valid_from}: swap them, or correct the year",
-            )
-        else:
-            forward[c.edp_id].append(c)
-    for edp_charges in forward.values():
-        ordered = sorted(edp_charges, key=lambda c: (c.valid_from, c.valid_to))
-        for i, first in enumerate(ordered):
-            for later in ordered[i + 1 :]:
-                if later.valid_from > first.valid_to:
-                    break
-                report.add(
-                    "charge_overlap",
-                    CHARGES,
-                    later.key,
-                    f"{later.place}: {later.valid_from}..{later.valid_to} shares days with "
-                    f"{first.place}'s {first.valid_from}..{first.valid_to}: end the earlier "
-                    "window the day before the later one starts",
-                )
+    for c in charges.reversed_windows():
+        report.add(
+            "charge_window_reversed",
+            CHARGES,
+            c.key,
+            f"{c.place}: {named('charge_valid_to')} {c.valid_to} is before "
+            f"{named('charge_valid_from')} {c.valid_from}: swap them, or correct the year",
+        )
+    for first, later in charges.overlaps():
+        report.add(
+            "charge_overlap",
+            CHARGES,
+            later.key,
+            f"{later.place}: {later.valid_from}..{later.valid_to} shares days with "
+            f"{first.place}'s {first.valid_from}..{first.valid_to}: end the earlier "
+            "window the day before the later one starts",
+        )
+
+
+def _edp_named(
+    c: Charge, edps: Mapping[int, str], named: ColumnNames, edp_layer: ColumnNames, report: QcReport
+) -> None:
+    """The charge's EDP is in the EDP layer, under the name the charge gives it."""
+    edp_id = edp_layer("edp_id", "EDP_Id")
+    if c.edp_id not in edps:
+        report.add(
+            "ref_charge_edp",
+            CHARGES,
+            c.key,
+            f"{c.place}: the EDP layer has no {edp_id} {c.edp_id} ('{c.edp_name}')",
+        )
+    elif edps[c.edp_id] != c.edp_name:
+        report.add(
+            "ref_charge_edp",
+            CHARGES,
+            c.key,
+            f"{c.place}: {named('edp_name')} '{c.edp_name}', but the EDP layer names "
+            f"{edp_id} {c.edp_id} '{edps[c.edp_id]}'",
+        )
 
 
 def check_charges(
@@ -173,38 +170,30 @@ def check_charges(
     index_years: set[int],
     report: QcReport,
 ) -> None:
-    rows = _rows(db, t)
     named, edp_layer = column_names(db, ROLES[CHARGES]), column_names(db, "edp_boundaries")
-    edp_id = edp_layer("edp_id", "EDP_Id")
-    charges = [c for c in (_charge(r, named, edp_layer, report) for r in rows) if c is not None]
-    _windows(charges, named, report)
-    for c in charges:
-        if c.start.year not in index_years:
-            report.add(
-                "index_year_missing",
-                CHARGES,
-                c.key,
-                f"{c.place}: {named('edp_start_date')} {c.start} is in {c.start.year}, which the "
-                "inflation index does not list: a quote in any later year is refused "
-                "(inflation_index_missing); add the year's row to the index",
-            )
-    for c in charges:
-        if c.edp_id not in edps:
-            report.add(
-                "ref_charge_edp",
-                CHARGES,
-                c.key,
-                f"{c.place}: the EDP layer has no {edp_id} {c.edp_id} ('{c.edp_name}')",
-            )
-        elif edps[c.edp_id] != c.edp_name:
-            report.add(
-                "ref_charge_edp",
-                CHARGES,
-                c.key,
-                f"{c.place}: {named('edp_name')} '{c.edp_name}', but the EDP layer names "
-                f"{edp_id} {c.edp_id} '{edps[c.edp_id]}'",
-            )
-    mentioned = {geopackage_cells.whole_number(r["edp_id"]) for r in rows}
+    with contextlib.closing(ChargeSpool()) as charges:
+        for row in _rows(db, t):
+            charge = _charge(row, named, edp_layer, report)
+            if charge is not None:
+                charges.add(charge)
+        _windows(charges, named, report)
+        for c in charges:
+            if c.start.year not in index_years:
+                report.add(
+                    "index_year_missing",
+                    CHARGES,
+                    c.key,
+                    f"{c.place}: {named('edp_start_date')} {c.start} is in {c.start.year}, "
+                    "which the inflation index does not list: a quote in any later year is "
+                    "refused (inflation_index_missing); add the year's row to the index",
+                )
+        for c in charges:
+            _edp_named(c, edps, named, edp_layer, report)
+    column = q(t.columns["edp_id"])
+    mentioned = {
+        geopackage_cells.whole_number(v)
+        for (v,) in db.execute(f"SELECT DISTINCT {column} FROM {q(t.name)}")
+    }
     # An id whose EDP name is charged under another id is an edp_id_conflict, already reported.
     charged = {edps[e] for e in mentioned if e is not None and e in edps}
     for edp, name in sorted(edps.items()):
