@@ -133,3 +133,13 @@ def test_the_apis_answers_to_an_ambiguous_upload_name_no_flag(tmp_path: Path) ->
         assert answer.status_code == 422, answer.text[:300]
         assert "ambiguous_layer" in answer.text
         assert not FLAG.search(answer.text), answer.text
+
+
+def test_a_flag_named_twice_in_one_message_is_worded_in_full_once() -> None:
+    from nrf.adapters.site_boundaries.boundary_crs import accepted_crs
+
+    with pytest.raises(InvalidInput) as caught:
+        accepted_crs(None)
+    worded = for_api(caught.value.problems[0].message)
+    assert worded.count("a .prj beside the .shp") == 1, worded
+    assert "EPSG:27700" in worded and "EPSG:4326" in worded and "--crs" not in worded

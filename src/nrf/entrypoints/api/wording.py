@@ -22,10 +22,20 @@ API_NAMES = {
     # The API's ceiling is the service's (NRF_MAX_SITES_PER_JOB), not the caller's to raise.
     "--max-sites": "a file with fewer sites",
 }
+# A flag named again in one message: said once in full, then briefly.
+AGAIN = {"--crs": "one such as"}
 # A flag, in backticks or not, with the metavar `nrf assess --help` shows after it, if any.
 _FLAG = re.compile(r"(?<![\w-])`?(--[a-z][a-z0-9-]*)`?(?: (?:NAME|MAP|CRS|N|PATH)\b)?")
 
 
 def for_api(message: str) -> str:
     """``message`` with every command-line flag (and its metavar) put in the API's words."""
-    return _FLAG.sub(lambda flag: API_NAMES.get(flag.group(1), flag.group(1)[2:]), message)
+    said: set[str] = set()
+
+    def worded(flag: re.Match[str]) -> str:
+        name = flag.group(1)
+        again = name in said and name in AGAIN
+        said.add(name)
+        return AGAIN[name] if again else API_NAMES.get(name, name[2:])
+
+    return _FLAG.sub(worded, message)
