@@ -32,7 +32,7 @@ def test_a_fake_notifier_can_be_swapped_in() -> None:
     with c.notifier.override(fake):
         process = c.process_job()
         assert isinstance(process, ProcessJob)
-        process._ledger._notifier.send(
+        process._started._notifier.send(
             Notification(kind=NotificationKind.STARTED, recipient="a@example.gov.uk", job_id="j1")
         )
     # The job's emails reach the fake through the label that says the data is synthetic

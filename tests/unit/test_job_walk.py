@@ -176,16 +176,18 @@ def test_each_ending_enters_each_module_once(ending: str) -> None:
     assert steps == by_hand
 
 
-def test_the_first_receive_visits_notifications_once_before_the_work() -> None:
+def test_the_first_receive_enters_each_module_once_with_the_started_email() -> None:
     # The "started" email goes at the very first claim, before the assessment: it cannot
-    # wait for the ending, so it is the one step into notifications.py before JobEnd's.
+    # wait for the ending, and has no entry in the ledger, so it is started_email.py's
+    # (notifications.py is entered once, by JobEnd).
     store, notifier = FakeResultStore(), FakeNotifier()
     receive = make(store, notifier, FakeClock())
     outcome, steps = walk_of(lambda: receive(_message(body(), 1)))
 
     assert (outcome.status, outcome.delete) == ("succeeded", True)
     assert [n.kind for n in notifier.sent] == [NotificationKind.STARTED, NotificationKind.COMPLETED]
-    assert steps == ["process_job", "notifications", *SEAM]
+    assert entered_twice(steps) == [], f"walk: {' -> '.join(steps)}"
+    assert steps == ["process_job", "started_email", *SEAM]
 
 
 def test_the_receive_that_finishes_a_pending_email_enters_each_module_once() -> None:

@@ -21,7 +21,6 @@ from nrf.domain.email_fields import (
     failure_fields,
     personalisation,
 )
-from nrf.domain.job_request import JobRequest
 from nrf.domain.jobs import (
     NO_TEMPLATE,
     JobRecord,
@@ -109,20 +108,6 @@ class NotificationLedger:
         # Defra quotes' results also go to the backend, as one more entry in the ledger.
         self._report_results = report_results
 
-    def started(self, request: JobRequest) -> None:
-        """The "started" email, unrecorded: no record exists until the job ends (it goes at
-        most once because only the very first claim of a job asks for it)."""
-        if request.email:
-            self.send_unrecorded(
-                Notification(
-                    kind=NotificationKind.STARTED,
-                    recipient=request.email,
-                    job_id=request.job_id,
-                    personalisation=personalisation(self._settings, request, None),
-                    reference=request.job_id,
-                )
-            )
-
     def store_and_settle(
         self,
         record: JobRecord,
@@ -189,8 +174,8 @@ class NotificationLedger:
         return record
 
     def send_unrecorded(self, notification: Notification) -> NotificationRecord:
-        """Send without a ledger entry: only where no job record can hold one (the "started"
-        email, and a failure that could not be stored)."""
+        """Send without a ledger entry: only where no job record can hold one (a failure that
+        could not be stored; the "started" email is started_email.py's)."""
         sent = self._notifier.send(notification)
         if not sent.sent and sent.error != NO_TEMPLATE:
             ctx = {"job_id": notification.job_id, "kind": str(notification.kind)}

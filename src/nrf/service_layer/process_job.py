@@ -24,8 +24,8 @@ from nrf.domain.tell import CompletedTell, FinishedTell
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, validate_features
 from nrf.service_layer.job_end import Ending, JobEnd
 from nrf.service_layer.job_outcome import JobOutcome, OutcomeStatus
-from nrf.service_layer.notifications import NotificationLedger
 from nrf.service_layer.rerun_refused import MESSAGE_FILE
+from nrf.service_layer.started_email import StartedEmail
 
 log = logging.getLogger("nrf.job")
 
@@ -45,7 +45,7 @@ class ProcessJob:
         assess: AssessDevelopments,
         boundaries: JobBoundarySource,
         store: ResultStore,
-        ledger: NotificationLedger,
+        started: StartedEmail,
         end: JobEnd,
         clock: Clock,
         render: Renderer,
@@ -55,8 +55,8 @@ class ProcessJob:
         quote_clock: Clock | None = None,
     ) -> None:
         self._assess, self._boundaries, self._store = assess, boundaries, store
-        # The ledger only for the "started" email; every ending's go through ``end``.
-        self._ledger, self._end = ledger, end
+        # The "started" email goes before the work; every ending's emails go through ``end``.
+        self._started, self._end = started, end
         self._clock, self._render = clock, render
         self._limits, self._default_rules = limits, default_rules
         # The open bundle: its EDP names check a Defra quote's, its digest says whether a
@@ -120,7 +120,7 @@ class ProcessJob:
             )
         if receipt.receive_count <= 1 and receipt.first_claim and request.email:
             # At most once: only the very first claim of a job ever sends it.
-            self._ledger.started(request)
+            self._started(request)
         try:
             developments = [self._development(request)]
             rules = rule_set_named(request.rules or self._default_rules)

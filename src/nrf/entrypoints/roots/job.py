@@ -21,6 +21,7 @@ from nrf.service_layer.fail_job import FailJob
 from nrf.service_layer.job_end import JobEnd
 from nrf.service_layer.notifications import NotificationLedger
 from nrf.service_layer.process_job import ProcessJob
+from nrf.service_layer.started_email import StartedEmail
 
 
 class JobRoot(Core):
@@ -90,7 +91,7 @@ class JobRoot(Core):
         assess=Core.assess_developments,
         boundaries=boundary_source,
         store=Core.result_store,
-        ledger=ledger,
+        started=providers.Singleton(StartedEmail, notifier=job_delivery, settings=notify_settings),
         end=job_end,
         clock=Core.clock,
         render=job_report,
