@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 from attrs import frozen
 
-from nrf.adapters.boundary_data.bundle_digest import stamped
+from nrf.adapters.boundary_data.bundle_digest import stamped_digest
 from nrf.adapters.boundary_data.bundle_fetch import CANCELLED, fetch_s3, verify_local
 from nrf.adapters.boundary_data.bundle_identity import bundle_identity
 from nrf.adapters.boundary_data.bundle_location import S3Location, parse_location
@@ -184,5 +184,5 @@ def verify_reference_data(
     # The digest travels with the path (stamped with its size and mtime): the worker and job
     # processes, and a job process replacing one that died, open the bundle without hashing
     # it again, so the one hash is here, while the task is STARTING and /ready says so.
-    verified = stamped(ready.path, ready.info.sha256)
+    verified = stamped_digest(ready.path, ready.info.sha256)
     return attrs.evolve(settings, reference_data=str(ready.path), reference_data_verified=verified)

@@ -67,14 +67,14 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return digest
 
 
-def stamped(path: str | os.PathLike[str], digest: str) -> str:
+def stamped_digest(path: str | os.PathLike[str], digest: str) -> str:
     """``digest`` with the file's size and mtime, to hand to another process of this task."""
     stamp = _stamp(Path(path))
     return f"{digest}:{stamp['size']}:{stamp['mtime_ns']}"
 
 
 def unchanged_digest(path: str | os.PathLike[str], verified: str) -> str | None:
-    """The digest of a ``stamped`` text while the file keeps that size and mtime, else None
+    """The digest of a ``stamped_digest`` text while the file keeps that size and mtime, else None
     (the same rule as the sidecar: a file changed since is hashed again)."""
     digest, _, rest = verified.partition(":")
     try:

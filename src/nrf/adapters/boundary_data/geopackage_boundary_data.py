@@ -63,7 +63,7 @@ class GeoPackageBoundaryData:
 
     def __init__(self, path: str | Path, verified: str | None = None) -> None:
         """``verified``: the digest the worker's start-up step verified or computed, stamped
-        with the file's size and mtime (``bundle_digest.stamped``); used while they match,
+        with the file's size and mtime (``bundle_digest.stamped_digest``); used while they match,
         so no process of the worker hashes the bundle again."""
         self.path = Path(path)
         if not self.path.is_file():
