@@ -45,7 +45,7 @@ def four_places(value: object) -> object:
         return value
 
 
-def iso_date(value: object) -> date | None:
+def iso_date_or_none(value: object) -> date | None:
     """The date written YYYY-MM-DD in ``value``, or None."""
     text = value.strip() if isinstance(value, str) else ""
     if not _ISO.fullmatch(text):

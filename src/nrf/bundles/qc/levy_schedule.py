@@ -23,7 +23,7 @@ from nrf.bundles.qc.charge_spool import Charge, ChargeSpool
 from nrf.bundles.qc.delivered_column import ColumnNames, column_names
 from nrf.bundles.qc.delivered_file import delivered_file
 from nrf.bundles.qc.report import QcReport
-from nrf.bundles.schedule_values import PLACES, iso_date, places, plain_decimal
+from nrf.bundles.schedule_values import PLACES, iso_date_or_none, places, plain_decimal
 from nrf.domain.levy_rounding import SETTING
 
 CHARGES, INDEX, SETTINGS = "levy_charges", "levy_inflation_index", "levy_settings"
@@ -71,7 +71,7 @@ def _charge(
     name = geopackage_cells.text_or_none(row["edp_name"])
     if name is None:
         problems.append(f"{named('edp_name')} is blank: write the {edp_name} of the EDP layer")
-    dates = {c: iso_date(row[c]) for c in DATES}
+    dates = {c: iso_date_or_none(row[c]) for c in DATES}
     for column, value in dates.items():
         if value is None:
             problems.append(
