@@ -79,7 +79,7 @@ def decimal_text(value: object) -> Decimal:
     raise ValueError(value)
 
 
-def iso_date(value: object) -> date:
+def stored_date(value: object) -> date:
     """A date stored as YYYY-MM-DD text; ValueError for anything else."""
     if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
         return date.fromisoformat(value.strip())

@@ -10,8 +10,8 @@ from types import MappingProxyType
 
 from nrf.adapters.boundary_data.geopackage_cells import (
     decimal_text,
-    iso_date,
     number,
+    stored_date,
     text_or_none,
     whole_number,
 )
@@ -121,7 +121,7 @@ def _charge(row: Row, problems: list[str]) -> LevyCharge | None:
     dates: dict[str, date] = {}
     for col in ("edp_start_date", "charge_valid_from", "charge_valid_to"):
         try:
-            dates[col] = iso_date(row[col])
+            dates[col] = stored_date(row[col])
         except ValueError:
             bad.append(f"{col} is not a YYYY-MM-DD date: {row[col]!r}")
     try:
