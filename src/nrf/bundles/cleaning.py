@@ -28,7 +28,7 @@ def fits_integer(number: int) -> bool:
     return -(2**63) <= number < 2**63
 
 
-def delivered(manifest: Manifest, key: str, role: str, row: object) -> str:
+def where_delivered(manifest: Manifest, key: str, role: str, row: object) -> str:
     """Where a value was delivered, in the delivery's own names: "`Nitrogen_2030_onwards` in
     `WwTw_lookup` of `nutrients/SQL_Lookups/Interim_coeffs.sqlite` row 3"."""
     source = manifest.sources[key]
@@ -110,7 +110,7 @@ def clean_permits(rows: Sequence[Row], manifest: Manifest, report: QcReport) -> 
             try:
                 conc.append(geopackage_cells.number(row[column]))
             except ValueError:
-                place = delivered(manifest, PERMITS, column, row["_row"])
+                place = where_delivered(manifest, PERMITS, column, row["_row"])
                 why = not_a_number(row[column], "10")
                 report.add("value_invalid", PERMITS, code, f"{place}: {why} (mg/l)")
                 refused.add(column)
@@ -169,7 +169,7 @@ def _rate(row: Row, manifest: Manifest, report: QcReport) -> tuple[float, float]
     """Occupancy and water of a rates row; each unusable value reported with what to write."""
     found: list[float] = []
     for role, example in (("occupancy", "2.4 persons per dwelling"), ("water", "120 l/day")):
-        place = delivered(manifest, RATES, role, row["_row"])
+        place = where_delivered(manifest, RATES, role, row["_row"])
         name = geopackage_cells.text_or_none(row["nn_catchment"])
         place += f" ({column(manifest, RATES, 'nn_catchment')} '{name}')" if name else ""
         try:
