@@ -235,7 +235,7 @@ def render_report(
         + "<h2>Summary</h2>"
         + tables.totals(run)
         + tables.summary(run)
-        + tables.provenance(run.provenance)
+        + tables.provenance_table(run.provenance)
         + tables.schedule(run)
         + overview
         + note

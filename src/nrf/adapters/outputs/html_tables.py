@@ -345,7 +345,7 @@ def schedule(run: AssessmentRun) -> str:
     return text
 
 
-def provenance(prov: Provenance) -> str:
+def provenance_table(prov: Provenance) -> str:
     """Rule set, bundle name, version and SHA-256: what a signed-off figure depends on."""
     rules = RULE_SETS.get(prov.rule_set)
     described = f"{prov.rule_set}: {rules.description}" if rules else prov.rule_set
