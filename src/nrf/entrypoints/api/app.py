@@ -32,18 +32,6 @@ from nrf.entrypoints.api.services import ApiServices
 
 log = logging.getLogger("nrf.api")
 
-# Path -> the methods served there; the OpenAPI test checks this against the document.
-ROUTES = {
-    "/": ("get", "post"),
-    "/v1/quotes": ("post",),
-    "/v1/boundary-checks": ("post",),
-    "/check-boundary": ("post",),
-    "/v1/jobs/{job_id}": ("get",),
-    "/openapi.json": ("get",),
-    "/health": ("get",),
-    "/ready": ("get",),
-}
-
 
 def create_app(
     services: ApiServices,
