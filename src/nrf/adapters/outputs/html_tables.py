@@ -99,7 +99,7 @@ def edp_names(run: AssessmentRun) -> dict[str, str]:
     return names
 
 
-def edp_key(run: AssessmentRun) -> str:
+def edp_legend(run: AssessmentRun) -> str:
     """The key to the summary's EDP column: each EDP's id and full name, once."""
     names = edp_names(run)
     if not names:
@@ -185,7 +185,7 @@ def summary(run: AssessmentRun) -> str:
         + "</thead><tbody>"
         + "".join(r for _, r in items)
         + "</tbody></table>"
-        + edp_key(run)
+        + edp_legend(run)
     )
 
 
