@@ -88,7 +88,7 @@ def _edp_ids(site: SiteAssessment) -> str:
     return ", ".join(str(e.edp_id) for e in site.edps)
 
 
-def edp_names(run: AssessmentRun) -> dict[str, str]:
+def edps_met(run: AssessmentRun) -> dict[str, str]:
     """Each EDP the run's sites meet, by id: named once in a key, not in every row."""
     names: dict[str, str] = {}
     for site in run.sites:
@@ -101,7 +101,7 @@ def edp_names(run: AssessmentRun) -> dict[str, str]:
 
 def edp_legend(run: AssessmentRun) -> str:
     """The key to the summary's EDP column: each EDP's id and full name, once."""
-    names = edp_names(run)
+    names = edps_met(run)
     if not names:
         return ""
     rows = "".join(
