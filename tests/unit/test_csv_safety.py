@@ -48,7 +48,7 @@ def test_the_legacy_and_levy_tables_neutralise_names_but_never_numbers() -> None
     assert (levy[1][1], levy[1][2]) == ("'@1", "'=cmd()")
     # Site 4's N total is -0.25: a number we print, left as a number.
     outside = next(s for s in RUN.sites if s.site.id == "S4")
-    assert legacy_csv.row(outside)[legacy_csv.COLUMNS.index("N_Total")] == "-0.25"
+    assert legacy_csv.site_row(outside)[legacy_csv.COLUMNS.index("N_Total")] == "-0.25"
 
 
 def test_ordinary_legacy_rows_are_byte_for_byte_as_before() -> None:

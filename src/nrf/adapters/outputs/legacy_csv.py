@@ -66,7 +66,7 @@ def plain(value: object) -> str:
     return str(value)
 
 
-def row(site: SiteAssessment) -> list[str]:
+def site_row(site: SiteAssessment) -> list[str]:
     s = site.site
     values: list[object] = [
         s.rlb_id,
@@ -108,7 +108,7 @@ def rows(sites: Iterable[SiteAssessment]) -> Iterator[Sequence[str]]:
     """The header, then one row per in-scope site in input order, each made when asked for."""
     yield COLUMNS
     for site in in_order(sites):
-        yield row(site)
+        yield site_row(site)
 
 
 def render(sites: Sequence[SiteAssessment]) -> str:
