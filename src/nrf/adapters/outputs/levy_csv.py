@@ -60,7 +60,7 @@ HRA_NAME = "Habitats Regulations Assessment"
 HRA = "not eligible for the levy: the route is a Habitats Regulations Assessment"
 
 
-def number(value: float | Decimal | None) -> str:
+def two_places(value: float | Decimal | None) -> str:
     """Two decimals, no float noise, no ``-0.00``; empty for None."""
     if value is None:
         return ""
@@ -86,12 +86,12 @@ def _priced(pricing: LevyPricing) -> list[str]:
         pricing.charge_valid_to.isoformat(),
         str(pricing.base_charge_per_unit),
         _factors(pricing),
-        number(pricing.per_unit_charge),
-        number(pricing.base_amount),
-        number(pricing.amount_excluding_vat),
+        two_places(pricing.per_unit_charge),
+        two_places(pricing.base_amount),
+        two_places(pricing.amount_excluding_vat),
         str(pricing.vat_rate),
-        number(pricing.vat),
-        number(pricing.amount_including_vat),
+        two_places(pricing.vat),
+        two_places(pricing.amount_including_vat),
         neutralise(pricing.calculator_version),
     ]
 
@@ -102,7 +102,7 @@ def _site_row(site: SiteAssessment, quote_date: str = "") -> list[str]:
         edp_id, edp_name = str(site.pricing.edp_id), site.pricing.edp_name
     elif len(site.edps) == 1:
         edp_id, edp_name = str(site.edps[0].edp_id), site.edps[0].edp_name
-    figures = [number(site.n_total), number(site.p_total)]
+    figures = [two_places(site.n_total), two_places(site.p_total)]
     if site.pricing is not None:
         return [*_who(site.site), "quoted", edp_id, neutralise(edp_name), *figures]
     code, note = "no_price", "the assessment gave no price and no reason"
@@ -158,8 +158,8 @@ def _total_row(run: AssessmentRun) -> list[str]:
     sums = {name: Decimal("0.00") for name in money}
     for site in run.sites:
         count += 1
-        n_total += Decimal(number(site.n_total))
-        p_total += Decimal(number(site.p_total))
+        n_total += Decimal(two_places(site.n_total))
+        p_total += Decimal(two_places(site.p_total))
         if site.pricing is not None:
             quoted += 1
             units += site.pricing.units
@@ -167,12 +167,12 @@ def _total_row(run: AssessmentRun) -> list[str]:
                 sums[name] += getattr(site.pricing, name)
     summary = f"{quoted} quoted, {count - quoted} refused, {len(run.out_of_scope)} out of scope"
     last = ["", "TOTAL", summary, "", "", "", ""]
-    last += [number(n_total), number(p_total)]
+    last += [two_places(n_total), two_places(p_total)]
     last += [str(units)] + [""] * 6
-    last += [number(sums["base_amount"]), number(sums["amount_excluding_vat"]), ""]
+    last += [two_places(sums["base_amount"]), two_places(sums["amount_excluding_vat"]), ""]
     last += [
-        number(sums["vat"]),
-        number(sums["amount_including_vat"]),
+        two_places(sums["vat"]),
+        two_places(sums["amount_including_vat"]),
         "",
         "",
         "quoted levies only",
