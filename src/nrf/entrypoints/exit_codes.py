@@ -77,7 +77,7 @@ BY_ERROR_CODE = {
 }
 
 
-def table(path: str = "") -> str:
+def help_section(path: str = "") -> str:
     """The exit codes that command ``path`` can end with, as the closing section of `--help`."""
     rows = [row for row in TABLE if row.applies_to(path)]
     return "exit codes:\n" + "\n".join(f"  {row.code:<4} {row.meaning}" for row in rows)

@@ -67,7 +67,7 @@ def finish_help(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         parts = [command.epilog] if command.epilog else []
         if path in EXAMPLES:
             parts.append(f"example:\n  {EXAMPLES[path]}")
-        parts.append(exit_codes.table(path))
+        parts.append(exit_codes.help_section(path))
         command.epilog = "\n\n".join(parts)
         command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
