@@ -25,7 +25,7 @@ from nrf.domain.errors import InvalidInput, NrfError
 from nrf.domain.validation import InputLimits
 from nrf.entrypoints.api import inputs
 from nrf.entrypoints.api.body import read_body
-from nrf.entrypoints.api.defra_check_json import check_document, document, status_of
+from nrf.entrypoints.api.defra_check_json import check_document, defra_answer, status_of
 from nrf.entrypoints.api.problems import TOO_LARGE, ApiProblem
 from nrf.entrypoints.api.quotes import available
 from nrf.entrypoints.api.services import ApiServices
@@ -65,7 +65,7 @@ def _refused_from(error: NrfError) -> Refused:
 def too_large_answer(detail: str) -> Answer:
     """The server gate's 413 for this route: Defra's document, ``file_size_too_large``."""
     refused = Refused("file_size_too_large", detail, nrf_code="body_too_large")
-    body = json.dumps(document(error=refused.code)).encode()
+    body = json.dumps(defra_answer(error=refused.code)).encode()
     headers = (("content-type", JSON), ("x-nrf-problem", refused.header()))
     return Answer(status=413, headers=headers, body=body, code=refused.code)
 
@@ -121,7 +121,7 @@ class DefraCheckBoundaryResource:
                 extra={"code": refused.code, "nrf_code": refused.nrf_code},
             )
             too_large = refused.too_large
-            doc = document(error=refused.code)
+            doc = defra_answer(error=refused.code)
             resp.set_header("X-Nrf-Problem", refused.header())
         else:
             with services.geo_lock:

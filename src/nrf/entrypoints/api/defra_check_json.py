@@ -62,7 +62,7 @@ def metadata(projected: shapely.Geometry, wgs84: shapely.Geometry) -> dict[str, 
     }
 
 
-def document(
+def defra_answer(
     *,
     original: dict[str, Any] | None = None,
     wgs84: dict[str, Any] | None = None,
@@ -96,7 +96,7 @@ def _preview(check: DefraBoundaryCheck) -> dict[str, Any]:
                 "geometry": None if moved is None else _geojson(moved),
             }
         )
-    return document(
+    return defra_answer(
         wgs84={"type": "FeatureCollection", "features": features} if features else None,
         meta=None if first is None else metadata(*first),
         error=check.error,
@@ -129,7 +129,7 @@ def check_document(check: DefraBoundaryCheck) -> dict[str, Any]:
     ]
     original = _geojson(polygon)
     original["crs"] = {"type": "name", "properties": {"name": BNG_URN}}
-    return document(
+    return defra_answer(
         original=original,
         wgs84=_geojson(wgs84),
         edps=edps,
