@@ -80,7 +80,7 @@ def decode_checked(
     return geoms
 
 
-def features(
+def prepared_features(
     name: str, rows: list[Row], check_valid: bool, shared: SharedOutlines | None = None
 ) -> list[Any]:
     """Decoded, checked and prepared features of ``rows`` (each with "_key" and "_geom");
@@ -162,7 +162,7 @@ class EagerLayer:
     def __init__(
         self, name: str, rows: list[Row], check_valid: bool, shared: SharedOutlines | None = None
     ) -> None:
-        self.features = features(name, rows, check_valid, shared)
+        self.features = prepared_features(name, rows, check_valid, shared)
         self.tree = shapely.STRtree([f.geometry for f in self.features])
 
     def near(self, envelope: shapely.Geometry) -> tuple[Any, ...]:
@@ -255,7 +255,7 @@ class LazyLayer:
         marks = ", ".join("?" * len(fids))
         sql = f"{self._sql} WHERE {self._key} IN ({marks}) ORDER BY {self._key}"
         rows = [dict(zip(self._names, r, strict=True)) for r in self._connect().execute(sql, fids)]
-        loaded = features(self.name, rows, check_valid=False, shared=self._shared)
+        loaded = prepared_features(self.name, rows, check_valid=False, shared=self._shared)
         with self._lock:
             for row, feature in zip(rows, loaded, strict=True):
                 self._cache.setdefault(int(row["_key"]), feature)
