@@ -15,7 +15,7 @@ from typing import Protocol
 
 import falcon
 
-from nrf.adapters.http_server.command import gunicorn_command as server_command
+from nrf.adapters.http_server.command import server_command
 from nrf.adapters.http_server.gate import Gate
 from nrf.adapters.http_server.limits import HEALTH_LIMITS
 from nrf.domain.health import (

@@ -10,7 +10,7 @@ from nrf.adapters.http_server.limits import HttpLimits
 WORKER_CLASS = "nrf.adapters.http_server.worker.HypercornWorker"
 
 
-def gunicorn_command(
+def server_command(
     app: str,
     bind: str,
     limits: HttpLimits,

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping
 
 from nrf.adapters.environment.settings import load_settings
-from nrf.adapters.http_server.command import gunicorn_command as server_command
+from nrf.adapters.http_server.command import server_command
 from nrf.entrypoints.api.config import ApiSettings, http_limits, load_api_settings
 from nrf.entrypoints.exit_codes import EXIT_USAGE
 
