@@ -20,7 +20,7 @@ from nrf.entrypoints.exit_codes import EXIT_USAGE
 APP = "nrf.entrypoints.api.app:get_gate()"
 
 
-def gunicorn_command(
+def api_gunicorn_command(
     bind: str, api: ApiSettings, max_file_bytes: int, python: str = sys.executable
 ) -> list[str]:
     """The argv of the API server on ``bind`` (``host:port``, or ``fd://N`` for a bound socket)."""
@@ -52,7 +52,7 @@ def run_server(bind: str, environ: Mapping[str, str]) -> int:
         return verified
     announce(bound, verified)
     env = {**environ, "NRF_REFERENCE_DATA": str(verified.reference_data)}
-    argv = gunicorn_command(bound.gunicorn_bind, api, settings.max_file_bytes)
+    argv = api_gunicorn_command(bound.gunicorn_bind, api, settings.max_file_bytes)
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(argv[0], argv, env)
