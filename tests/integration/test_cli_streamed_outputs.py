@@ -22,7 +22,7 @@ import shapely
 
 from nrf.adapters.boundary_data.packaged import bundled_samples
 from nrf.adapters.outputs.html_report import report_files
-from nrf.adapters.outputs.result_files import render, write_all
+from nrf.adapters.outputs.result_files import files_for, write_all
 from nrf.adapters.site_boundaries import boundary_stream
 from nrf.adapters.site_boundaries.boundary_files import read_boundary_file
 from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
@@ -56,7 +56,7 @@ def in_memory(source: Path, rules: str, folder: Path) -> dict[str, bytes]:
         if name.endswith(".html"):
             write_all(report_files(path, run, developments, container.boundary_data(), stamp))
         else:
-            write_all(render(path, run, developments, stamp=stamp))
+            write_all(files_for(path, run, developments, stamp=stamp))
     files = {path.name: path.read_bytes() for path in folder.iterdir()}
     files["table.txt"] = ("\n".join(table_lines(run, stamp)) + "\n").encode()
     return files
@@ -252,7 +252,7 @@ def test_a_column_mapping_gives_the_streamed_run_the_in_memory_run(tmp_path: Pat
     developments = validate_features(renamed(read_boundary_file(path), mapping))
     container = build(Core, assess_processes=1)
     run_ = container.assess_developments()(developments, rule_set_named("iat-2026-04"), QUOTE_DATE)
-    write_all(render(tmp_path / "whole.csv", run_, developments))
+    write_all(files_for(tmp_path / "whole.csv", run_, developments))
     assert (
         run(
             [

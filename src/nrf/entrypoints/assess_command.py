@@ -98,7 +98,7 @@ def run_assess(
         check_writable(args.output)
 
     from nrf.adapters.environment.assess_limits import assess_limits
-    from nrf.adapters.outputs.result_files import render, write_all
+    from nrf.adapters.outputs.result_files import files_for, write_all
     from nrf.adapters.outputs.spooled_run import spool_developments, spool_run
     from nrf.adapters.site_boundaries.boundary_stream import open_boundary_file
     from nrf.adapters.terminal.progress import StageProgress
@@ -199,7 +199,7 @@ def run_assess(
             )
             if args.output is not None:
                 writing = progress.stage("writing", "records")
-                files = render(args.output, run, developments, writing, stamp)
+                files = files_for(args.output, run, developments, writing, stamp)
         if args.output is not None:
             for path in write_all(files):
                 print(f"wrote {path}", file=err)

@@ -152,7 +152,7 @@ def geojson_text(
     yield "]}\n"
 
 
-def render(
+def files_for(
     path: Path,
     run: AssessmentRun,
     developments: Iterable[Development],
