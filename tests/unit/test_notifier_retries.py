@@ -15,7 +15,7 @@ from fakes import FakeClock, FakeSleeper
 from nrf.adapters.notifier.govuk_notify_notifier import GovUkNotifyNotifier
 from nrf.adapters.notifier.log_notifier import LogNotifier, mask_email
 from nrf.adapters.notifier.notification_delivery import SendRetryPolicy, full_jitter, is_valid_email
-from nrf.adapters.notifier.ses_notifier import SesNotifier, render
+from nrf.adapters.notifier.ses_notifier import SesNotifier, email_text
 from nrf.domain.jobs import Notification, NotificationKind
 
 API_KEY = "nrf_live-11111111-2222-3333-4444-555555555555-66666666-7777-8888-9999-000000000000"
@@ -358,11 +358,11 @@ def test_ses_sends_a_simple_text_email(clock: FakeClock, sleeper: FakeSleeper) -
     assert request["Destination"] == {"ToAddresses": ["dev@example.gov.uk"]}
     simple = request["Content"]["Simple"]
     assert simple["Subject"]["Data"] == "Nutrient assessment NRF-000001 is complete"
-    assert simple["Body"]["Text"]["Data"] == render(completed())[1]
+    assert simple["Body"]["Text"]["Data"] == email_text(completed())[1]
 
 
 def test_render_lists_every_personalisation_field() -> None:
-    subject, body = render(completed())
+    subject, body = email_text(completed())
     assert subject == "Nutrient assessment NRF-000001 is complete"
     assert body == (
         "Your nutrient impact assessment is complete.\n"

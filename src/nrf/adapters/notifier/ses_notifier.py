@@ -53,7 +53,7 @@ _RETRYABLE_CODES = frozenset(
 )
 
 
-def render(notification: Notification) -> tuple[str, str]:
+def email_text(notification: Notification) -> tuple[str, str]:
     """Subject and text body: an opening line, then one ``key: value`` line per field."""
     reference = notification.reference or notification.job_id
     subject = SUBJECTS[notification.kind].format(reference=reference)
@@ -75,7 +75,7 @@ class SesNotifier:
         allowed_domains: Iterable[str] = (),
         policy: SendRetryPolicy | None = None,
         jitter: Callable[[float], float] = full_jitter,
-        renderer: Callable[[Notification], tuple[str, str]] = render,
+        renderer: Callable[[Notification], tuple[str, str]] = email_text,
     ) -> None:
         self._client = client
         self._from = from_address
