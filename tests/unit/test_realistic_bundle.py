@@ -57,7 +57,7 @@ def test_jagged_cells_still_tile_their_frame() -> None:
 
 
 def test_nn_catchments_are_detailed_and_keep_norfolk() -> None:
-    layer, islands = rl.nn_layer(SMALL, 7)
+    layer, islands = rl.national_nn_layer(SMALL, 7)
     geoms = np.asarray(layer.geometries, dtype=object)
     # Norfolk's 3 polygons (EDPs 1 and 2) and SMALL's 4 islands, numbered on from EDP 3.
     assert len(geoms) == 3 + 4 and [e for e, _ in islands] == [3, 4, 5, 6]
@@ -76,7 +76,7 @@ def test_nn_catchments_are_detailed_and_keep_norfolk() -> None:
 
 def test_coarse_catchments_have_the_rigs_300_to_1100_vertices() -> None:
     design = attrs.evolve(rl.COARSE_CATCHMENTS, nn_islands=9, works=120, subcatchments=40, lpas=12)
-    layer, islands = rl.nn_layer(design, 7)
+    layer, islands = rl.national_nn_layer(design, 7)
     geoms = np.asarray(layer.geometries, dtype=object)
     assert len(geoms) == 3 + 9 and shapely.is_valid(geoms).all()
     assert [edp for edp, _ in islands] == list(range(3, 12))

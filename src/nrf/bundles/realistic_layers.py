@@ -68,7 +68,7 @@ def _partition(seeds: np.ndarray, spacing: float, seed: int) -> list[shapely.Geo
     )
 
 
-def nn_layer(design: Design, seed: int) -> tuple[Layer, list[tuple[int, str]]]:
+def national_nn_layer(design: Design, seed: int) -> tuple[Layer, list[tuple[int, str]]]:
     """(layer, [(edp_id, name)] of the island catchments added beyond Norfolk's two EDPs)."""
     rng = np.random.default_rng([seed, 1])
     norfolk_cells = jag_partition(
@@ -235,7 +235,7 @@ def levy_charges_table(islands: list[tuple[int, str]], seed: int) -> Table:
 
 def national_layers(design: Design, seed: int) -> tuple[list[Layer], list[Table]]:
     """The six small layers and six lookup tables of a realistic national bundle."""
-    nn, islands = nn_layer(design, seed)
+    nn, islands = national_nn_layer(design, seed)
     works, extra = wwtw_layer(design, seed)
     layers = [
         nn,
