@@ -118,7 +118,7 @@ def national_nn_layer(design: Design, seed: int) -> tuple[Layer, list[tuple[int,
     return layer, islands
 
 
-def wwtw_layer(design: Design, seed: int) -> tuple[Layer, list[int]]:
+def national_wwtw_layer(design: Design, seed: int) -> tuple[Layer, list[int]]:
     """(layer, ids of the works beyond Norfolk's); Norfolk's no-works gaps stay gaps."""
     rng = np.random.default_rng([seed, 2])
     seeds = _seeds(rng, [s for _, _, s in norfolk._WORKS], design.works)
@@ -236,7 +236,7 @@ def levy_charges_table(islands: list[tuple[int, str]], seed: int) -> Table:
 def national_layers(design: Design, seed: int) -> tuple[list[Layer], list[Table]]:
     """The six small layers and six lookup tables of a realistic national bundle."""
     nn, islands = national_nn_layer(design, seed)
-    works, extra = wwtw_layer(design, seed)
+    works, extra = national_wwtw_layer(design, seed)
     layers = [
         nn,
         works,
