@@ -90,7 +90,7 @@ def test_coarse_catchments_have_the_rigs_300_to_1100_vertices() -> None:
 
 def test_zone_layers_tile_england_and_keep_the_norfolk_seeds() -> None:
     works, extra = rl.national_wwtw_layer(SMALL, 7)
-    lpas = rl.lpa_layer(SMALL, 7)
+    lpas = rl.national_lpa_layer(SMALL, 7)
     # SMALL asks for 12 LPAs and 120 works, of which Norfolk's design seeds 13 (its _WORKS).
     assert len(lpas.geometries) == 12 and len(extra) == 120 - 13
     assert_tiles(list(lpas.geometries), box(*rl.ENGLAND_BOX))

@@ -161,7 +161,7 @@ def _named_zones(
     )
 
 
-def lpa_layer(design: Design, seed: int) -> Layer:
+def national_lpa_layer(design: Design, seed: int) -> Layer:
     return _named_zones(
         "lpa_boundaries",
         "name",
@@ -240,7 +240,7 @@ def national_layers(design: Design, seed: int) -> tuple[list[Layer], list[Table]
     layers = [
         nn,
         works,
-        lpa_layer(design, seed),
+        national_lpa_layer(design, seed),
         subcatchment_layer(design, seed),
         edp_layer(nn, islands),
         norfolk.excluded_layer(),
