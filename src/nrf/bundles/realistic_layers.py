@@ -173,7 +173,7 @@ def national_lpa_layer(design: Design, seed: int) -> Layer:
     )
 
 
-def subcatchment_layer(design: Design, seed: int) -> Layer:
+def national_subcatchment_layer(design: Design, seed: int) -> Layer:
     return _named_zones(
         "subcatchments",
         "opcat_name",
@@ -241,7 +241,7 @@ def national_layers(design: Design, seed: int) -> tuple[list[Layer], list[Table]
         nn,
         works,
         national_lpa_layer(design, seed),
-        subcatchment_layer(design, seed),
+        national_subcatchment_layer(design, seed),
         edp_layer(nn, islands),
         norfolk.excluded_layer(),
     ]
