@@ -103,7 +103,7 @@ def test_zone_layers_tile_england_and_keep_the_norfolk_seeds() -> None:
         if g.contains(sculthorpe)
     ]
     assert ids == [1065]
-    permits = rl.permits_table(extra, 7)
+    permits = rl.national_permits_table(extra, 7)
     added = len(list(permits.rows)) - len(list(norfolk.permits_table().rows))
     assert 0.9 * len(extra) < added <= len(extra)
 

@@ -185,7 +185,7 @@ def national_subcatchment_layer(design: Design, seed: int) -> Layer:
     )
 
 
-def permits_table(extra_works: list[int], seed: int) -> Table:
+def national_permits_table(extra_works: list[int], seed: int) -> Table:
     """Norfolk's rows (with their dirt) plus a permit for ~98 % of the other works."""
     base = norfolk.permits_table()
     rng = np.random.default_rng([seed, 5])
@@ -246,7 +246,7 @@ def national_layers(design: Design, seed: int) -> tuple[list[Layer], list[Table]
         norfolk.excluded_layer(),
     ]
     tables = [
-        permits_table(extra, seed),
+        national_permits_table(extra, seed),
         norfolk.occupancy_table(),
         levy_charges_table(islands, seed),
         norfolk.inflation_index_table(),
