@@ -209,7 +209,7 @@ def national_permits_table(extra_works: list[int], seed: int) -> Table:
     return Table(base.name, base.columns, rows)
 
 
-def edp_layer(nn: Layer, islands: list[tuple[int, str]]) -> Layer:
+def national_edp_layer(nn: Layer, islands: list[tuple[int, str]]) -> Layer:
     """EDPs drawn on the catchments' own outlines: Norfolk's one EDP, then one per island."""
     ids = [norfolk.NORFOLK_EDP_ID] * 3 + [edp for edp, _ in islands]
     names = [norfolk.NORFOLK_EDP] * 3 + [f"Synthetic EDP {edp}" for edp, _ in islands]
@@ -242,7 +242,7 @@ def national_layers(design: Design, seed: int) -> tuple[list[Layer], list[Table]
         works,
         national_lpa_layer(design, seed),
         national_subcatchment_layer(design, seed),
-        edp_layer(nn, islands),
+        national_edp_layer(nn, islands),
         norfolk.excluded_layer(),
     ]
     tables = [
