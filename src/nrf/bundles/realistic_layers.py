@@ -222,7 +222,7 @@ def national_edp_layer(nn: Layer, islands: list[tuple[int, str]]) -> Layer:
     )
 
 
-def levy_charges_table(islands: list[tuple[int, str]], seed: int) -> Table:
+def national_levy_charges_table(islands: list[tuple[int, str]], seed: int) -> Table:
     """Norfolk's schedule, and a made-up charge per home for each island EDP."""
     base = norfolk.levy_charges_table()
     rng = np.random.default_rng([seed, 7])
@@ -248,7 +248,7 @@ def national_layers(design: Design, seed: int) -> tuple[list[Layer], list[Table]
     tables = [
         national_permits_table(extra, seed),
         norfolk.occupancy_table(),
-        levy_charges_table(islands, seed),
+        national_levy_charges_table(islands, seed),
         norfolk.inflation_index_table(),
         norfolk.levy_settings_table(),
     ]
