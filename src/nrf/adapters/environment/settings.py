@@ -64,7 +64,7 @@ class WorkerSettings:
     reference_data_sha256: str | None = None
     reference_data_cache: str | None = None  # where a bundle from S3 is downloaded
     # Set by the start-up step only (no variable): the digest it verified or computed, with
-    # the file's size and mtime (bundle_digest.stamped), so no later process hashes again.
+    # the file's size and mtime (bundle_digest.stamped_digest), so no later process hashes again.
     reference_data_verified: str | None = None
     allow_synthetic_data: bool = False
     default_rules: str = "iat-2026-04"
