@@ -15,7 +15,7 @@ from shapely.geometry import box
 
 from fakes import FakeClock, FakeNotifier, FakeResultStore
 from nrf.adapters.outputs.html_report import report_renderer
-from nrf.adapters.outputs.result_files import render
+from nrf.adapters.outputs.result_files import files_for
 from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.job_request import JobRequest
 from nrf.domain.jobs import QueueMessage
@@ -103,7 +103,7 @@ def test_a_run_of_the_use_case_carries_it_into_the_clis_json_file(tmp_path: Path
     run = AssessDevelopments(two_catchment_strip())(
         developments, rule_set_named("iat-2026-04"), QUOTE_DATE
     )
-    [text] = render(tmp_path / "x.json", run, developments).values()
+    [text] = files_for(tmp_path / "x.json", run, developments).values()
     doc = json.loads(text if isinstance(text, str) else "".join(text))
     assert [w["code"] for w in doc["warnings"]] == [CODE]
 

@@ -10,7 +10,7 @@ import pytest
 
 from nrf.adapters.outputs import flat_geojson, json_stream
 from nrf.adapters.outputs.output_names import OutputNotWritable
-from nrf.adapters.outputs.result_files import geojson_document, geojson_text, render, write_all
+from nrf.adapters.outputs.result_files import files_for, geojson_document, geojson_text, write_all
 from nrf.domain.serialization import unstructure
 from support.runs import DEVELOPMENTS, RUN
 
@@ -69,9 +69,9 @@ def test_money_is_a_number_a_refusal_is_its_code_and_out_of_scope_figures_are_nu
 
 
 def test_render_streams_the_geojson_and_builds_the_csv_trio(tmp_path: Path) -> None:
-    files = render(tmp_path / "r.geojson", RUN, DEVELOPMENTS)
+    files = files_for(tmp_path / "r.geojson", RUN, DEVELOPMENTS)
     assert not isinstance(files[tmp_path / "r.geojson"], str)
-    trio = render(tmp_path / "r.csv", RUN, DEVELOPMENTS)
+    trio = files_for(tmp_path / "r.csv", RUN, DEVELOPMENTS)
     assert [p.name for p in trio] == ["r.csv", "r.levy.csv", "r.provenance.json"]
 
 
