@@ -131,7 +131,7 @@ def running_server(
     argv = [sys.executable, "-m", "nrf.entrypoints.cli", "serve", "--bind", f"{shown}:{port}"]
     with log.open("wb") as output:
         process = subprocess.Popen(argv, env=dict(env), stdout=output, stderr=subprocess.STDOUT)
-    server = Server(f"http://{shown}:{port}", port, log, process.pid, host)
+    server = Server(base=f"http://{shown}:{port}", port=port, log=log, pid=process.pid, host=host)
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -47,7 +47,7 @@ def stamped(features: Sequence[RawFeature], fields: Mapping[str, object]) -> tup
     )
 
 
-@frozen
+@frozen(kw_only=True)
 class QuoteRequest:
     """Raw features (in EPSG:27700), the rule set and the quote date asked for (None: defaults).
 
