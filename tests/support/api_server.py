@@ -42,6 +42,7 @@ class Server:
     port: int
     log: Path
     pid: int = 0  # the server's main process (gunicorn's arbiter)
+    host: str = "127.0.0.1"  # the loopback address it listens on ("::1" for IPv6)
 
     def request(
         self,
@@ -51,7 +52,7 @@ class Server:
         headers: Mapping[str, str] | None = None,
         timeout: float = 30,
     ) -> Answer:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         try:
             connection.request(method, path, body=body, headers=dict(headers or {}))
             response = connection.getresponse()
@@ -120,13 +121,17 @@ def serve_env(results: Path, **overrides: str) -> dict[str, str]:
 
 
 @contextmanager
-def running_server(env: Mapping[str, str], log: Path, timeout: float = 60) -> Iterator[Server]:
-    """Start `nrf serve`, wait for /health, yield it; SIGTERM (then SIGKILL) at the end."""
+def running_server(
+    env: Mapping[str, str], log: Path, timeout: float = 60, host: str = "127.0.0.1"
+) -> Iterator[Server]:
+    """Start `nrf serve` on ``host``, wait for /health, yield it; SIGTERM (then SIGKILL) at the
+    end."""
     port = free_port()
-    argv = [sys.executable, "-m", "nrf.entrypoints.cli", "serve", "--bind", f"127.0.0.1:{port}"]
+    shown = f"[{host}]" if ":" in host else host
+    argv = [sys.executable, "-m", "nrf.entrypoints.cli", "serve", "--bind", f"{shown}:{port}"]
     with log.open("wb") as output:
         process = subprocess.Popen(argv, env=dict(env), stdout=output, stderr=subprocess.STDOUT)
-    server = Server(f"http://127.0.0.1:{port}", port, log, process.pid)
+    server = Server(base=f"http://{shown}:{port}", port=port, log=log, pid=process.pid, host=host)
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -36,9 +36,9 @@ def raw_at(index: int, geometry: object, properties: dict[str, object]) -> RawFe
 def test_a_quote_uses_the_rules_asked_for_else_the_default() -> None:
     quote = GetQuote(AssessDevelopments(repo()), default_rules="iat-2025-10", clock=CLOCK)
     site = raw(box(X0 + 100, Y0 + 100, X0 + 200, Y0 + 200), **SITE)
-    default = quote(QuoteRequest((site,))).run
+    default = quote(QuoteRequest(features=(site,))).run
     assert default.provenance.rule_set == "iat-2025-10"
-    asked = quote(QuoteRequest((site,), rules="iat-2025-09"))
+    asked = quote(QuoteRequest(features=(site,), rules="iat-2025-09"))
     assert asked.run.provenance.rule_set == "iat-2025-09"
     assert [d.id for d in asked.developments] == ["s"]
     # The rules reach the figures, not just the label: 10 x 2.4 x 120 = 2880 l/day x 365.25
@@ -52,7 +52,7 @@ def test_a_quote_refuses_more_sites_than_the_limit() -> None:
         raw_at(i + 1, box(X0 + i * 10, Y0, X0 + i * 10 + 5, Y0 + 5), dict(SITE)) for i in (0, 1)
     )
     with pytest.raises(InvalidInput) as caught:
-        quote(QuoteRequest(sites))
+        quote(QuoteRequest(features=sites))
     assert caught.value.codes == ["too_many_features"]
 
 
@@ -78,7 +78,7 @@ def test_a_reference_given_applies_to_a_file_of_one_site_only() -> None:
 def test_a_boundary_across_two_catchments_is_split_by_area() -> None:
     # 200 m x 100 m = 2 ha straddling x = X0 + 1000: 1 ha (50 %) in each catchment.
     check = CheckBoundary(repo())
-    result = check(QuoteRequest((raw(box(X0 + 900, Y0 + 100, X0 + 1100, Y0 + 200)),)))
+    result = check(QuoteRequest(features=(raw(box(X0 + 900, Y0 + 100, X0 + 1100, Y0 + 200)),)))
     [site] = result.sites
     assert (site.id, site.name, site.area_ha) == ("1", "1", 2.0)
     assert site.nn_catchments == (
@@ -104,7 +104,7 @@ def test_a_boundary_outside_every_catchment_says_why_it_is_out_of_scope() -> Non
     # South of the strip: works 2002 has no permit row and there is no NN catchment.
     check = CheckBoundary(repo())
     feature = raw(box(X0 + 100, Y0 - 300, X0 + 200, Y0 - 200), id="south", name="South")
-    [site] = check(QuoteRequest((feature,))).sites
+    [site] = check(QuoteRequest(features=(feature,))).sites
     assert (site.id, site.name, site.nn_catchments, site.majority_wwtw_id) == (
         "south",
         "South",
@@ -117,7 +117,7 @@ def test_a_boundary_outside_every_catchment_says_why_it_is_out_of_scope() -> Non
 def test_a_boundary_check_still_refuses_bad_geometry() -> None:
     bow_tie = box(0, 0, 1, 1).exterior  # a ring, not a polygon
     with pytest.raises(InvalidInput) as caught:
-        CheckBoundary(repo())(QuoteRequest((raw(bow_tie),)))
+        CheckBoundary(repo())(QuoteRequest(features=(raw(bow_tie),)))
     assert caught.value.codes == ["no_polygon_found", "unsupported_geometry_type"]
 
 
@@ -137,7 +137,7 @@ def test_a_boundary_check_reports_each_edp_with_its_catchments_and_excluded_area
         excluded=[ExcludedArea(box(X0 + 1090, Y0 + 190, X0 + 1200, Y0 + 300), "Fen SSSI")],
     )
     [site] = CheckBoundary(data)(
-        QuoteRequest((raw(box(X0 + 900, Y0 + 100, X0 + 1100, Y0 + 200)),))
+        QuoteRequest(features=(raw(box(X0 + 900, Y0 + 100, X0 + 1100, Y0 + 200)),))
     ).sites
     # Norfolk: x 900..1050 = 150 m x 100 m = 15,000 m2 (the overlap counted once), 75 %;
     #   its catchments: Wensum x 900..1000 = 10,000 m2 = 50 %, Broads x 1000..1050 = 25 %.

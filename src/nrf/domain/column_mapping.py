@@ -14,6 +14,8 @@ import attrs
 
 from nrf.domain.errors import InvalidInput, Problem
 from nrf.domain.feature_properties import COLUMNS, columns_named
+from nrf.domain.results import RunWarning
+from nrf.domain.set_aside_columns import set_aside_warnings
 from nrf.domain.validation import RawFeature
 
 _HOW = "write it as nrf_name=file_column pairs joined by commas, e.g. id=Site_Ref,dwellings=Units"
@@ -37,12 +39,18 @@ def parse_columns(text: str) -> dict[str, str]:
 def renamed(features: Sequence[RawFeature], mapping: Mapping[str, str]) -> list[RawFeature]:
     """Features whose mapped columns carry nrf's names (a name matched exactly, else in any
     case); the mapped column wins over one the file already has under nrf's name."""
+    return renamed_and_told(features, mapping)[0]
+
+
+def renamed_and_told(
+    features: Sequence[RawFeature], mapping: Mapping[str, str]
+) -> tuple[list[RawFeature], tuple[RunWarning, ...]]:
+    """``renamed``'s features, and a warning naming each column of the file it sets aside."""
     if not mapping:
-        return list(features)
-    found = mapped_columns(
-        list(dict.fromkeys(str(k) for f in features for k in f.properties)), mapping
-    )
-    return [renamed_feature(f, found) for f in features]
+        return list(features), ()
+    names = list(dict.fromkeys(str(k) for f in features for k in f.properties))
+    found = mapped_columns(names, mapping)
+    return [renamed_feature(f, found) for f in features], set_aside_warnings(names, found)
 
 
 def mapped_columns(names: Sequence[str], mapping: Mapping[str, str]) -> dict[str, str]:

@@ -105,6 +105,7 @@ def run_assess(
     from nrf.adapters.terminal.report_table import table_lines
     from nrf.domain.column_mapping import mapped_columns, renamed_feature, renamed_keys
     from nrf.domain.rules import rule_set_named
+    from nrf.domain.set_aside_columns import set_aside_warnings
     from nrf.domain.validation import check_count, file_columns, key_sets, validated
     from nrf.entrypoints.roots.core import Core, build
 
@@ -133,7 +134,9 @@ def run_assess(
             boundaries.features(geometry=False, progress=progress.stage("reading", "features"))
         )
         # ``--columns``: the file's columns under nrf's names, checked against every name.
-        found = mapped_columns(file_columns(keys).names, getattr(args, "columns", None) or {})
+        names = file_columns(keys).names
+        found = mapped_columns(names, getattr(args, "columns", None) or {})
+        told = set_aside_warnings(names, found)  # a column of the file the mapping passes over
         given = {} if dwellings is None else {"dwellings": dwellings}
         columns = file_columns((*renamed_keys(k, found), *given) for k in keys)
         del keys
@@ -154,7 +157,7 @@ def run_assess(
         # Every problem is raised together at the end; ids given to several sites are told.
         from nrf.domain.repeated_ids import repeated_ids_warnings
 
-        warnings = repeated_ids_warnings(site.id for site in checked)
+        warnings = (*told, *repeated_ids_warnings(site.id for site in checked))
         for warning in warnings:
             print(f"warning: {warning.message}", file=err)
         marks.append(("assessing", clock()))
@@ -177,6 +180,7 @@ def run_assess(
 
             kept = list(developments)  # at most HTML_MAX_SITES: the report is one page
             run = assess(kept, rules, quote_date, progress=assessing)
+            run = attrs.evolve(run, warnings=(*told, *run.warnings))
             marks.append(("writing", clock()))
             # Every output says when and from which input it was made; a local run has no
             # reference.

@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import date
 
+import attrs
 from attrs import frozen
 
 from nrf.domain.assessment import AssessDevelopments, Progress
 from nrf.domain.charging import utc_day
 from nrf.domain.model import Development
 from nrf.domain.ports import Clock
-from nrf.domain.results import AssessmentRun
+from nrf.domain.results import AssessmentRun, RunWarning
 from nrf.domain.rules import RuleSet, rule_set_named
 from nrf.domain.validation import DEFAULT_LIMITS, InputLimits, RawFeature, validate_features
 
@@ -46,16 +47,19 @@ def stamped(features: Sequence[RawFeature], fields: Mapping[str, object]) -> tup
     )
 
 
-@frozen
+@frozen(kw_only=True)
 class QuoteRequest:
     """Raw features (in EPSG:27700), the rule set and the quote date asked for (None: defaults).
 
-    The quote date defaults to today (UTC); a later one quotes a later commencement.
+    The quote date defaults to today (UTC); a later one quotes a later commencement. The
+    warnings are those found reading the request (a column the mapping set aside): the run
+    carries them first.
     """
 
     features: tuple[RawFeature, ...]
     rules: str | None = None
     quote_date: date | None = None
+    warnings: tuple[RunWarning, ...] = ()
 
 
 @frozen
@@ -84,6 +88,8 @@ class GetQuote:
         rules = self.rules(request.rules)
         developments = self.validate(request.features)
         run = self.assess(developments, rules, request.quote_date)
+        if request.warnings:
+            run = attrs.evolve(run, warnings=(*request.warnings, *run.warnings))
         return Quote(run=run, developments=tuple(developments))
 
     def rules(self, name: str | None) -> RuleSet:

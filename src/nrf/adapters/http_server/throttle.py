@@ -17,7 +17,7 @@ from nrf.domain.rate_limit import Bucket, Rate, take
 
 
 class RateLimiter:
-    """Token buckets by name (``client:1.2.3.4``, ``key:2``) on an injected monotonic clock."""
+    """Token buckets by name (``client:1.2.3.4``, ``client:2001:db8::/64``, ``key:2``)."""
 
     def __init__(
         self,

@@ -11,7 +11,7 @@ import falcon
 from nrf.adapters.outputs.html_report import ReferenceFor
 from nrf.adapters.outputs.result_files import SYNTHETIC_NOTICE
 from nrf.domain.calendar_day import calendar_day
-from nrf.domain.column_mapping import parse_columns, renamed
+from nrf.domain.column_mapping import parse_columns, renamed_and_told
 from nrf.domain.output_stamp import OutputStamp
 from nrf.domain.ports import Clock
 from nrf.entrypoints.api import inputs
@@ -82,15 +82,22 @@ def request_from(
         layer = fields.get("layer", "").strip() or req.get_param("layer")
         columns = parse_columns(fields.get("columns") or req.get_param("columns") or "")
         features, given = inputs.form_features(upload, fields, services.limits, layer)
-        features = renamed(features, columns)
-        return QuoteRequest(stamped(features, given), fields.get("rules") or rules, quote_date)
+        features, warnings = renamed_and_told(features, columns)
+        return QuoteRequest(
+            features=stamped(features, given),
+            rules=fields.get("rules") or rules,
+            quote_date=quote_date,
+            warnings=warnings,
+        )
     if authorise is not None:
         authorise({})
     if req.get_param("layer"):
         raise ApiProblem("unknown_layer", "a GeoJSON body has one layer; send no layer")
     columns = parse_columns(req.get_param("columns") or "")
-    features = renamed(inputs.geojson_features(body, services.limits), columns)
-    return QuoteRequest(tuple(features), rules, quote_date)
+    features, warnings = renamed_and_told(inputs.geojson_features(body, services.limits), columns)
+    return QuoteRequest(
+        features=tuple(features), rules=rules, quote_date=quote_date, warnings=warnings
+    )
 
 
 def answer_stamp(req: falcon.Request, clock: Clock) -> OutputStamp:

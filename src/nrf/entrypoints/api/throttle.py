@@ -6,13 +6,14 @@ requests costs a refusal each. ``/health`` and ``/ready`` are never limited: the
 and ECS ask them, and a probe refused would take a serving task out. Behind the load balancer
 every connection comes from the balancer, so with ``trust_forwarded_for`` the client is the
 last address of ``X-Forwarded-For``, the one the balancer itself saw (earlier ones are the
-client's own word).
+client's own word). An IPv6 client is counted by its /64, one allocation (client_prefix.py).
 """
 
 from __future__ import annotations
 
 from nrf.adapters.http_server.gate_types import Answer, Head, Throttle, problem
 from nrf.adapters.http_server.throttle import RateLimiter
+from nrf.domain.client_prefix import client_prefix
 from nrf.entrypoints.api.auth import HEADER, ApiKeys
 
 EXEMPT = frozenset({"/health", "/ready"})
@@ -46,7 +47,8 @@ def api_throttle(
     def throttle(head: Head) -> Answer | None:
         if head.path in EXEMPT:
             return None
-        wait = clients.retry_after(f"client:{client_address(head, trust_forwarded_for)}")
+        who = client_prefix(client_address(head, trust_forwarded_for))
+        wait = clients.retry_after(f"client:{who}")
         if wait is not None:
             return too_many("client", wait)
         given = head.headers.get(HEADER)
