@@ -134,6 +134,18 @@ def check_size(size: int, limits: InputLimits) -> None:
         raise refuse("file_too_large", message)
 
 
+def checked_before_gdal(path: Path, limits: InputLimits) -> tuple[int | None, str | None]:
+    """A .shp's record count (its parts agreeing) and undeclared .dbf encoding, or a .gpkg's
+    tables bounded, before GDAL opens either: (records, encoding), each None if not known."""
+    suffix = path.suffix.lower()
+    if suffix == ".shp":
+        shx, dbf = sidecars(path)
+        return check_shapefile_records(path, shx, dbf, limits), undeclared_encoding(dbf)
+    if suffix == ".gpkg":
+        check_plain_tables(path, limits)
+    return None, None
+
+
 def sidecars(shp: Path) -> list[Path]:
     """The .shx and .dbf beside a .shp (any letter case), or missing_shapefile_parts; two of
     one kind (``sites.shx`` and ``sites.SHX``) are source_corrupt: GDAL reads one, and which
@@ -169,15 +181,9 @@ def _read_local(
         )
         check_given_crs(features[0].crs if features else None, given_crs)
         return features
-    expected, encoding = None, None
     layers: list[str | None] = [None]
-    if suffix == ".shp":
-        shx, dbf = sidecars(path)
-        expected = check_shapefile_records(path, shx, dbf, limits)
-        encoding = undeclared_encoding(dbf)
-    elif suffix == ".gpkg":
-        check_plain_tables(path, limits)
-    elif suffix == ".kml":
+    expected, encoding = checked_before_gdal(path, limits)
+    if suffix == ".kml":
         screen_kml(path, limits)
 
     def gdal_reads() -> tuple[int | None, list[tuple[dict[str, Any], LayerRows]]]:  # in a child

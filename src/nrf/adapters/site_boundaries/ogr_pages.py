@@ -19,18 +19,14 @@ from attrs import frozen
 from nrf.adapters.site_boundaries.boundary_files import (
     OGR_ERRORS,
     check_rows_read,
+    checked_before_gdal,
     crs_and_count,
     refuse,
-    sidecars,
 )
 from nrf.adapters.site_boundaries.boundary_layers import gpkg_layer
 from nrf.adapters.site_boundaries.bounded_read import bounded_call, bounded_items
-from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows, check_plain_tables
+from nrf.adapters.site_boundaries.geopackage_tables import check_layer_rows
 from nrf.adapters.site_boundaries.ogr_rows import LayerRows, check_value_lengths, layer_features
-from nrf.adapters.site_boundaries.shapefile_records import (
-    check_shapefile_records,
-    undeclared_encoding,
-)
 from nrf.adapters.site_boundaries.unreadable_file import gdal_refusal
 from nrf.domain.validation import InputLimits, RawFeature
 
@@ -54,13 +50,7 @@ def ogr_layer(
 ) -> OgrLayer:
     """The layer of a .shp or .gpkg to read, after the same checks as a whole read."""
     suffix = path.suffix.lower()
-    expected, encoding = None, None
-    if suffix == ".shp":
-        shx, dbf = sidecars(path)
-        expected = check_shapefile_records(path, shx, dbf, limits)
-        encoding = undeclared_encoding(dbf)
-    elif suffix == ".gpkg":
-        check_plain_tables(path, limits)
+    expected, encoding = checked_before_gdal(path, limits)
 
     def gdal_info() -> tuple[str | None, int | None, dict[str, Any]]:  # in a child
         with warnings.catch_warnings():
