@@ -9,24 +9,19 @@ for ten rows or ten million; its UNIQUE index tells an exact repeat of an earlie
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
 
-CACHE_KIB = 8 * 1024
+from nrf.bundles.scratch_database import scratch_database
 
 
 class RowSpool:
     """Rows of ``width`` text values, each with its line number, kept on disk."""
 
     def __init__(self, width: int) -> None:
-        self._db = sqlite3.connect("", isolation_level=None)  # "": a temporary file
-        self._db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
-        self._db.execute("PRAGMA journal_mode=OFF")
         values = ", ".join(f"v{n}" for n in range(width))
-        self._db.execute(
+        self._db = scratch_database(
             f"CREATE TABLE rows (line INTEGER PRIMARY KEY, {values}, UNIQUE ({values}))"
         )
-        self._db.execute("BEGIN")  # never committed: the file is thrown away
         self._insert = f"INSERT OR IGNORE INTO rows VALUES (?{', ?' * width})"
 
     def add(self, line: int, values: Sequence[str]) -> bool:

@@ -11,13 +11,13 @@ found in memory. Dates are kept as ISO text, whose order is the dates'.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from datetime import date
 
 from attrs import frozen
 
-CACHE_KIB = 8 * 1024
+from nrf.bundles.scratch_database import scratch_database
+
 _FIELDS = "edp_id, edp_name, start, valid_from, valid_to, key, place"
 _A = ", ".join(f"a.{f}" for f in _FIELDS.split(", "))
 _B = ", ".join(f"b.{f}" for f in _FIELDS.split(", "))
@@ -72,14 +72,10 @@ class ChargeSpool:
     """Charges in the order added, on disk."""
 
     def __init__(self) -> None:
-        self._db = sqlite3.connect("", isolation_level=None)  # "": a temporary file
-        self._db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
-        self._db.execute("PRAGMA journal_mode=OFF")
-        self._db.execute(
+        self._db = scratch_database(
             "CREATE TABLE charges (seq INTEGER PRIMARY KEY, edp_id INTEGER, edp_name TEXT, "
             "start TEXT, valid_from TEXT, valid_to TEXT, key TEXT, place TEXT)"
         )
-        self._db.execute("BEGIN")  # never committed: the file is thrown away
         self._indexed = False
 
     def add(self, c: Charge) -> None:
