@@ -8,7 +8,13 @@ import numpy as np
 import shapely
 from attrs import frozen
 
-from nrf.domain.model import Boundary, CoefficientPolygon, NnCatchment
+from nrf.domain.model import (
+    Boundary,
+    CoefficientParcels,
+    CoefficientPolygon,
+    NnCatchment,
+    as_parcels,
+)
 from nrf.domain.prepared_site import meeting_and_inside
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RuleSet
@@ -144,7 +150,7 @@ def _cut_to_site(
 # Long: the hot loop of the batch, kept flat so no call is paid per piece.
 def land_use_pieces(
     boundary: Boundary,
-    coefficients: Sequence[CoefficientPolygon],
+    coefficients: CoefficientParcels | Sequence[CoefficientPolygon],
     catchments: Sequence[NnCatchment],
     dev_area_ha: float,
     rules: RuleSet,
@@ -162,7 +168,8 @@ def land_use_pieces(
     nn_hits = np.flatnonzero(site.meets(nn_geoms))
     if nn_hits.size == 0:
         return []
-    coef_geoms = np.array([c.geometry for c in coefficients], dtype=object)
+    parcels = as_parcels(coefficients)
+    coef_geoms = parcels.geometries
     coef_hits, wholly_inside = meeting_and_inside(boundary, coef_geoms)
     if coef_hits.size == 0:
         return []
@@ -181,31 +188,25 @@ def land_use_pieces(
     met = nn_geoms[nn_hits]
     holds_site = np.fromiter(map(site.wholly_inside, met), dtype=bool, count=len(met))
     areas_m2 = piece_areas(site_parts, met, holds_site, site.part_inside)
+    values = parcels.values
     pieces: list[Piece] = []
-    for part_index, nn_pos in zip(*np.nonzero(areas_m2 > 0.0), strict=True):
-        coef = coefficients[int(coef_hits[part_index])]
+    parts, columns = np.nonzero(areas_m2 > 0.0)
+    for part_index, nn_pos, area_m2 in zip(
+        coef_hits[parts].tolist(), columns.tolist(), areas_m2[parts, columns].tolist(), strict=True
+    ):
+        curr_n, curr_p, resi_n, resi_p = values[part_index]
         nn = catchments[int(nn_hits[nn_pos])]
-        area_ha = float(areas_m2[part_index, nn_pos]) / rules.m2_per_ha
+        area_ha = area_m2 / rules.m2_per_ha
         pieces.append(
             Piece(
                 n2k_site_name=nn.n2k_site_name,
                 edp_id=nn.edp_id,
                 area_ha=area_ha,
                 n_uplift=piece_uplift(
-                    coef.lu_curr_n_coeff,
-                    coef.n_resi_coeff,
-                    rules.greenspace_n_coeff,
-                    area_ha,
-                    greenspace,
-                    rules,
+                    curr_n, resi_n, rules.greenspace_n_coeff, area_ha, greenspace, rules
                 ),
                 p_uplift=piece_uplift(
-                    coef.lu_curr_p_coeff,
-                    coef.p_resi_coeff,
-                    rules.greenspace_p_coeff,
-                    area_ha,
-                    greenspace,
-                    rules,
+                    curr_p, resi_p, rules.greenspace_p_coeff, area_ha, greenspace, rules
                 ),
             )
         )

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 from typing import TypeAlias
 
+import numpy as np
 from attrs import field, frozen
+from numpy.typing import NDArray
 from shapely.geometry import MultiPolygon, Polygon
 
 from nrf.domain.levy_rounding import UNSTATED, LevyRounding
@@ -85,6 +87,46 @@ class CoefficientPolygon:
     p_resi_coeff: float | None
 
 
+Coefficients: TypeAlias = tuple[float | None, float | None, float | None, float | None]
+
+
+@frozen(kw_only=True)
+class CoefficientParcels:
+    """Coefficient polygons as two columns, so a batch's thousands of parcels are not each
+    made an object (issue 32): ``values[i]`` is parcel i's (lu_curr_n, lu_curr_p, n_resi,
+    p_resi), as ``CoefficientPolygon`` names them."""
+
+    geometries: NDArray[np.object_] = field(eq=False, repr=False)
+    values: Sequence[Coefficients]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __iter__(self) -> Iterator[CoefficientPolygon]:
+        for geometry, (curr_n, curr_p, resi_n, resi_p) in zip(
+            self.geometries.tolist(), self.values, strict=True
+        ):
+            yield CoefficientPolygon(
+                geometry=geometry,
+                lu_curr_n_coeff=curr_n,
+                lu_curr_p_coeff=curr_p,
+                n_resi_coeff=resi_n,
+                p_resi_coeff=resi_p,
+            )
+
+
+def as_parcels(parcels: CoefficientParcels | Sequence[CoefficientPolygon]) -> CoefficientParcels:
+    """Parcels as columns; a sequence of ``CoefficientPolygon`` (a test's, a map's) converted."""
+    if isinstance(parcels, CoefficientParcels):
+        return parcels
+    geometries = np.empty(len(parcels), dtype=object)
+    geometries[:] = [p.geometry for p in parcels]
+    values = [
+        (p.lu_curr_n_coeff, p.lu_curr_p_coeff, p.n_resi_coeff, p.p_resi_coeff) for p in parcels
+    ]
+    return CoefficientParcels(geometries=geometries, values=values)
+
+
 @frozen(kw_only=True)
 class SiteReferenceData:
     """The reference features near one site (a bbox read, a superset of what intersects)."""
@@ -93,7 +135,7 @@ class SiteReferenceData:
     wwtw_catchments: tuple[Zone, ...]
     lpa_boundaries: tuple[Zone, ...]
     subcatchments: tuple[Zone, ...]
-    coefficients: tuple[CoefficientPolygon, ...]
+    coefficients: CoefficientParcels = field(converter=as_parcels)
     edps: tuple[EdpPolygon, ...] = ()
     excluded_areas: tuple[ExcludedArea, ...] = ()
 

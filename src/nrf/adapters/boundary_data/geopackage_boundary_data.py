@@ -6,7 +6,6 @@ Over 200 lines: opening, checking and querying the bundle share one connection's
 from __future__ import annotations
 
 import itertools
-import math
 import os
 import sqlite3
 import threading
@@ -39,23 +38,38 @@ from nrf.domain.errors import BrokenBundle
 from nrf.domain.model import (
     Boundary,
     BundleInfo,
-    CoefficientPolygon,
+    CoefficientParcels,
+    Coefficients,
     LookupTables,
     SiteReferenceData,
 )
 
 _INFO_COLUMNS = ("name", "version", "created", "description")
+_STORED_NUMBER = {float, type(None)}
 
 
 def _coefficient(value: object) -> float | None:
-    # The common case (a stored finite REAL) first: this runs four times per polygon read.
-    if type(value) is float and math.isfinite(value):
-        return value
     # Real coefficient layers hold stray text; like the source loader, it counts as NULL.
     try:
         return geopackage_cells.number(value)
     except ValueError:
         return None
+
+
+def coefficient_values(rows: list[Any]) -> list[Coefficients]:
+    """Each row's four coefficients (columns 2-5), a value that is no finite number as None.
+
+    The common case, every value a stored finite REAL or NULL, is checked once for all the
+    rows, which then keep their own tuples; one stray value sends them through ``_coefficient``.
+    """
+    values: list[Coefficients] = [row[2:6] for row in rows]
+    flat = list(itertools.chain.from_iterable(values))
+    if set(map(type, flat)) <= _STORED_NUMBER:
+        unset = np.flatnonzero(~np.isfinite(np.array(flat, dtype=float)))  # None is NaN here
+        if all(flat[i] is None for i in unset.tolist()):
+            return values
+    c = _coefficient
+    return [(c(a), c(b), c(n), c(p)) for a, b, n, p in values]
 
 
 class GeoPackageBoundaryData:
@@ -183,27 +197,17 @@ class GeoPackageBoundaryData:
             wwtw_catchments=self._small["wwtw_catchments"].near(envelope),
             lpa_boundaries=self._small["lpa_boundaries"].near(envelope),
             subcatchments=self._small["subcatchments"].near(envelope),
-            coefficients=tuple(self._parcels(rows)),
+            coefficients=self._parcels(rows),
             edps=self._small["edp_boundaries"].near(envelope),
             excluded_areas=self._small["excluded_areas"].near(envelope),
         )
 
-    def _parcels(self, rows: list[Any]) -> list[CoefficientPolygon]:
+    def _parcels(self, rows: list[Any]) -> CoefficientParcels:
         """The coefficient polygons of rows read by ``_coefficient_sql``, decoded in one call."""
         geoms = decode_checked(
             COEFFICIENT_LAYER, [r[0] for r in rows], [r[1] for r in rows], self._check_coefficients
         )
-        c = _coefficient  # four calls per polygon read: no generator, no attribute lookups
-        return [
-            CoefficientPolygon(
-                geometry=geom,
-                lu_curr_n_coeff=c(row[2]),
-                lu_curr_p_coeff=c(row[3]),
-                n_resi_coeff=c(row[4]),
-                p_resi_coeff=c(row[5]),
-            )
-            for row, geom in zip(rows, geoms, strict=True)
-        ]
+        return CoefficientParcels(geometries=geoms, values=coefficient_values(rows))
 
     def references_for(self, boundaries: Sequence[Boundary]) -> list[SiteReferenceData]:
         """Every site's reference data in one pass: the parcels decoded in one call, each
@@ -229,7 +233,10 @@ class GeoPackageBoundaryData:
                 wwtw_catchments=near["wwtw_catchments"][i],
                 lpa_boundaries=near["lpa_boundaries"][i],
                 subcatchments=near["subcatchments"][i],
-                coefficients=tuple(parcels[end - count : end]),
+                coefficients=CoefficientParcels(
+                    geometries=parcels.geometries[end - count : end],
+                    values=parcels.values[end - count : end],
+                ),
                 edps=near["edp_boundaries"][i],
                 excluded_areas=near["excluded_areas"][i],
             )
