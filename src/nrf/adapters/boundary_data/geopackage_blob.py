@@ -52,12 +52,27 @@ def srs_id(blob: bytes) -> int:
     return int(struct.unpack_from(f"{order}i", blob, 4)[0])
 
 
+# A header's first four bytes (magic, version 0, flags) -> its length, for the flags of a plain
+# non-empty geometry; any other start (empty, extended, invalid, short) takes the full checks.
+_PLAIN_HEADERS = {
+    MAGIC + bytes((0, flags)): 8 + _ENVELOPE_SIZES[(flags >> 1) & 0b111]
+    for flags in range(64)
+    if not flags & (_EMPTY_FLAG | _EXTENDED_FLAG) and (flags >> 1) & 0b111 < len(_ENVELOPE_SIZES)
+}
+
+
+def _wkb(blob: bytes | None) -> bytes | None:
+    if blob is None:
+        return None
+    size = _PLAIN_HEADERS.get(blob[:4])
+    if size is not None and len(blob) >= size:
+        return blob[size:]  # the common case: one lookup, not the checks one by one
+    return None if is_empty(blob) else blob[header_length(blob) :]
+
+
 def decode_blobs(blobs: Sequence[bytes | None]) -> NDArray[np.object_]:
     """Shapely geometries of many blobs at once; None for NULL or empty geometries."""
-    wkbs: list[bytes | None] = [
-        None if b is None or is_empty(b) else b[header_length(b) :] for b in blobs
-    ]
-    return np.asarray(shapely.from_wkb(wkbs), dtype=object)
+    return np.asarray(shapely.from_wkb(list(map(_wkb, blobs))), dtype=object)
 
 
 def encode_blob(
