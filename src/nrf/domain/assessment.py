@@ -8,10 +8,12 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
 from decimal import Decimal
+from typing import TypeAlias
 
 import nrf
 from nrf.domain.charging import LevyPrices, levy_outcome
 from nrf.domain.edp_geography import catchment_overlaps, edp_overlaps, excluded_areas_met
+from nrf.domain.first_pass import FirstPass, first_pass
 from nrf.domain.land_use import land_use_pieces, post_suds, suds_applies
 from nrf.domain.majority import majority_value
 from nrf.domain.model import BundleInfo, Development, LookupTables, SiteReferenceData
@@ -38,6 +40,8 @@ from nrf.domain.wastewater import (
 )
 
 Progress = Callable[[int, int], None]
+# A site of a window: its reference data and first pass when read ahead (else None: alone).
+Ahead: TypeAlias = tuple[Development, SiteReferenceData | None, FirstPass | None]
 READ_WINDOW = 2048  # sites read as one batch unless the site map has a window of its own
 # Hectares of site boxes read ahead per window: ~8,000 parcels of 2.4 ha (the synthetic layer's
 # mean), about what one site of the largest allowed area (10,000 ha) reads alone; the boxes of
@@ -64,28 +68,35 @@ def assess_site(
     rules: RuleSet,
     quote_date: date | None = None,
     prices: LevyPrices | None = None,
+    first: FirstPass | None = None,
 ) -> SiteAssessment | OutOfScopeSite:
     """The nutrient calculation for one development (all figures kg/year), and its levy.
 
     The levy is priced (or refused) on ``quote_date``; with None it is not asked for, as in a
     boundary check, and the site has neither a pricing nor a refusal. ``prices``: the batch's
-    ``LevyPrices`` over ``lookups``, so each distinct levy is priced once.
+    ``LevyPrices`` over ``lookups``, so each distinct levy is priced once. ``first``: the
+    site's ``FirstPass`` when its window asked the predicates for every site at once.
     """
     boundary = dev.boundary
     dev_area_ha = round2(boundary.area / rules.m2_per_ha)
 
-    wwtw_value = majority_value(boundary, ref.wwtw_catchments)
+    if first is None:
+        first = FirstPass(
+            parcels=None,
+            wwtw=majority_value(boundary, ref.wwtw_catchments),
+            lpa=majority_value(boundary, ref.lpa_boundaries),
+            subcatchment=majority_value(boundary, ref.subcatchments),
+        )
+    wwtw_value, lpa, opcat = first.wwtw, first.lpa, first.subcatchment
     on_fallback = wwtw_value is None
     wwtw_id = rules.fallback_wwtw_id if wwtw_value is None else int(wwtw_value)
-    lpa = majority_value(boundary, ref.lpa_boundaries)
-    opcat = majority_value(boundary, ref.subcatchments)
     dev_subcatchment = None if opcat is None else str(opcat)
     permit = lookups.permits.get(wwtw_id)
 
     # Each catchment, EDP and excluded outline is tested and cut once for all the steps below.
     site = SiteOutlines(boundary)
     pieces = land_use_pieces(
-        boundary, ref.coefficients, ref.nn_catchments, dev_area_ha, rules, site
+        boundary, ref.coefficients, ref.nn_catchments, dev_area_ha, rules, site, first.parcels
     )
     in_nn = bool(pieces)
     is_package_plant = wwtw_id == rules.fallback_wwtw_id or (
@@ -260,12 +271,10 @@ class AssessDevelopments:
         repository = self._repository
         prices = LevyPrices(lookups)
 
-        def one(
-            item: tuple[Development, SiteReferenceData | None],
-        ) -> SiteAssessment | OutOfScopeSite:
-            dev, ref = item
+        def one(item: Ahead) -> SiteAssessment | OutOfScopeSite:
+            dev, ref, first = item
             ref = repository.reference_for(dev.boundary) if ref is None else ref
-            return assess_site(dev, ref, lookups, rules, quote_date, prices)
+            return assess_site(dev, ref, lookups, rules, quote_date, prices, first)
 
         # Each window's reference data is read as one batch (issue 32), before its sites are
         # mapped, so a forked child inherits it; a window bounds what a national file holds.
@@ -281,12 +290,11 @@ class AssessDevelopments:
             del window, items  # before the next window is read
 
 
-def read_ahead(
-    repository: BoundaryDataRepository, window: Sequence[Development]
-) -> list[tuple[Development, SiteReferenceData | None]]:
-    """Each site with its reference data, read as one batch for the sites whose boxes add up
-    to at most ``READ_AHEAD_HA``; past that, None: the site is read alone when assessed, so
-    a window of very large sites never holds all their parcels at once."""
+def read_ahead(repository: BoundaryDataRepository, window: Sequence[Development]) -> list[Ahead]:
+    """Each site with its reference data and ``FirstPass``, read and asked as one batch for the
+    sites whose boxes add up to at most ``READ_AHEAD_HA``; past that, None: the site is read
+    alone when assessed, so a window of very large sites never holds all their parcels at
+    once. One site read alone has no first pass: asked alone, it is cheaper."""
     budget = READ_AHEAD_HA * 10_000.0
     chosen: list[int] = []
     for index, dev in enumerate(window):
@@ -296,10 +304,13 @@ def read_ahead(
             budget -= box_m2
             chosen.append(index)
     refs: list[SiteReferenceData | None] = [None] * len(window)
-    read = repository.references_for([window[i].boundary for i in chosen])
-    for index, ref in zip(chosen, read, strict=True):
-        refs[index] = ref
-    return list(zip(window, refs, strict=True))
+    firsts: list[FirstPass | None] = [None] * len(window)
+    boundaries = [window[i].boundary for i in chosen]
+    read = repository.references_for(boundaries)
+    passes = first_pass(boundaries, read) if len(chosen) > 1 else [None] * len(chosen)
+    for index, ref, first in zip(chosen, read, passes, strict=True):
+        refs[index], firsts[index] = ref, first
+    return list(zip(window, refs, firsts, strict=True))
 
 
 def levy_total_excluding_vat(sites: Iterable[SiteAssessment]) -> Decimal:

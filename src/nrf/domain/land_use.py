@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import shapely
 from attrs import frozen
+from numpy.typing import NDArray
 
 from nrf.domain.model import (
     Boundary,
@@ -155,11 +156,14 @@ def land_use_pieces(
     dev_area_ha: float,
     rules: RuleSet,
     site: SiteOutlines | None = None,
+    meetings: tuple[NDArray[np.intp], NDArray[np.bool_]] | None = None,
 ) -> list[Piece]:
     """Every piece of positive area, in coefficient order then catchment order.
 
     ``site``: the boundary's ``SiteOutlines``, so the catchments the site meets are found once
-    for this step and the catchment and EDP shares alike.
+    for this step and the catchment and EDP shares alike. ``meetings``: the parcels the site
+    meets and those it holds wholly, as ``meeting_and_inside`` gives them (a window's
+    ``first_pass`` asks them for every site at once).
     """
     if not coefficients or not catchments:
         return []
@@ -170,7 +174,9 @@ def land_use_pieces(
         return []
     parcels = as_parcels(coefficients)
     coef_geoms = parcels.geometries
-    coef_hits, wholly_inside = meeting_and_inside(boundary, coef_geoms)
+    coef_hits, wholly_inside = (
+        meeting_and_inside(boundary, coef_geoms) if meetings is None else meetings
+    )
     if coef_hits.size == 0:
         return []
     # (site ∩ coefficient) ∩ catchment, the order the published tool intersects in. A

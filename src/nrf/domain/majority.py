@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import shapely
+from numpy.typing import NDArray
 
 from nrf.domain.model import Boundary, Zone
 
@@ -21,14 +22,22 @@ def majority_value(boundary: Boundary, zones: Sequence[Zone]) -> str | int | Non
     if not zones:
         return None
     geoms = np.array([z.geometry for z in zones], dtype=object)
-    hits = np.flatnonzero(shapely.intersects(geoms, boundary))
+    return majority_of_hits(boundary, zones, shapely.intersects(geoms, boundary))
+
+
+def majority_of_hits(
+    boundary: Boundary, zones: Sequence[Zone], meets: NDArray[np.bool_]
+) -> str | int | None:
+    """``majority_value`` once it is known which zones meet the site (``meets[i]``)."""
+    hits = np.flatnonzero(meets)
     if hits.size == 0:
         return None
     values = {zones[i].value for i in hits.tolist()}
     if len(values) == 1:
         # One candidate value wins whatever its area: the overlay would change nothing.
         return values.pop()
-    areas = shapely.area(shapely.intersection(geoms[hits], boundary))
+    geoms = np.array([zones[i].geometry for i in hits.tolist()], dtype=object)
+    areas = shapely.area(shapely.intersection(geoms, boundary))
     per_value: dict[str | int, list[float]] = {}
     for index, area in zip(hits.tolist(), areas.tolist(), strict=True):
         per_value.setdefault(zones[index].value, []).append(float(area))
