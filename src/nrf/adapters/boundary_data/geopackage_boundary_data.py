@@ -46,6 +46,7 @@ from nrf.domain.model import (
 
 _INFO_COLUMNS = ("name", "version", "created", "description")
 _STORED_NUMBER = {float, type(None)}
+BOXES_PER_QUERY = 180  # five parameters a box: under SQLite's oldest limit of 999 a statement
 
 
 def _coefficient(value: object) -> float | None:
@@ -105,6 +106,15 @@ class GeoPackageBoundaryData:
             f"SELECT t.{q(coeff.key)}, t.{q(coeff.geometry_column or '')}, {cols} "
             f"FROM {q(coeff.rtree or '')} r JOIN {q(coeff.name)} t ON t.{q(coeff.key)} = r.id "
             "WHERE r.minx <= ? AND r.maxx >= ? AND r.miny <= ? AND r.maxy >= ?"
+        )
+        # The same per box for many boxes; CROSS JOIN keeps the boxes the outer loop.
+        self._window_sql = (
+            "WITH boxes(site, minx, maxx, miny, maxy) AS (VALUES {values}) "  # filled per chunk
+            f"SELECT t.{q(coeff.key)}, t.{q(coeff.geometry_column or '')}, {cols}, boxes.site "
+            f"FROM boxes CROSS JOIN {q(coeff.rtree or '')} r "
+            f"JOIN {q(coeff.name)} t ON t.{q(coeff.key)} = r.id "
+            "WHERE r.minx <= boxes.maxx AND r.maxx >= boxes.minx "
+            "AND r.miny <= boxes.maxy AND r.maxy >= boxes.miny"
         )
 
     def _connection(self) -> sqlite3.Connection:
@@ -209,6 +219,27 @@ class GeoPackageBoundaryData:
         )
         return CoefficientParcels(geometries=geoms, values=coefficient_values(rows))
 
+    def _window_rows(self, boxes: list[list[float]]) -> tuple[list[Any], list[int]]:
+        """The rows of every site's box, site by site, and how many each: one statement per
+        ``BOXES_PER_QUERY`` sites (the R-tree asked once per box, as ``_coefficient_sql`` does,
+        in the same order), not one per site."""
+        db = self._connection()
+        rows: list[Any] = []
+        counts: list[int] = []
+        for start in range(0, len(boxes), BOXES_PER_QUERY):
+            chunk = boxes[start : start + BOXES_PER_QUERY]
+            values = ", ".join(["(?, ?, ?, ?, ?)"] * len(chunk))
+            found = db.execute(
+                self._window_sql.replace("{values}", values),
+                [v for i, (x0, y0, x1, y1) in enumerate(chunk) for v in (i, x0, x1, y0, y1)],
+            ).fetchall()
+            sites = [row[-1] for row in found]
+            if sites != sorted(sites):  # never seen: each box's rows are asked in turn
+                raise BrokenBundle(f"{self.path.name}: the R-tree answered boxes out of turn")
+            counts += np.bincount(np.array(sites, dtype=np.intp), minlength=len(chunk)).tolist()
+            rows += found
+        return rows, counts
+
     def references_for(self, boundaries: Sequence[Boundary]) -> list[SiteReferenceData]:
         """Every site's reference data in one pass: the parcels decoded in one call, each
         small layer asked once for all the sites' boxes (per-site calls were ~20 % of a
@@ -217,13 +248,7 @@ class GeoPackageBoundaryData:
             return [self.reference_for(b) for b in boundaries]
         bounds = shapely.bounds(np.asarray(boundaries, dtype=object))
         envelopes = shapely.box(bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3])
-        db, sql = self._connection(), self._coefficient_sql
-        rows: list[Any] = []
-        counts: list[int] = []
-        for minx, miny, maxx, maxy in bounds.tolist():
-            found = db.execute(sql, (maxx, minx, maxy, miny)).fetchall()
-            rows += found
-            counts.append(len(found))
+        rows, counts = self._window_rows(bounds.tolist())
         parcels = self._parcels(rows)
         near = {name: layer.near_each(envelopes) for name, layer in self._small.items()}
         ends = itertools.accumulate(counts)
