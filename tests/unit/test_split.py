@@ -93,3 +93,40 @@ def test_every_catchment_takes_the_sites_signs_not_its_own() -> None:
     # P (0.75 + 0.05) × 1.2 = 0.96 and (−0.30 + 0.15) × 1.2 = −0.18 (sum 0.78).
     assert (broads.n_total, wensum.n_total) == (19.2, -3.6)
     assert (broads.p_total, wensum.p_total) == (0.96, -0.18)
+
+
+def test_a_site_in_one_catchment_keeps_its_own_figures_and_lowest_oid() -> None:
+    # Three pieces, all in the Broads (two drawn under OID 10, one under 9): 1.5 + 2.25 + 0.25
+    # = 4.00 ha; land use N 6.10 − 1.10 + 0.00 = 5.00, P 0.30 + 0.20 − 0.10 = 0.40.
+    pieces = [
+        Piece(n2k_site_name="The Broads SAC", edp_id="10", area_ha=1.5, n_uplift=6.1, p_uplift=0.3),
+        Piece(
+            n2k_site_name="The Broads SAC", edp_id="9", area_ha=2.25, n_uplift=-1.1, p_uplift=0.2
+        ),
+        Piece(
+            n2k_site_name="The Broads SAC", edp_id="10", area_ha=0.25, n_uplift=0.0, p_uplift=-0.1
+        ),
+    ]
+    # Site (SuDS ×0.75 on the rise): N 3.75, P 0.30; wastewater (unrounded loads) N 2.345 →
+    # 2.35 (×100 is 234.50000000000003 in binary), P 0.111 → 0.11; totals (3.75 + 2.345) × 1.2
+    # = 7.314 → 7.31, (0.30 + 0.111) × 1.2 = 0.4932 → 0.49.
+    (broads,) = split_by_catchment(
+        pieces,
+        n_post_suds=3.75,
+        p_post_suds=0.3,
+        n_uplift=5.0,
+        p_uplift=0.4,
+        suds_fraction=0.25,
+        n_wwtw_perm=2.345,
+        p_wwtw_perm=0.111,
+        area_in_nn_ha=4.0,
+        n_total=7.31,
+        p_total=0.49,
+        buffer_fraction=0.2,
+    )
+    # The one row is the site: the lowest OID is 9 (as a number, not text: "10" < "9").
+    assert (broads.n2k_site_name, broads.lowest_oid) == ("The Broads SAC", "9")
+    assert broads.area_ha == 4.0
+    assert (broads.n_lu_post_suds, broads.p_lu_post_suds) == (3.75, 0.3)
+    assert (broads.n_wwtw_perm, broads.p_wwtw_perm) == (2.35, 0.11)
+    assert (broads.n_total, broads.p_total) == (7.31, 0.49)
