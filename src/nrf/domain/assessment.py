@@ -94,10 +94,12 @@ def assess_site(
     permit = lookups.permits.get(wwtw_id)
 
     # Each catchment, EDP and excluded outline is tested and cut once for all the steps below.
-    site = SiteOutlines(boundary)
-    pieces = land_use_pieces(
-        boundary, ref.coefficients, ref.nn_catchments, dev_area_ha, rules, site, first.parcels
-    )
+    site = SiteOutlines(boundary) if first.outlines is None else first.outlines
+    pieces = first.pieces
+    if pieces is None:
+        pieces = land_use_pieces(
+            boundary, ref.coefficients, ref.nn_catchments, dev_area_ha, rules, site, first.parcels
+        )
     in_nn = bool(pieces)
     is_package_plant = wwtw_id == rules.fallback_wwtw_id or (
         permit is not None and permit.wwtw_name.casefold() == rules.fallback_wwtw_name.casefold()
@@ -281,7 +283,7 @@ class AssessDevelopments:
         done = 0
         sites = iter(developments)
         while window := list(itertools.islice(sites, self._window)):
-            items = read_ahead(repository, window)
+            items = read_ahead(repository, window, rules)
             for outcome in self._map(one, items):
                 done += 1
                 if progress is not None:
@@ -290,7 +292,9 @@ class AssessDevelopments:
             del window, items  # before the next window is read
 
 
-def read_ahead(repository: BoundaryDataRepository, window: Sequence[Development]) -> list[Ahead]:
+def read_ahead(
+    repository: BoundaryDataRepository, window: Sequence[Development], rules: RuleSet
+) -> list[Ahead]:
     """Each site with its reference data and ``FirstPass``, read and asked as one batch for the
     sites whose boxes add up to at most ``READ_AHEAD_HA``; past that, None: the site is read
     alone when assessed, so a window of very large sites never holds all their parcels at
@@ -307,7 +311,7 @@ def read_ahead(repository: BoundaryDataRepository, window: Sequence[Development]
     firsts: list[FirstPass | None] = [None] * len(window)
     boundaries = [window[i].boundary for i in chosen]
     read = repository.references_for(boundaries)
-    passes = first_pass(boundaries, read) if len(chosen) > 1 else [None] * len(chosen)
+    passes = first_pass(boundaries, read, rules) if len(chosen) > 1 else [None] * len(chosen)
     for index, ref, first in zip(chosen, read, passes, strict=True):
         refs[index], firsts[index] = ref, first
     return list(zip(window, refs, firsts, strict=True))

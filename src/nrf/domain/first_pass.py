@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import TypeAlias
 
 import numpy as np
 import shapely
 from attrs import field, frozen
 from numpy.typing import NDArray
 
+from nrf.domain.land_use import Piece
 from nrf.domain.majority import majority_of_hits
 from nrf.domain.model import Boundary, SiteReferenceData, Zone
-
-Meetings: TypeAlias = tuple[NDArray[np.intp], NDArray[np.bool_]]
+from nrf.domain.rounding import round2
+from nrf.domain.rules import RuleSet
+from nrf.domain.site_outlines import SiteOutlines
+from nrf.domain.window_pieces import Meetings, window_pieces
 
 
 @frozen(kw_only=True)
@@ -32,6 +34,9 @@ class FirstPass:
     wwtw: str | int | None
     lpa: str | int | None
     subcatchment: str | int | None
+    # Its land-use pieces and its outlines told about its catchments (``window_pieces``).
+    pieces: list[Piece] | None = field(eq=False, repr=False, default=None)
+    outlines: SiteOutlines | None = field(eq=False, repr=False, default=None)
 
 
 def _pairs(boundaries: NDArray[np.object_], counts: list[int]) -> NDArray[np.object_]:
@@ -80,7 +85,7 @@ def _parcels(boundaries: NDArray[np.object_], refs: Sequence[SiteReferenceData])
 
 
 def first_pass(
-    boundaries: Sequence[Boundary], refs: Sequence[SiteReferenceData]
+    boundaries: Sequence[Boundary], refs: Sequence[SiteReferenceData], rules: RuleSet
 ) -> list[FirstPass]:
     """Each site's ``FirstPass``, in the order given."""
     sites = np.empty(len(boundaries), dtype=object)
@@ -89,12 +94,18 @@ def first_pass(
     lpas = _majorities(sites, [ref.lpa_boundaries for ref in refs])
     subcatchments = _majorities(sites, [ref.subcatchments for ref in refs])
     parcels = _parcels(sites, refs)
+    areas_ha = [round2(b.area / rules.m2_per_ha) for b in boundaries]
+    pieces, outlines = window_pieces(boundaries, refs, parcels, areas_ha, rules)
     return [
         FirstPass(
             parcels=meetings,
             wwtw=wwtw,
             lpa=lpa,
             subcatchment=sub,
+            pieces=made,
+            outlines=told,
         )
-        for meetings, wwtw, lpa, sub in zip(parcels, works, lpas, subcatchments, strict=True)
+        for meetings, wwtw, lpa, sub, made, told in zip(
+            parcels, works, lpas, subcatchments, pieces, outlines, strict=True
+        )
     ]

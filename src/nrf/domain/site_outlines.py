@@ -45,6 +45,15 @@ class SiteOutlines:
         self._whole: dict[int, bool] = {}
         self._parts: dict[int, shapely.Geometry] = {}
 
+    def seed(
+        self, outlines: NDArray[np.object_], met: NDArray[np.bool_], inside: NDArray[np.bool_]
+    ) -> None:
+        """Record answers asked for a whole window at once (``window_pieces``): for each
+        outline, whether it meets the site and whether the site lies wholly in its interior."""
+        keys = list(map(id, outlines))
+        self._meets.update(zip(keys, met.tolist(), strict=True))
+        self._whole.update(zip(keys, inside.tolist(), strict=True))
+
     def meets(self, outlines: NDArray[np.object_]) -> NDArray[np.bool_]:
         """``intersects(outline, site)`` for each outline, asked of GEOS once per outline."""
         known = self._meets
