@@ -10,15 +10,15 @@ import math
 import numpy as np
 import pytest
 import shapely
-from shapely.geometry import Polygon, box
+from shapely.geometry import box
 
 from nrf.domain.land_use import Piece, land_use_pieces, piece_uplift
 from nrf.domain.majority import majority_value
 from nrf.domain.model import Boundary, CoefficientPolygon, NnCatchment, Zone
 from nrf.domain.rules import RuleSet, rule_set_named
+from support.random_layers import cells, coefficient, site
 
 RULES = rule_set_named("iat-2026-04")
-EXTENT = box(0, 0, 2000, 2000)
 
 
 def reference_pieces(
@@ -84,39 +84,6 @@ def reference_majority(boundary: Boundary, zones: list[Zone]) -> str | int | Non
     sums = {v: math.fsum(a) for v, a in totals.items()}
     best = max(sums.values())
     return min((v for v, s in sums.items() if s == best), key=lambda v: (isinstance(v, str), v))
-
-
-def cells(rng: np.random.Generator, n: int) -> list[Polygon]:
-    points = shapely.multipoints(rng.uniform(0, 2000, (n, 2)))
-    return [
-        shapely.intersection(c, EXTENT)
-        for c in shapely.voronoi_polygons(points, extend_to=EXTENT).geoms
-    ]
-
-
-def site(rng: np.random.Generator) -> Polygon:
-    k = int(rng.integers(5, 30))
-    angles = np.sort(rng.uniform(0, 2 * math.pi, k))
-    radius = float(np.exp(rng.uniform(np.log(20), np.log(500))))
-    r = radius * rng.uniform(0.5, 1.0, k)
-    centre = rng.uniform(200, 1800, 2)
-    return Polygon(np.column_stack([np.cos(angles) * r, np.sin(angles) * r]) + centre)
-
-
-def coefficient(rng: np.random.Generator, geometry: Polygon) -> CoefficientPolygon:
-    values: list[float | None] = [
-        round(float(v), 3) for v in rng.uniform([5, 0.1, 8, 0.3], [40, 2.5, 20, 1.5])
-    ]
-    if rng.random() < 0.05:
-        values[int(rng.integers(4))] = None
-    n_current, p_current, n_resi, p_resi = values
-    return CoefficientPolygon(
-        geometry=geometry,
-        lu_curr_n_coeff=n_current,
-        lu_curr_p_coeff=p_current,
-        n_resi_coeff=n_resi,
-        p_resi_coeff=p_resi,
-    )
 
 
 @pytest.mark.parametrize("seed", range(6))
