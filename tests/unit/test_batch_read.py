@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date
+from typing import Any
 
 import attrs
 from shapely.geometry import box
 
 from nrf.adapters.site_map.forked_site_map import ForkedSiteMap
-from nrf.domain.assessment import READ_AHEAD_HA, READ_WINDOW, AssessDevelopments
+from nrf.domain.assessment import AssessDevelopments
 from nrf.domain.model import Development
+from nrf.domain.read_ahead import READ_AHEAD_HA, READ_WINDOW
 from nrf.domain.rules import rule_set_named
 from support.reference import STRIP_ORIGIN, two_catchment_strip
 
@@ -74,3 +77,30 @@ def test_sites_past_the_read_ahead_budget_are_read_alone() -> None:
     assert repo.queries == [big[0], big[1], devs[3].boundary, big[2]]
     assessed = [s.site.rlb_id for s in run.sites] + [o.site.rlb_id for o in run.out_of_scope]
     assert sorted(assessed) == [1, 2, 3, 4]
+
+
+class RecordingMap:
+    """A site map that says it would fork into ``parts`` and records the items it maps."""
+
+    def __init__(self, parts: int) -> None:
+        self.parts = parts
+        self.items: list[int] = []
+
+    def parts_for(self, count: int) -> int:
+        return self.parts
+
+    def __call__(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        given = list(items)
+        self.items.append(len(given))
+        return map(fn, given)
+
+
+def test_a_window_is_one_chunk_in_one_process_and_chunks_of_twelve_where_the_map_forks() -> None:
+    # 245 sites: one item of 245 in one process; 21 items (20 of 12 and one of 5) to fork.
+    alone, forking = RecordingMap(1), RecordingMap(2)
+    runs = [
+        AssessDevelopments(two_catchment_strip(), m)(sites(245), RULES, QUOTE_DATE)
+        for m in (alone, forking)
+    ]
+    assert alone.items == [1] and forking.items == [21]
+    assert runs[0] == runs[1]  # the same figures however the window was cut

@@ -1,23 +1,21 @@
 """Assess developments: every figure of one site from its own reference data only."""
 
-# Long: one site's figures are computed in one readable sequence of steps (split: issue 32).
-
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
 from decimal import Decimal
-from typing import TypeAlias
 
 import nrf
 from nrf.domain.charging import LevyPrices, levy_outcome
 from nrf.domain.edp_geography import catchment_overlaps, edp_overlaps, excluded_areas_met
-from nrf.domain.first_pass import FirstPass, first_pass
+from nrf.domain.first_pass import FirstPass
 from nrf.domain.land_use import land_use_pieces, post_suds, suds_applies
 from nrf.domain.majority import majority_value
 from nrf.domain.model import BundleInfo, Development, LookupTables, SiteReferenceData
 from nrf.domain.ports import BoundaryDataRepository, SiteMap
+from nrf.domain.read_ahead import READ_WINDOW, Read, chunked, first_passes, read_ahead
 from nrf.domain.repeated_ids import repeated_ids_warnings
 from nrf.domain.results import (
     AssessmentRun,
@@ -40,13 +38,6 @@ from nrf.domain.wastewater import (
 )
 
 Progress = Callable[[int, int], None]
-# A site of a window: its reference data and first pass when read ahead (else None: alone).
-Ahead: TypeAlias = tuple[Development, SiteReferenceData | None, FirstPass | None]
-READ_WINDOW = 2048  # sites read as one batch unless the site map has a window of its own
-# Hectares of site boxes read ahead per window: ~8,000 parcels of 2.4 ha (the synthetic layer's
-# mean), about what one site of the largest allowed area (10,000 ha) reads alone; the boxes of
-# the 245 Broads & Wensum samples add up to 5,819 ha.
-READ_AHEAD_HA = 20_000.0
 
 
 def identity(dev: Development) -> SiteIdentity:
@@ -235,6 +226,8 @@ class AssessDevelopments:
         self._map = site_map
         # Sites are read a window at a time; a map that holds a window itself sets its size.
         self._window = int(getattr(site_map, "window", READ_WINDOW))
+        # A map that may fork says into how many processes (``ForkedSiteMap.parts_for``).
+        self._parts_for: Callable[[int], int] = getattr(site_map, "parts_for", lambda _: 1)
 
     def __call__(
         self,
@@ -273,48 +266,29 @@ class AssessDevelopments:
         repository = self._repository
         prices = LevyPrices(lookups)
 
-        def one(item: Ahead) -> SiteAssessment | OutOfScopeSite:
-            dev, ref, first = item
-            ref = repository.reference_for(dev.boundary) if ref is None else ref
-            return assess_site(dev, ref, lookups, rules, quote_date, prices, first)
+        def chunk(items: list[Read]) -> list[SiteAssessment | OutOfScopeSite]:
+            outcomes: list[SiteAssessment | OutOfScopeSite] = []
+            # A chunk's first pass where it is mapped, so forked children share that work too.
+            for dev, ref, first in first_passes(items, rules):
+                ref = repository.reference_for(dev.boundary) if ref is None else ref
+                outcomes.append(assess_site(dev, ref, lookups, rules, quote_date, prices, first))
+            return outcomes
 
         # Each window's reference data is read as one batch (issue 32), before its sites are
         # mapped, so a forked child inherits it; a window bounds what a national file holds.
+        # Its sites are mapped a chunk at a time (``chunked``).
         done = 0
         sites = iter(developments)
         while window := list(itertools.islice(sites, self._window)):
-            items = read_ahead(repository, window, rules)
-            for outcome in self._map(one, items):
-                done += 1
-                if progress is not None:
-                    progress(done, total)
-                yield outcome
-            del window, items  # before the next window is read
-
-
-def read_ahead(
-    repository: BoundaryDataRepository, window: Sequence[Development], rules: RuleSet
-) -> list[Ahead]:
-    """Each site with its reference data and ``FirstPass``, read and asked as one batch for the
-    sites whose boxes add up to at most ``READ_AHEAD_HA``; past that, None: the site is read
-    alone when assessed, so a window of very large sites never holds all their parcels at
-    once. One site read alone has no first pass: asked alone, it is cheaper."""
-    budget = READ_AHEAD_HA * 10_000.0
-    chosen: list[int] = []
-    for index, dev in enumerate(window):
-        minx, miny, maxx, maxy = dev.boundary.bounds
-        box_m2 = (maxx - minx) * (maxy - miny)
-        if box_m2 <= budget:
-            budget -= box_m2
-            chosen.append(index)
-    refs: list[SiteReferenceData | None] = [None] * len(window)
-    firsts: list[FirstPass | None] = [None] * len(window)
-    boundaries = [window[i].boundary for i in chosen]
-    read = repository.references_for(boundaries)
-    passes = first_pass(boundaries, read, rules) if len(chosen) > 1 else [None] * len(chosen)
-    for index, ref, first in zip(chosen, read, passes, strict=True):
-        refs[index], firsts[index] = ref, first
-    return list(zip(window, refs, firsts, strict=True))
+            items = read_ahead(repository, window)
+            chunks = chunked(items, self._parts_for)
+            for outcomes in self._map(chunk, chunks):
+                for outcome in outcomes:
+                    done += 1
+                    if progress is not None:
+                        progress(done, total)
+                    yield outcome
+            del window, items, chunks  # before the next window is read
 
 
 def levy_total_excluding_vat(sites: Iterable[SiteAssessment]) -> Decimal:

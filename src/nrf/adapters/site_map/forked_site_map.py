@@ -85,6 +85,10 @@ class ForkedSiteMap:
     out a few large sites, and come back block by block, so results still stream in
     input order (progress keeps moving) and a child's exception is raised in the caller.
 
+    ``AssessDevelopments`` maps chunks of ``CHUNK`` (12) sites, not sites, so the default
+    ``min_items`` of 4 forks a batch of about 48 sites or more: below that, forking costs more
+    than the share of the work it takes (issue 32).
+
     Items that are not a short sequence (a national file read as it goes) are taken
     ``window`` at a time, each window a batch of its own: at most ``window`` items and
     their results are in flight, whatever the file's size.
@@ -93,7 +97,7 @@ class ForkedSiteMap:
     def __init__(
         self,
         processes: int,
-        min_items: int = 16,
+        min_items: int = 4,
         spare_cpus: Callable[[], float] = spare_cpus_now,
         window: int | None = None,
     ) -> None:
@@ -117,13 +121,19 @@ class ForkedSiteMap:
             yield from self._batch(fn, window)
             del window  # before the next one is read
 
+    def parts_for(self, count: int) -> int:
+        """The processes a batch of ``count`` items would run on now; 1 is the caller alone."""
+        parts = min(self.processes, count // max(1, self.min_items // 2))
+        if parts < 2 or count < self.min_items or sys.platform == "win32":
+            return 1
+        # A child only helps on a CPU nobody else is using: on a busy machine it adds its
+        # start-up and its results' trip back, and takes longer, not shorter.
+        parts = min(parts, 1 + max(0, math.floor(self.spare_cpus() + 0.25)))
+        return parts if parts >= 2 else 1
+
     def _batch(self, fn: Callable[[_T], _R], items: Sequence[_T]) -> Iterator[_R]:
-        parts = min(self.processes, len(items) // max(1, self.min_items // 2))
-        if parts >= 2 and len(items) >= self.min_items:
-            # A child only helps on a CPU nobody else is using: on a busy machine it adds
-            # its start-up and its results' trip back, and takes longer, not shorter.
-            parts = min(parts, 1 + max(0, math.floor(self.spare_cpus() + 0.25)))
-        if parts < 2 or len(items) < self.min_items or sys.platform == "win32":
+        parts = self.parts_for(len(items))
+        if parts < 2:
             return map(fn, items)
         return self._forked(fn, items, parts)
 
