@@ -6,7 +6,7 @@ import numpy as np
 import shapely
 from shapely.geometry import Polygon, box
 
-from nrf.domain.model import CoefficientPolygon
+from nrf.domain.model import CoefficientPolygon, NnCatchment
 
 EXTENT = box(0, 0, 2000, 2000)
 
@@ -42,3 +42,11 @@ def coefficient(rng: np.random.Generator, geometry: Polygon) -> CoefficientPolyg
         n_resi_coeff=n_resi,
         p_resi_coeff=p_resi,
     )
+
+
+def catchments(rng: np.random.Generator, ids: list[tuple[str, str]]) -> list[NnCatchment]:
+    """One Voronoi cell of the extent per (N2K site, OID), so sites cross their edges."""
+    return [
+        NnCatchment(geometry=g, n2k_site_name=name, edp_id=oid)
+        for g, (name, oid) in zip(cells(rng, len(ids)), ids, strict=True)
+    ]

@@ -16,6 +16,7 @@ from nrf.domain.land_use import Piece, land_use_pieces, piece_uplift
 from nrf.domain.majority import majority_value
 from nrf.domain.model import Boundary, CoefficientPolygon, NnCatchment, Zone
 from nrf.domain.rules import RuleSet, rule_set_named
+from support.random_layers import catchments as catchment_cells
 from support.random_layers import cells, coefficient, site
 
 RULES = rule_set_named("iat-2026-04")
@@ -90,12 +91,7 @@ def reference_majority(boundary: Boundary, zones: list[Zone]) -> str | int | Non
 def test_pieces_and_majorities_match_the_plain_loops(seed: int) -> None:
     rng = np.random.default_rng(seed)
     coefficients = [coefficient(rng, g) for g in cells(rng, 400)]
-    catchments = [
-        NnCatchment(geometry=g, n2k_site_name=name, edp_id=edp)
-        for g, (name, edp) in zip(
-            cells(rng, 3), [("A SAC", "1"), ("B SAC", "2"), ("B SAC", "2")], strict=True
-        )
-    ]
+    catchments = catchment_cells(rng, [("A SAC", "1"), ("B SAC", "2"), ("B SAC", "2")])
     zones = [Zone(g, int(rng.integers(1, 4))) for g in cells(rng, 12)]
     compared = 0
     for _ in range(25):

@@ -12,6 +12,7 @@ from nrf.domain.rounding import round2
 from nrf.domain.rules import rule_set_named
 from nrf.domain.site_outlines import SiteOutlines
 from nrf.domain.window_pieces import window_pieces
+from support.random_layers import catchments as catchment_cells
 from support.random_layers import cells, coefficient, site
 
 RULES = rule_set_named("iat-2026-04")
@@ -44,12 +45,7 @@ def test_every_site_of_a_window_gets_its_own_pieces_to_the_bit(seed: int) -> Non
     rng = np.random.default_rng(seed)
     parcels = [coefficient(rng, g) for g in cells(rng, 300)]
     # Three catchments that sites cross, and (in odd seeds) one holding the whole extent.
-    catchments = [
-        NnCatchment(geometry=g, n2k_site_name=name, edp_id=edp)
-        for g, (name, edp) in zip(
-            cells(rng, 3), [("A SAC", "1"), ("B SAC", "2"), ("B SAC", "3")], strict=True
-        )
-    ]
+    catchments = catchment_cells(rng, [("A SAC", "1"), ("B SAC", "2"), ("B SAC", "3")])
     if seed % 2:
         catchments.append(
             NnCatchment(geometry=box(-10, -10, 2010, 2010), n2k_site_name="C SAC", edp_id="4")
