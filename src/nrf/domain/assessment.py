@@ -73,7 +73,6 @@ def assess_site(
 
     if first is None:
         first = FirstPass(
-            parcels=None,
             wwtw=majority_value(boundary, ref.wwtw_catchments),
             lpa=majority_value(boundary, ref.lpa_boundaries),
             subcatchment=majority_value(boundary, ref.subcatchments),
@@ -89,7 +88,7 @@ def assess_site(
     pieces = first.pieces
     if pieces is None:
         pieces = land_use_pieces(
-            boundary, ref.coefficients, ref.nn_catchments, dev_area_ha, rules, site, first.parcels
+            boundary, ref.coefficients, ref.nn_catchments, dev_area_ha, rules, site
         )
     in_nn = bool(pieces)
     is_package_plant = wwtw_id == rules.fallback_wwtw_id or (

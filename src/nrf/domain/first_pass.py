@@ -8,7 +8,6 @@ sites asked alone made ~1,000 small calls whose own cost was ~5 % of a batch (is
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,15 +21,13 @@ from nrf.domain.model import Boundary, SiteReferenceData, Zone
 from nrf.domain.rounding import round2
 from nrf.domain.rules import RuleSet
 from nrf.domain.site_outlines import SiteOutlines
-from nrf.domain.window_pieces import Meetings, window_pieces
+from nrf.domain.window_pieces import Meetings, slices_of, window_pieces
 
 
 @frozen(kw_only=True)
 class FirstPass:
-    """One site's answers: its parcels met and held wholly, and its three majority zones."""
+    """One site's answers: its three majority zones, its land-use pieces, its outlines."""
 
-    # The parcels met (indices) and, for each, whether the site holds it wholly; None: not asked.
-    parcels: Meetings | None = field(eq=False, repr=False)
     wwtw: str | int | None
     lpa: str | int | None
     subcatchment: str | int | None
@@ -39,26 +36,16 @@ class FirstPass:
     outlines: SiteOutlines | None = field(eq=False, repr=False, default=None)
 
 
-def _pairs(boundaries: NDArray[np.object_], counts: list[int]) -> NDArray[np.object_]:
-    """Each site's boundary repeated once per feature it is paired with."""
-    return np.repeat(boundaries, counts)
-
-
-def _slices(counts: list[int]) -> list[slice]:
-    ends = list(itertools.accumulate(counts))
-    return [slice(end - count, end) for count, end in zip(counts, ends, strict=True)]
-
-
 def _majorities(
     boundaries: NDArray[np.object_], layers: Sequence[Sequence[Zone]]
 ) -> list[str | int | None]:
     """``majority_value`` of each site against its own zones, one intersects call in all."""
     counts = [len(zones) for zones in layers]
     geoms = np.array([z.geometry for zones in layers for z in zones], dtype=object)
-    meets = shapely.intersects(geoms, _pairs(boundaries, counts))
+    meets = shapely.intersects(geoms, np.repeat(boundaries, counts))
     return [
         majority_of_hits(boundary, zones, meets[part])
-        for boundary, zones, part in zip(boundaries, layers, _slices(counts), strict=True)
+        for boundary, zones, part in zip(boundaries, layers, slices_of(counts), strict=True)
     ]
 
 
@@ -70,7 +57,7 @@ def _parcels(boundaries: NDArray[np.object_], refs: Sequence[SiteReferenceData])
     fresh = boundaries[~shapely.is_prepared(boundaries)]
     shapely.prepare(fresh)
     try:
-        sites = _pairs(boundaries, counts)
+        sites = np.repeat(boundaries, counts)
         meets = shapely.intersects(sites, geoms)
         met = np.flatnonzero(meets)
         inside = np.zeros(len(geoms), dtype=bool)
@@ -78,7 +65,7 @@ def _parcels(boundaries: NDArray[np.object_], refs: Sequence[SiteReferenceData])
     finally:
         shapely.destroy_prepared(fresh)
     out: list[Meetings] = []
-    for part in _slices(counts):
+    for part in slices_of(counts):
         hits = np.flatnonzero(meets[part])
         out.append((hits, inside[part][hits]))
     return out
@@ -98,14 +85,13 @@ def first_pass(
     pieces, outlines = window_pieces(boundaries, refs, parcels, areas_ha, rules)
     return [
         FirstPass(
-            parcels=meetings,
             wwtw=wwtw,
             lpa=lpa,
             subcatchment=sub,
             pieces=made,
             outlines=told,
         )
-        for meetings, wwtw, lpa, sub, made, told in zip(
-            parcels, works, lpas, subcatchments, pieces, outlines, strict=True
+        for wwtw, lpa, sub, made, told in zip(
+            works, lpas, subcatchments, pieces, outlines, strict=True
         )
     ]

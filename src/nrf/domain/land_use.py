@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import shapely
 from attrs import frozen
-from numpy.typing import NDArray
 
 from nrf.domain.model import (
     Boundary,
@@ -148,7 +147,7 @@ def _cut_to_site(
     return others
 
 
-# Long: the hot loop of the batch, kept flat so no call is paid per piece.
+# Long: one site's overlays and pieces in one sequence (a window takes window_pieces).
 def land_use_pieces(
     boundary: Boundary,
     coefficients: CoefficientParcels | Sequence[CoefficientPolygon],
@@ -156,14 +155,12 @@ def land_use_pieces(
     dev_area_ha: float,
     rules: RuleSet,
     site: SiteOutlines | None = None,
-    meetings: tuple[NDArray[np.intp], NDArray[np.bool_]] | None = None,
 ) -> list[Piece]:
     """Every piece of positive area, in coefficient order then catchment order.
 
     ``site``: the boundary's ``SiteOutlines``, so the catchments the site meets are found once
-    for this step and the catchment and EDP shares alike. ``meetings``: the parcels the site
-    meets and those it holds wholly, as ``meeting_and_inside`` gives them (a window's
-    ``first_pass`` asks them for every site at once).
+    for this step and the catchment and EDP shares alike. A window of sites takes
+    ``window_pieces`` instead, which gives the same pieces.
     """
     if not coefficients or not catchments:
         return []
@@ -174,9 +171,7 @@ def land_use_pieces(
         return []
     parcels = as_parcels(coefficients)
     coef_geoms = parcels.geometries
-    coef_hits, wholly_inside = (
-        meeting_and_inside(boundary, coef_geoms) if meetings is None else meetings
-    )
+    coef_hits, wholly_inside = meeting_and_inside(boundary, coef_geoms)
     if coef_hits.size == 0:
         return []
     # (site ∩ coefficient) ∩ catchment, the order the published tool intersects in. A
@@ -189,32 +184,18 @@ def land_use_pieces(
         site_parts = site_parts.copy()
         site_parts[cut] = shapely.intersection(boundary, site_parts[cut])
     greenspace = greenspace_applies(dev_area_ha, rules)
-    green_n, green_p = rules.greenspace_n_coeff, rules.greenspace_p_coeff
     # A catchment whose interior holds the whole site holds every part of it: one test of
     # the site (shared with the catchment and EDP shares) instead of one per part.
     met = nn_geoms[nn_hits]
     holds_site = np.fromiter(map(site.wholly_inside, met), dtype=bool, count=len(met))
     areas_m2 = piece_areas(site_parts, met, holds_site, site.part_inside)
-    # piece_uplift for each piece, inlined (two calls per piece were ~5 % of a batch): a
-    # parcel's rate (resi' − current) once, then round2(rate × area) per piece, the same
-    # operations in the same order, so the same bits.
-    fraction = rules.greenspace_percent / 100
-    rates: dict[int, tuple[float | None, float | None]] = {}
-    for index in coef_hits.tolist():
-        curr_n, curr_p, resi_n, resi_p = parcels.values[index]
-        if greenspace:
-            resi_n = None if resi_n is None else resi_n * (1 - fraction) + fraction * green_n
-            resi_p = None if resi_p is None else resi_p * (1 - fraction) + fraction * green_p
-        rates[index] = (
-            None if curr_n is None or resi_n is None else resi_n - curr_n,
-            None if curr_p is None or resi_p is None else resi_p - curr_p,
-        )
+    gn, gp = rules.greenspace_n_coeff, rules.greenspace_p_coeff
     pieces: list[Piece] = []
     parts, columns = np.nonzero(areas_m2 > 0.0)
     for part_index, nn_pos, area_m2 in zip(
         coef_hits[parts].tolist(), columns.tolist(), areas_m2[parts, columns].tolist(), strict=True
     ):
-        n_rate, p_rate = rates[part_index]
+        curr_n, curr_p, resi_n, resi_p = parcels.values[part_index]
         nn = catchments[int(nn_hits[nn_pos])]
         area_ha = area_m2 / rules.m2_per_ha
         pieces.append(
@@ -222,8 +203,8 @@ def land_use_pieces(
                 n2k_site_name=nn.n2k_site_name,
                 edp_id=nn.edp_id,
                 area_ha=area_ha,
-                n_uplift=None if n_rate is None else round2(n_rate * area_ha),
-                p_uplift=None if p_rate is None else round2(p_rate * area_ha),
+                n_uplift=piece_uplift(curr_n, resi_n, gn, area_ha, greenspace, rules),
+                p_uplift=piece_uplift(curr_p, resi_p, gp, area_ha, greenspace, rules),
             )
         )
     return pieces

@@ -27,7 +27,8 @@ from nrf.domain.site_outlines import SiteOutlines
 Meetings: TypeAlias = tuple[NDArray[np.intp], NDArray[np.bool_]]
 
 
-def _slices(counts: list[int]) -> list[slice]:
+def slices_of(counts: list[int]) -> list[slice]:
+    """Where each site's run of ``counts[i]`` pairs lies in the window's arrays."""
     ends = itertools.accumulate(counts)
     return [slice(end - count, end) for count, end in zip(counts, ends, strict=True)]
 
@@ -46,7 +47,7 @@ def _told_outlines(
     hits = np.flatnonzero(met)
     held[hits] = shapely.contains_properly(geoms[hits], pairs[hits])
     met_by_site: dict[int, NDArray[np.intp]] = {}
-    for i, part in zip(asked, _slices(counts), strict=True):
+    for i, part in zip(asked, slices_of(counts), strict=True):
         outlines[i].seed(geoms[part], met[part], held[part])
         met_by_site[i] = np.flatnonzero(met[part])
     return outlines, met_by_site
@@ -108,7 +109,7 @@ def window_pieces(
     chosen: list[NnCatchment] = []
     areas: list[float] = []
     per_site: dict[int, int] = {}
-    for i, part in zip(work, _slices(counts), strict=True):
+    for i, part in zip(work, slices_of(counts), strict=True):
         catchments = refs[i].nn_catchments
         met = [catchments[j] for j in met_nn[i].tolist()]
         site = outlines[i]

@@ -233,10 +233,10 @@ class GeoPackageBoundaryData:
                 self._window_sql.replace("{values}", values),
                 [v for i, (x0, y0, x1, y1) in enumerate(chunk) for v in (i, x0, x1, y0, y1)],
             ).fetchall()
-            sites = [row[-1] for row in found]
-            if sites != sorted(sites):  # never seen: each box's rows are asked in turn
+            sites = np.array([row[-1] for row in found], dtype=np.intp)
+            if (np.diff(sites) < 0).any():  # never seen: each box's rows are asked in turn
                 raise BrokenBundle(f"{self.path.name}: the R-tree answered boxes out of turn")
-            counts += np.bincount(np.array(sites, dtype=np.intp), minlength=len(chunk)).tolist()
+            counts += np.bincount(sites, minlength=len(chunk)).tolist()
             rows += found
         return rows, counts
 
